@@ -1,0 +1,65 @@
+/*!
+The small core every fairdeal crate builds on.
+
+It holds three ideas and nothing else:
+
+* [`Shuffler`]: the one trait every shuffling algorithm implements (in-place Fisher-Yates,
+  inside-out, partial, the naive O(N²) shuffle, the biased negative control, sort-by-key) and
+  every engine is generic over. Algorithms describe themselves with [`AlgorithmInfo`] so the
+  CLI and the benchmark report never hard-code a name, complexity or fairness claim.
+* [`IndexSampler`]: how an algorithm turns random bits into "an index in `[0, n)`". The default,
+  [`Lemire`], is *exactly* unbiased (multiply-shift with rejection). A backend that must
+  reproduce another language bit for bit (Java's `nextInt`, Python's `_randbelow`) supplies its
+  own sampler; the algorithm is unchanged.
+* [`ShuffleError`]: the errors a caller can provoke with bad values (asking for more elements
+  than exist).
+
+The RNG trait is the ecosystem's: [`rand_core::Rng`] (re-exported as [`Rng`]), so any
+generator from `rand`, `rand_pcg`, `rand_chacha` … plugs in unchanged.
+
+# Quick start
+
+```
+use fairdeal_core::{Lemire, IndexSampler, Rng};
+
+// A toy Fisher-Yates written against the core pieces (the real one is `fairdeal-inplace`).
+fn shuffle<T, R: Rng + ?Sized>(data: &mut [T], rng: &mut R) {
+    for i in (1..data.len()).rev() {
+        let j = Lemire.index_below(rng, i + 1);
+        data.swap(i, j);
+    }
+}
+
+use rand::SeedableRng;
+let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+let mut deck: Vec<u32> = (0..52).collect();
+shuffle(&mut deck, &mut rng);
+let mut sorted = deck.clone();
+sorted.sort();
+assert_eq!(sorted, (0..52).collect::<Vec<u32>>());
+```
+
+# `no_std`
+
+The crate is `#![no_std]` and needs only `alloc` (for [`Shuffler::shuffled`]'s `Vec`); it has
+no features to switch.
+*/
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![doc(test(attr(deny(warnings))))]
+
+extern crate alloc;
+
+mod error;
+mod info;
+mod sample;
+mod shuffler;
+mod stream;
+
+pub use error::ShuffleError;
+pub use info::{AlgorithmInfo, Complexity};
+pub use rand_core::{self, Rng, SeedableRng};
+pub use sample::{IndexSampler, Lemire, lemire_index_below};
+pub use shuffler::{Shuffler, check_prefix};
+pub use stream::stream_seed;
