@@ -1,0 +1,100 @@
+//! Parsing the usual card notation.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::{Card, CardError, CardSet, Rank, Suit};
+
+/// Parses one card at the start of `text` (which must not start with whitespace) and returns
+/// it with the unparsed rest.
+pub(crate) fn parse_one(text: &str) -> Result<(Card, &str), CardError> {
+    let mut chars = text.chars();
+    let Some(first) = chars.next() else {
+        return Err(CardError::Empty);
+    };
+    let rank = if first == '1' {
+        // "10" is the only rank written with two characters.
+        let rest = chars.as_str();
+        if let Some(after) = rest.strip_prefix('0') {
+            chars = after.chars();
+            Rank::Ten
+        } else {
+            return Err(CardError::InvalidRank {
+                text: token(text),
+                found: first,
+            });
+        }
+    } else {
+        Rank::from_char(first).ok_or_else(|| CardError::InvalidRank {
+            text: token(text),
+            found: first,
+        })?
+    };
+    let suit_char = chars
+        .next()
+        .ok_or_else(|| CardError::MissingSuit { text: text.into() })?;
+    let suit = Suit::from_char(suit_char).ok_or_else(|| CardError::InvalidSuit {
+        text: token(text),
+        found: suit_char,
+    })?;
+    Ok((Card::new(rank, suit), chars.as_str()))
+}
+
+/// The first few characters of `text`, for error messages.
+fn token(text: &str) -> String {
+    text.chars()
+        .take_while(|c| !c.is_whitespace() && *c != ',')
+        .take(3)
+        .collect()
+}
+
+/// Parses a list of cards written back to back or separated by whitespace and/or commas, e.g.
+/// `"AsKd 7h"`, `"AsKd7h"`, `"as, kd, 10h"`. Rejects a card given twice.
+///
+/// ```
+/// use fairdeal_cards::{parse_cards, CardError};
+/// let cards = parse_cards("AsKd 7h")?;
+/// assert_eq!(cards.len(), 3);
+/// assert_eq!(cards[2].to_string(), "7h");
+/// assert!(matches!(parse_cards("AsAs"), Err(CardError::Duplicate { .. })));
+/// assert!(matches!(parse_cards("Ax"), Err(CardError::InvalidSuit { .. })));
+/// assert_eq!(parse_cards("")?, vec![]);
+/// # Ok::<(), CardError>(())
+/// ```
+///
+/// # Errors
+///
+/// [`CardError::InvalidRank`], [`CardError::InvalidSuit`], [`CardError::MissingSuit`] for
+/// malformed text and [`CardError::Duplicate`] for a repeated card.
+pub fn parse_cards(text: &str) -> Result<Vec<Card>, CardError> {
+    let mut cards = Vec::new();
+    let mut seen = CardSet::new();
+    let mut rest = text;
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ',');
+        if rest.is_empty() {
+            return Ok(cards);
+        }
+        let (card, after) = parse_one(rest)?;
+        if !seen.insert(card) {
+            return Err(CardError::Duplicate { card });
+        }
+        cards.push(card);
+        rest = after;
+    }
+}
+
+/// Like [`parse_cards`], but returns the cards as a [`CardSet`].
+///
+/// ```
+/// let set = fairdeal_cards::parse_card_set("2c 3c")?;
+/// assert_eq!(set.len(), 2);
+/// # Ok::<(), fairdeal_cards::CardError>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`parse_cards`].
+pub fn parse_card_set(text: &str) -> Result<CardSet, CardError> {
+    CardSet::try_from_cards(parse_cards(text)?)
+}
