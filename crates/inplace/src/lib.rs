@@ -1,0 +1,119 @@
+/*!
+Durstenfeld's in-place Fisher-Yates shuffle: the reference algorithm of fairdeal.
+
+For `i` from `n - 1` down to `1`, swap `data[i]` with `data[j]` where `j` is uniform in
+`[0, i]`. That is `n - 1` random draws and at most `n - 1` swaps: O(N) time, O(1) extra space,
+and every one of the `n!` orders has probability exactly `1/n!` when the draws are uniform
+(the draws `j_{n-1}, …, j_1` range over `n · (n-1) · … · 2 = n!` equally likely tuples, and
+each tuple gives a different permutation).
+
+# Quick start
+
+```
+use fairdeal_core::Shuffler;
+use fairdeal_inplace::Inplace;
+use rand::SeedableRng;
+
+let mut rng = rand::rngs::StdRng::seed_from_u64(42);
+let mut deck: Vec<u32> = (0..52).collect();
+Inplace::new().shuffle(&mut deck, &mut rng);
+
+let mut sorted = deck.clone();
+sorted.sort();
+assert_eq!(sorted, (0..52).collect::<Vec<u32>>()); // a permutation of the input
+```
+
+# Design choices
+
+* **From the end, bound `i + 1`.** The loop runs downwards and asks the sampler for an index
+  below `n, n - 1, …, 2`, in that order. That is exactly the order of calls made by Java's
+  `Collections.shuffle` (`rnd.nextInt(i)` for `i = size` down to `2`) and CPython's
+  `random.shuffle` (`_randbelow(i + 1)` for `i` from `n - 1` down to `1`). With a sampler that
+  reproduces `nextInt` or `_randbelow` (see `fairdeal-rng`), this crate therefore reproduces those
+  languages' shuffles element for element. The trivial draw below 1 is never made.
+* **Sampler as a type parameter.** [`Inplace<S>`] draws every index through an
+  [`IndexSampler`]; the default [`Lemire`] is exactly unbiased. Swapping the sampler changes how
+  bits become indices, never the algorithm.
+* **No element bounds.** Elements are only swapped, so `T` needs no `Clone`, `Copy` or
+  `Default`.
+* **Prefix and iterator operations use the trait defaults.** [`Shuffler::shuffle_prefix`]
+  shuffles the whole slice (use `fairdeal-partial` for an O(k) prefix) and
+  [`Shuffler::shuffled`] collects then shuffles.
+
+`#![no_std]`; the crate needs `alloc` only through `fairdeal-core`.
+*/
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![doc(test(attr(deny(warnings))))]
+
+use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Rng, Shuffler};
+
+/// The self-description of [`Inplace`]: name `"inplace"`, O(N), fair.
+///
+/// ```
+/// assert_eq!(fairdeal_inplace::INFO.name, "inplace");
+/// assert!(fairdeal_inplace::INFO.fair);
+/// ```
+pub const INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "inplace",
+    complexity: Complexity::Linear,
+    fair: true,
+    summary: "Durstenfeld's in-place Fisher-Yates: from the end, swap each position with a \
+              uniformly chosen position at or before it",
+};
+
+/// Durstenfeld's in-place Fisher-Yates shuffle, drawing indices through the sampler `S`.
+///
+/// ```
+/// use fairdeal_core::{Lemire, Shuffler};
+/// use fairdeal_inplace::Inplace;
+/// use rand::SeedableRng;
+///
+/// // Same seed, same order: shuffles are reproducible.
+/// let shuffle = |seed| {
+///     let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+///     let mut v = ['a', 'b', 'c', 'd'];
+///     Inplace::with_sampler(Lemire).shuffle(&mut v, &mut rng);
+///     v
+/// };
+/// assert_eq!(shuffle(9), shuffle(9));
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Inplace<S = Lemire> {
+    sampler: S,
+}
+
+impl Inplace {
+    /// The shuffle with the default, exactly unbiased [`Lemire`] sampler.
+    pub const fn new() -> Self {
+        Self { sampler: Lemire }
+    }
+}
+
+impl<S> Inplace<S> {
+    /// The shuffle drawing its indices through `sampler` (for example a Java- or
+    /// Python-compatible sampler from `fairdeal-rng`).
+    pub const fn with_sampler(sampler: S) -> Self {
+        Self { sampler }
+    }
+
+    /// The sampler this shuffle draws indices with.
+    pub const fn sampler(&self) -> &S {
+        &self.sampler
+    }
+}
+
+impl<S: IndexSampler> Shuffler for Inplace<S> {
+    fn info(&self) -> AlgorithmInfo {
+        INFO
+    }
+
+    #[inline]
+    fn shuffle<T, R: Rng + ?Sized>(&self, data: &mut [T], rng: &mut R) {
+        for i in (1..data.len()).rev() {
+            let j = self.sampler.index_below(rng, i + 1);
+            data.swap(i, j);
+        }
+    }
+}
