@@ -1,0 +1,138 @@
+/*!
+The inside-out Fisher-Yates shuffle: build a shuffled `Vec` from any iterator in one pass.
+
+Each arriving item `i` (counting from 0) is pushed to the end of the output, then swapped with
+the element at a uniformly chosen position `j` in `[0, i]`. After item `i` the output is a
+uniformly random order of the first `i + 1` items, whatever came before, so the iterator's
+length never needs to be known: a stream, a file read line by line or a `filter` all work, and
+no element is moved more than twice per step.
+
+# Quick start
+
+```
+use fairdeal_core::Shuffler;
+use fairdeal_inside_out::InsideOut;
+use rand::SeedableRng;
+
+let mut rng = rand::rngs::StdRng::seed_from_u64(42);
+// An iterator whose length is unknown until it ends.
+let odd_squares = (1..100u32).map(|x| x * x).filter(|x| x % 2 == 1);
+let shuffled = InsideOut::new().shuffled(odd_squares, &mut rng);
+
+let mut sorted = shuffled.clone();
+sorted.sort();
+assert_eq!(sorted, (1..100u32).map(|x| x * x).filter(|x| x % 2 == 1).collect::<Vec<_>>());
+```
+
+# Design choices
+
+* **Native [`Shuffler::shuffled`].** The trait's default collects and then shuffles; here each
+  item is placed as it arrives, in a single pass, with one draw per item after the first (whose
+  only possible index is 0, so no draw is made). The output is reserved from the iterator's
+  lower size hint and otherwise grows as `Vec` does.
+* **The same walk on slices.** [`Shuffler::shuffle`] runs the same loop over a slice: for `i`
+  from 1 up, swap `data[i]` with `data[j]`, `j` uniform in `[0, i]`. This is exactly what
+  `shuffled` does with the slice's elements as the input, so for a given RNG state
+  `shuffled(v)` equals `shuffle(&mut v)`. The bounds requested are `2, 3, …, n`: the mirror image
+  of `fairdeal-inplace`, and just as fair (`2 · 3 · … · n = n!` equally likely draw tuples, each
+  giving a different permutation).
+* **Sampler as a type parameter**, defaulting to the exactly unbiased [`Lemire`].
+* [`Shuffler::shuffle_prefix`] keeps the trait default (a whole shuffle); use
+  `fairdeal-partial` for an O(k) prefix.
+
+`#![no_std]` with `alloc`.
+*/
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![doc(test(attr(deny(warnings))))]
+
+extern crate alloc;
+
+use alloc::vec::Vec;
+
+use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Rng, Shuffler};
+
+/// The self-description of [`InsideOut`]: name `"inside-out"`, O(N), fair.
+///
+/// ```
+/// assert_eq!(fairdeal_inside_out::INFO.name, "inside-out");
+/// assert!(fairdeal_inside_out::INFO.fair);
+/// ```
+pub const INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "inside-out",
+    complexity: Complexity::Linear,
+    fair: true,
+    summary: "inside-out Fisher-Yates: push each arriving item, then swap it with a uniformly \
+              chosen position at or before it (one pass, any iterator)",
+};
+
+/// The inside-out Fisher-Yates shuffle, drawing indices through the sampler `S`.
+///
+/// ```
+/// use fairdeal_core::Shuffler;
+/// use fairdeal_inside_out::InsideOut;
+/// use rand::SeedableRng;
+///
+/// let mut rng = rand_pcg::Pcg64::seed_from_u64(1);
+/// let lines = "ace\nking\nqueen\njack".lines();
+/// let order = InsideOut::new().shuffled(lines, &mut rng);
+/// assert_eq!(order.len(), 4);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct InsideOut<S = Lemire> {
+    sampler: S,
+}
+
+impl InsideOut {
+    /// The shuffle with the default, exactly unbiased [`Lemire`] sampler.
+    pub const fn new() -> Self {
+        Self { sampler: Lemire }
+    }
+}
+
+impl<S> InsideOut<S> {
+    /// The shuffle drawing its indices through `sampler`.
+    pub const fn with_sampler(sampler: S) -> Self {
+        Self { sampler }
+    }
+
+    /// The sampler this shuffle draws indices with.
+    pub const fn sampler(&self) -> &S {
+        &self.sampler
+    }
+}
+
+impl<S: IndexSampler> Shuffler for InsideOut<S> {
+    fn info(&self) -> AlgorithmInfo {
+        INFO
+    }
+
+    #[inline]
+    fn shuffle<T, R: Rng + ?Sized>(&self, data: &mut [T], rng: &mut R) {
+        for i in 1..data.len() {
+            let j = self.sampler.index_below(rng, i + 1);
+            data.swap(i, j);
+        }
+    }
+
+    fn shuffled<T, I, R>(&self, items: I, rng: &mut R) -> Vec<T>
+    where
+        I: IntoIterator<Item = T>,
+        R: Rng + ?Sized,
+    {
+        let items = items.into_iter();
+        let mut out = Vec::with_capacity(items.size_hint().0);
+        for item in items {
+            let i = out.len();
+            out.push(item);
+            if i > 0 {
+                let j = self.sampler.index_below(rng, i + 1);
+                if j != i {
+                    out.swap(i, j);
+                }
+            }
+        }
+        out
+    }
+}
