@@ -1,0 +1,103 @@
+/*!
+Chi-square tests that a [`Shuffler`](fairdeal_core::Shuffler) is fair.
+
+A fair shuffle makes every one of the `n!` orders equally likely. This crate checks that claim
+statistically, three ways, and returns the evidence — counts, statistic, degrees of freedom,
+p-value — as a [`FairnessReport`] (serializable, so the CLI prints it as JSON):
+
+* [`permutation_test`] (`2 <= n <= 8`): shuffle `[0, n)` many times and count every one of the
+  `n!` orders, indexed by lexicographic rank ([`rank_permutation`], [`unrank_permutation`]).
+  Pearson's chi-square against the uniform expectation, `n! - 1` degrees of freedom. This is the
+  seeds' experiment (100,000 shuffles of `[1, 2, 3]`, about 16,667 per order) and sees any bias
+  at all.
+* [`position_test`] (`2 <= n <= 1024`, e.g. a 52-card deck): the `n × n` matrix of how often
+  element `e` lands at position `p`, `(n - 1)²` degrees of freedom.
+* [`prefix_position_test`]: the same over the first `k` positions after
+  [`Shuffler::shuffle_prefix`](fairdeal_core::Shuffler::shuffle_prefix), for dealing `k` of `n`.
+
+[`FairnessReport::is_fair`] with [`PASS_THRESHOLD`] (`p > 1e-6`) is the verdict the workspace's
+tests and the `fairdeal fairness` command use.
+
+# Quick start
+
+```
+use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Rng, SeedableRng, Shuffler};
+use fairdeal_fairness::{permutation_test, PASS_THRESHOLD};
+
+/// The wrong-range swap: `swap(i, random index in [0, n))` for every i. n^n equally likely
+/// paths cannot spread evenly over n! orders (27 paths onto 6 orders for n = 3).
+struct Biased;
+
+impl Shuffler for Biased {
+    fn info(&self) -> AlgorithmInfo {
+        AlgorithmInfo { name: "biased", complexity: Complexity::Linear, fair: false, summary: "" }
+    }
+    fn shuffle<T, R: Rng + ?Sized>(&self, data: &mut [T], rng: &mut R) {
+        for i in 0..data.len() {
+            data.swap(i, Lemire.index_below(rng, data.len()));
+        }
+    }
+}
+
+let mut rng = rand_pcg::Pcg64::seed_from_u64(42);
+let report = permutation_test(&Biased, 3, 100_000, &mut rng)?;
+assert_eq!(report.counts.len(), 6); // [0,1,2], [0,2,1], [1,0,2], [1,2,0], [2,0,1], [2,1,0]
+assert_eq!(report.df, 5);
+// 27 paths: the orders [0,2,1], [1,0,2] and [1,2,0] get 5 each, the others 4.
+assert!(report.counts[1] > report.counts[0]);
+assert!(!report.is_fair(PASS_THRESHOLD));
+assert!(report.p_value < 1e-9);
+# Ok::<(), fairdeal_fairness::FairnessError>(())
+```
+
+# The position statistic
+
+For one fair shuffle let `P` be the `n × n` permutation matrix (`P[e][p] = 1` when element `e`
+lands at position `p`). Each entry has mean `1/n`; entries in one row or one column are
+negatively correlated (`-1/n²`), entries in different rows and columns slightly positively
+(`1/(n²(n - 1))`). Put together, the covariance of `P` is `1/(n - 1)` times the orthogonal
+projection onto the matrices whose rows and columns all sum to zero, a space of dimension
+`(n - 1)²`. That is the "contingency table" structure: row and column totals are fixed (at
+`trials`) and `(n - 1)²` cells are free, so the statistic has `(n - 1)²` degrees of freedom.
+
+The scale is not the contingency table's, though: summing `trials` such matrices, the plain
+Pearson sum `Σ (O - E)² / E` with `E = trials / n` converges to `n / (n - 1)` times a
+`χ²((n - 1)²)` variable (mean `n(n - 1)`, not `(n - 1)²`). Reported with `(n - 1)²` degrees of
+freedom it would make fair shuffles look worse the smaller `n` is (at n = 52 the mean sits about
+0.7 standard deviations high). So [`position_test`] reports `chi2 = (n - 1)/n · Σ (O - E)² / E`
+which follows `χ²((n - 1)²)` exactly in the limit; the crate's calibration tests check that its
+mean over many fair runs is `(n - 1)²`.
+
+For the first `k < n` positions the covariance is `1/(n - 1) · (I - J/n) ⊗ (I - J/n)` on the
+`n × k` block: eigenvalue `1/(n - 1)` on the `(n - 1)(k - 1)` directions that do not change how
+often an element reaches the prefix, and `(1 - k/n)/(n - 1)` on the `n - 1` directions that do.
+[`prefix_position_test`] weights the two parts accordingly:
+`chi2 = (n - 1)/trials · [Σ (O[e][p] - Ō[e])² + Σ (R[e] - k·trials/n)² / (k(1 - k/n))]`, where
+`Ō[e]` and `R[e]` are row `e`'s mean and total, giving `(n - 1)·k` degrees of freedom.
+
+# Choosing trials
+
+Keep at least [`MIN_EXPECTED_COUNT`] (5) expected hits per cell: `trials >= 5·n!` for the
+permutation test, `trials >= 5·n` for the position tests ([`FairnessReport::expected_count`]).
+More trials detect smaller biases: the biased swap at n = 3 is caught with a few thousand, a
+subtle RNG defect may need millions.
+*/
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![doc(test(attr(deny(warnings))))]
+
+mod error;
+mod permutation;
+mod position;
+mod rank;
+mod report;
+mod stats;
+
+pub use error::FairnessError;
+pub use permutation::{MAX_PERMUTATION_N, MIN_PERMUTATION_N, permutation_test};
+pub use position::{MAX_POSITION_N, MIN_POSITION_N, position_test, prefix_position_test};
+pub use rank::{MAX_RANK_N, factorial, rank_permutation, unrank_permutation};
+pub use report::{FairnessReport, MIN_EXPECTED_COUNT, PASS_THRESHOLD, TestKind};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,227 @@
+//! The test for larger n: where does each element land?
+
+use fairdeal_core::{Rng, Shuffler};
+
+use crate::stats::{check_trials, chi_square_p_value};
+use crate::{FairnessError, FairnessReport, TestKind};
+
+/// The smallest `n` the position tests accept.
+pub const MIN_POSITION_N: usize = 2;
+
+/// The largest `n` the position tests accept: 1,024.
+///
+/// The count matrix has `n²` cells (8 MiB at 1,024), each trial costs O(n), and a trustworthy
+/// statistic needs `trials >= 5n`, so the work grows like `n²`. A shoe of 8 decks (416 cards)
+/// fits with room to spare; sizes beyond the cap are refused instead of exhausting memory.
+pub const MAX_POSITION_N: usize = 1024;
+
+/// Shuffles `[0, n)` `trials` times and tests the `n × n` matrix of where each element lands
+/// against the uniform `trials / n` per cell.
+///
+/// Every trial starts from the identity and calls [`Shuffler::shuffle`] once. The `counts` are
+/// the matrix flattened row-major: `counts[e * n + p]` is how often element `e` ended at position
+/// `p` ([`FairnessReport::matrix`] gives the rows).
+///
+/// Degrees of freedom are `(n - 1)²`: every row and every column of the matrix sums to `trials`
+/// exactly, which pins `2n - 1` of the `n²` cells, the same count as a contingency table's
+/// `(r - 1)(c - 1)`. Because the `n` cells a trial fills are not independent, the plain Pearson
+/// sum is `n / (n - 1)` times too large on average; the reported `chi2` carries the exact
+/// correction and follows `χ²((n - 1)²)` for a fair shuffle (derivation in the crate docs).
+///
+/// This test sees first-order bias (an element preferring a position), which is what the classic
+/// broken shuffles produce, but not every joint dependence; for `n <= 8` prefer
+/// [`permutation_test`](crate::permutation_test), which sees everything.
+///
+/// # Errors
+///
+/// [`FairnessError::SizeOutOfRange`] unless `2 <= n <= 1024`, [`FairnessError::ZeroTrials`],
+/// [`FairnessError::TooManyTrials`] when `trials * n` overflows a `u64`.
+///
+/// ```
+/// # use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Rng, Shuffler};
+/// # struct Durstenfeld;
+/// # impl Shuffler for Durstenfeld {
+/// #     fn info(&self) -> AlgorithmInfo {
+/// #         AlgorithmInfo { name: "durstenfeld", complexity: Complexity::Linear, fair: true, summary: "" }
+/// #     }
+/// #     fn shuffle<T, R: Rng + ?Sized>(&self, data: &mut [T], rng: &mut R) {
+/// #         for i in (1..data.len()).rev() { data.swap(i, Lemire.index_below(rng, i + 1)); }
+/// #     }
+/// # }
+/// use fairdeal_core::SeedableRng;
+/// use fairdeal_fairness::{position_test, PASS_THRESHOLD};
+///
+/// let mut rng = rand_pcg::Pcg64::seed_from_u64(2);
+/// let report = position_test(&Durstenfeld, 52, 5_000, &mut rng)?;
+/// assert_eq!(report.counts.len(), 52 * 52);
+/// assert_eq!(report.df, 51 * 51);
+/// assert!(report.is_fair(PASS_THRESHOLD));
+/// # Ok::<(), fairdeal_fairness::FairnessError>(())
+/// ```
+pub fn position_test<S, R>(
+    shuffler: &S,
+    n: usize,
+    trials: u64,
+    rng: &mut R,
+) -> Result<FairnessReport, FairnessError>
+where
+    S: Shuffler + ?Sized,
+    R: Rng + ?Sized,
+{
+    check_position_args(TestKind::Position, n, n, trials)?;
+    let counts = count_positions(n, n, trials, |deck| {
+        shuffler.shuffle(deck, rng);
+        Ok(())
+    })?;
+    Ok(position_report(TestKind::Position, n, n, trials, counts))
+}
+
+/// Calls [`Shuffler::shuffle_prefix`] with `k` on `[0, n)` `trials` times and tests the `n × k`
+/// matrix of which element lands at each of the first `k` positions.
+///
+/// `shuffle_prefix` promises only that `data[..k]` is a uniformly random ordered sample, so only
+/// those positions are counted: each element should sit at each of them `trials / n` times.
+/// `counts[e * k + p]` is how often element `e` ended at position `p < k`. Degrees of freedom are
+/// `(n - 1) · k` (each column sums to `trials`; rows are free because an element may miss the
+/// prefix), or `(n - 1)²` when `k = n`, where the test is the [`position_test`] of
+/// `shuffle_prefix` instead of `shuffle`.
+///
+/// # Errors
+///
+/// As [`position_test`], plus [`FairnessError::PrefixOutOfRange`] unless `1 <= k <= n`.
+///
+/// ```
+/// # use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Rng, Shuffler};
+/// # struct Durstenfeld;
+/// # impl Shuffler for Durstenfeld {
+/// #     fn info(&self) -> AlgorithmInfo {
+/// #         AlgorithmInfo { name: "durstenfeld", complexity: Complexity::Linear, fair: true, summary: "" }
+/// #     }
+/// #     fn shuffle<T, R: Rng + ?Sized>(&self, data: &mut [T], rng: &mut R) {
+/// #         for i in (1..data.len()).rev() { data.swap(i, Lemire.index_below(rng, i + 1)); }
+/// #     }
+/// # }
+/// use fairdeal_core::SeedableRng;
+/// use fairdeal_fairness::{prefix_position_test, PASS_THRESHOLD};
+///
+/// // Deal 7 cards of 52: each card should be equally likely in each of the 7 seats.
+/// let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
+/// let report = prefix_position_test(&Durstenfeld, 52, 7, 5_000, &mut rng)?;
+/// assert_eq!(report.counts.len(), 52 * 7);
+/// assert_eq!(report.df, 51 * 7);
+/// assert!(report.is_fair(PASS_THRESHOLD));
+/// # Ok::<(), fairdeal_fairness::FairnessError>(())
+/// ```
+pub fn prefix_position_test<S, R>(
+    shuffler: &S,
+    n: usize,
+    k: usize,
+    trials: u64,
+    rng: &mut R,
+) -> Result<FairnessReport, FairnessError>
+where
+    S: Shuffler + ?Sized,
+    R: Rng + ?Sized,
+{
+    check_position_args(TestKind::Prefix, n, k, trials)?;
+    let counts = count_positions(n, k, trials, |deck| {
+        shuffler
+            .shuffle_prefix(deck, k, rng)
+            .map_err(|_| FairnessError::PrefixOutOfRange { k, n })
+    })?;
+    Ok(position_report(TestKind::Prefix, n, k, trials, counts))
+}
+
+fn check_position_args(
+    test: TestKind,
+    n: usize,
+    k: usize,
+    trials: u64,
+) -> Result<(), FairnessError> {
+    if !(MIN_POSITION_N..=MAX_POSITION_N).contains(&n) {
+        return Err(FairnessError::SizeOutOfRange {
+            test,
+            n,
+            min: MIN_POSITION_N,
+            max: MAX_POSITION_N,
+        });
+    }
+    if !(1..=n).contains(&k) {
+        return Err(FairnessError::PrefixOutOfRange { k, n });
+    }
+    check_trials(trials, n)
+}
+
+/// Runs `trials` shuffles of a fresh `[0, n)` and counts element × position over the first `k`
+/// positions (row-major, `k` columns).
+fn count_positions(
+    n: usize,
+    k: usize,
+    trials: u64,
+    mut shuffle: impl FnMut(&mut [usize]) -> Result<(), FairnessError>,
+) -> Result<Vec<u64>, FairnessError> {
+    let mut counts = vec![0u64; n * k];
+    let mut deck = vec![0usize; n];
+    for _ in 0..trials {
+        for (slot, value) in deck.iter_mut().zip(0..) {
+            *slot = value;
+        }
+        shuffle(&mut deck)?;
+        for (position, &element) in deck[..k].iter().enumerate() {
+            // A safe-code shuffler can only permute, but a count must never index out of range.
+            let cell = (element < n)
+                .then(|| counts.get_mut(element * k + position))
+                .flatten()
+                .ok_or(FairnessError::NotAPermutation { n })?;
+            *cell += 1;
+        }
+    }
+    Ok(counts)
+}
+
+/// The chi-square statistic of an `n × k` element-by-position count matrix (crate docs: "The
+/// position statistic").
+fn position_report(
+    test: TestKind,
+    n: usize,
+    k: usize,
+    trials: u64,
+    counts: Vec<u64>,
+) -> FairnessReport {
+    let t = trials as f64;
+    let (nf, kf) = (n as f64, k as f64);
+    let mut within_rows = 0.0;
+    let mut row_totals = 0.0;
+    for row in counts.chunks(k) {
+        let total: f64 = row.iter().map(|&c| c as f64).sum();
+        let mean = total / kf;
+        within_rows += row
+            .iter()
+            .map(|&c| {
+                let diff = c as f64 - mean;
+                diff * diff
+            })
+            .sum::<f64>();
+        let excess = total - kf * t / nf;
+        row_totals += excess * excess;
+    }
+    let (chi2, df) = if k == n {
+        // Every element lands somewhere: row totals are exactly `trials`, that term is 0/0.
+        ((nf - 1.0) / t * within_rows, ((n - 1) * (n - 1)) as u64)
+    } else {
+        let row_scale = kf * (1.0 - kf / nf);
+        (
+            (nf - 1.0) / t * (within_rows + row_totals / row_scale),
+            ((n - 1) * k) as u64,
+        )
+    };
+    FairnessReport {
+        test,
+        n,
+        trials,
+        counts,
+        chi2,
+        df,
+        p_value: chi_square_p_value(chi2, df),
+    }
+}
