@@ -34,21 +34,12 @@ pub const MAX_PERMUTATION_N: usize = 8;
 /// [`FairnessError::TooManyTrials`] when `trials * n` overflows a `u64`.
 ///
 /// ```
-/// # use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Rng, Shuffler};
-/// # struct Durstenfeld;
-/// # impl Shuffler for Durstenfeld {
-/// #     fn info(&self) -> AlgorithmInfo {
-/// #         AlgorithmInfo { name: "durstenfeld", complexity: Complexity::Linear, fair: true, summary: "" }
-/// #     }
-/// #     fn shuffle<T, R: Rng + ?Sized>(&self, data: &mut [T], rng: &mut R) {
-/// #         for i in (1..data.len()).rev() { data.swap(i, Lemire.index_below(rng, i + 1)); }
-/// #     }
-/// # }
 /// use fairdeal_core::SeedableRng;
+/// use fairdeal_inplace::Inplace;
 /// use fairdeal_fairness::{permutation_test, PASS_THRESHOLD};
 ///
 /// let mut rng = rand_pcg::Pcg64::seed_from_u64(1);
-/// let report = permutation_test(&Durstenfeld, 3, 60_000, &mut rng)?;
+/// let report = permutation_test(&Inplace::new(), 3, 60_000, &mut rng)?;
 /// assert_eq!(report.counts.len(), 6);
 /// assert_eq!(report.df, 5);
 /// assert!(report.is_fair(PASS_THRESHOLD));

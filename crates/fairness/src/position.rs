@@ -38,21 +38,12 @@ pub const MAX_POSITION_N: usize = 1024;
 /// [`FairnessError::TooManyTrials`] when `trials * n` overflows a `u64`.
 ///
 /// ```
-/// # use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Rng, Shuffler};
-/// # struct Durstenfeld;
-/// # impl Shuffler for Durstenfeld {
-/// #     fn info(&self) -> AlgorithmInfo {
-/// #         AlgorithmInfo { name: "durstenfeld", complexity: Complexity::Linear, fair: true, summary: "" }
-/// #     }
-/// #     fn shuffle<T, R: Rng + ?Sized>(&self, data: &mut [T], rng: &mut R) {
-/// #         for i in (1..data.len()).rev() { data.swap(i, Lemire.index_below(rng, i + 1)); }
-/// #     }
-/// # }
 /// use fairdeal_core::SeedableRng;
+/// use fairdeal_inplace::Inplace;
 /// use fairdeal_fairness::{position_test, PASS_THRESHOLD};
 ///
 /// let mut rng = rand_pcg::Pcg64::seed_from_u64(2);
-/// let report = position_test(&Durstenfeld, 52, 5_000, &mut rng)?;
+/// let report = position_test(&Inplace::new(), 52, 5_000, &mut rng)?;
 /// assert_eq!(report.counts.len(), 52 * 52);
 /// assert_eq!(report.df, 51 * 51);
 /// assert!(report.is_fair(PASS_THRESHOLD));
@@ -91,22 +82,13 @@ where
 /// As [`position_test`], plus [`FairnessError::PrefixOutOfRange`] unless `1 <= k <= n`.
 ///
 /// ```
-/// # use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Rng, Shuffler};
-/// # struct Durstenfeld;
-/// # impl Shuffler for Durstenfeld {
-/// #     fn info(&self) -> AlgorithmInfo {
-/// #         AlgorithmInfo { name: "durstenfeld", complexity: Complexity::Linear, fair: true, summary: "" }
-/// #     }
-/// #     fn shuffle<T, R: Rng + ?Sized>(&self, data: &mut [T], rng: &mut R) {
-/// #         for i in (1..data.len()).rev() { data.swap(i, Lemire.index_below(rng, i + 1)); }
-/// #     }
-/// # }
 /// use fairdeal_core::SeedableRng;
+/// use fairdeal_inplace::Inplace;
 /// use fairdeal_fairness::{prefix_position_test, PASS_THRESHOLD};
 ///
 /// // Deal 7 cards of 52: each card should be equally likely in each of the 7 seats.
 /// let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
-/// let report = prefix_position_test(&Durstenfeld, 52, 7, 5_000, &mut rng)?;
+/// let report = prefix_position_test(&Inplace::new(), 52, 7, 5_000, &mut rng)?;
 /// assert_eq!(report.counts.len(), 52 * 7);
 /// assert_eq!(report.df, 51 * 7);
 /// assert!(report.is_fair(PASS_THRESHOLD));
