@@ -1,0 +1,124 @@
+/*!
+The random number generators fairdeal shuffles with, by stable name.
+
+A shuffle is only as good as its random numbers. This crate is the catalogue fairdeal's CLI,
+benchmarks and engines choose from: ten generators, each behind the ecosystem's own trait
+([`rand_core::Rng`]), each describing itself ([`BackendInfo`]: state size, whether it is
+cryptographically secure, how many elements it can shuffle into *every* order), each paired
+with the bounded-index sampler it shuffles with.
+
+# Quick start
+
+```
+use fairdeal_core::Shuffler;
+use fairdeal_inplace::Inplace;
+use fairdeal_rng::{Backend, DefaultBackend, backend::Java};
+
+// Real use: the default CSPRNG (ChaCha12), seeded from the operating system.
+let mut rng = DefaultBackend::from_os()?;
+let mut deck: Vec<u8> = (0..52).collect();
+Inplace::new().shuffle(&mut deck, &mut rng);
+
+// Reproducible: the same seed gives the same order, on every platform.
+let mut a: Vec<u8> = (0..52).collect();
+let mut b = a.clone();
+Inplace::new().shuffle(&mut a, &mut DefaultBackend::seeded(7));
+Inplace::new().shuffle(&mut b, &mut DefaultBackend::seeded(7));
+assert_eq!(a, b);
+
+// Bit-exact with Java: Collections.shuffle(List.of(0, 1, 2, 3, 4), new Random(0)) gives
+// [4, 2, 1, 3, 0].
+let java = Inplace::with_sampler(<Java as Backend>::Sampler::default());
+let mut five = [0, 1, 2, 3, 4];
+java.shuffle(&mut five, &mut Java::seeded(0));
+assert_eq!(five, [4, 2, 1, 3, 0]);
+# Ok::<(), fairdeal_rng::RngError>(())
+```
+
+Picking a backend by name at run time (what `fairdeal --backend NAME` does) goes through
+[`with_backend`] and a [`BackendVisitor`]: generic code written once for `B: Backend`, compiled
+once per backend, no boxing and no dynamic dispatch in the shuffle loop.
+
+# The backends
+
+| name | generator | crypto | state bits | every order up to n = |
+|------|-----------|--------|-----------:|----------------------:|
+| `chacha8` | ChaCha, 8 rounds (`rand`) | yes | 256 | 57 |
+| `chacha12` | ChaCha, 12 rounds = `rand`'s `StdRng` (**default**) | yes | 256 | 57 |
+| `chacha20` | ChaCha, 20 rounds (`rand`) | yes | 256 | 57 |
+| `xoshiro256pp` | xoshiro256++ = `rand`'s `SmallRng` on 64-bit | no | 256 | 57 |
+| `pcg32` | PCG XSH RR 64/32 (`rand_pcg`) | no | 127 | 33 |
+| `pcg64` | PCG XSL RR 128/64 (`rand_pcg`) | no | 255 | 57 |
+| `pcg64mcg` | PCG XSL RR 128/64 MCG (`rand_pcg`) | no | 127 | 33 |
+| `wyrand` | wyrand (`fastrand`, via [`WyRand`]) | no | 64 | 20 |
+| `java` | `java.util.Random` ([`JavaRandom`]) + `nextInt(bound)` | no | 48 | 16 |
+| `python` | CPython MT19937 ([`PythonRandom`]) + `_randbelow` | no | 19937 | 2080 |
+
+The numbers come from [`backends()`], which `fairdeal backends` prints; the last column is
+computed from the state size by [`max_full_permutation_n`], never typed in (a test checks this
+table against it).
+
+Design choices:
+
+* **One implementation per algorithm.** The ChaCha generators are `rand`'s re-exports (the
+  `chacha20` crate `StdRng` itself uses), not `rand_chacha`, so `chacha12` and `StdRng` are the
+  same code. `chacha12`'s type is `ChaCha12Rng` rather than `StdRng` because `rand` may change
+  what `StdRng` is; a test checks they agree today.
+* **Seeds mean what the source language means.** [`Backend::seeded`] is
+  `SeedableRng::seed_from_u64`; `java` and `python` override it so that `seeded(s)` is
+  `new Random(s)` and `random.seed(s)`, and `wyrand` so that it is
+  `fastrand::Rng::with_seed(s)`. [`Backend::from_os`] fills the whole seed from `getrandom`.
+* **Bit-exactness is a sampler, not a special algorithm.** Java's `nextInt(bound)` and
+  CPython's `_randbelow` are [`IndexSampler`](fairdeal_core::IndexSampler)s
+  ([`JavaSampler`], [`PythonSampler`]); fairdeal's ordinary in-place Fisher-Yates, given one,
+  makes exactly the draws `Collections.shuffle` and `random.shuffle` make. The committed
+  fixtures in `fixtures/` come from the real `java` and `python3` (see `fixtures/README.md`).
+
+# Security: can it even reach every deck order?
+
+A generator is a deterministic function of its state, so a freshly seeded one can produce at
+most `2^state_bits` different shuffles. There are 52! ≈ 2^225.6 orders of a deck: a generator
+needs at least 226 bits of state for every order to be *possible*.
+[`BackendInfo::max_full_permutation_n`] is the largest `n` with `n! <= 2^state_bits`.
+`java` (48 bits) covers every order only up to 16 elements and can deal at most one in
+2^177 of all deck orders; `wyrand` (64 bits) stops at 20, `pcg32` and `pcg64mcg` (127 bits) at
+33. Reaching every order is necessary, not sufficient: the fairness tests check uniformity.
+
+Separately, only the ChaCha backends are **cryptographically secure**: for every other backend
+an observer who sees some outputs (dealt cards) can compute the rest, so they must never deal
+real-money games. Their summaries say "NOT cryptographic". Real dealing should use the default,
+seeded from the OS.
+*/
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![doc(test(attr(deny(warnings))))]
+
+pub mod backend;
+mod info;
+mod java;
+mod python;
+mod wyrand;
+
+pub use backend::{
+    Backend, BackendVisitor, DEFAULT_BACKEND, DefaultBackend, UnknownBackend, backend_info,
+    backends, with_backend,
+};
+pub use info::{BackendInfo, max_full_permutation_n};
+pub use java::{JavaRandom, JavaSampler};
+pub use python::{PythonRandom, PythonSampler};
+pub use wyrand::WyRand;
+
+/// Seeding from the operating system failed.
+///
+/// ```
+/// use fairdeal_rng::{Backend, backend::ChaCha20};
+/// let rng = ChaCha20::from_os(); // Result<ChaCha20Rng, RngError>
+/// assert!(rng.is_ok());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RngError {
+    /// `getrandom` could not read the operating system's entropy source.
+    #[error("cannot seed from the operating system's random source: {0}")]
+    Os(#[source] rand::rngs::SysError),
+}
