@@ -55,11 +55,11 @@ impl JavaRandom {
         self.state = scramble(seed);
     }
 
-    /// Java's protected `next(bits)` for `bits` in `1..=32`: the top `bits` of the advanced
-    /// state, in the low bits of the result. Larger `bits` are clamped to 32.
+    /// Java's protected `next(bits)` for `bits` in `0..=32`: advances the state and returns
+    /// its top `bits`, in the low bits of the result. Larger `bits` are treated as 32.
     #[inline]
     pub fn next_bits(&mut self, bits: u32) -> u32 {
-        let bits = bits.clamp(1, 32);
+        let bits = bits.min(32);
         self.state = self.state.wrapping_mul(MULTIPLIER).wrapping_add(ADDEND) & MASK;
         (self.state >> (48 - bits)) as u32
     }
@@ -252,6 +252,16 @@ mod tests {
             JavaRandom::new(5)
         );
         assert_eq!(JavaRandom::seed_from_u64(u64::MAX), JavaRandom::new(-1));
+    }
+
+    /// `nextInt(1)` is a power of two: it consumes one `next(31)` and returns 0, as in Java.
+    #[test]
+    fn bound_one_draws_once_like_java() {
+        let mut rng = JavaRandom::new(8);
+        assert_eq!(JavaSampler.index_below(&mut rng, 1), 0);
+        let mut reference = JavaRandom::new(8);
+        reference.next_bits(31);
+        assert_eq!(rng, reference);
     }
 
     #[test]

@@ -197,6 +197,35 @@ mod tests {
         }
     }
 
+    /// `_randbelow(1)`: `getrandbits(1)` until it is 0, so it consumes one output or more.
+    #[test]
+    fn bound_one_draws_until_zero_like_cpython() {
+        let mut rng = PythonRandom::new(3);
+        let mut reference = PythonRandom::new(3);
+        for _ in 0..50 {
+            assert_eq!(PythonSampler.index_below(&mut rng, 1), 0);
+            while reference.next_u32() >> 31 != 0 {}
+            assert_eq!(rng, reference);
+        }
+        assert_eq!(PythonSampler.index_below(&mut rng, 0), 0);
+        assert_eq!(rng, reference, "bound 0 must not draw");
+    }
+
+    #[test]
+    fn every_bound_stays_in_range() {
+        let mut rng = PythonRandom::new(11);
+        let mut bound = 1usize;
+        while bound != 0 {
+            for b in [bound, bound + 1, bound.wrapping_mul(3) / 2 + 1] {
+                if b > 0 {
+                    assert!(PythonSampler.index_below(&mut rng, b) < b, "bound {b}");
+                }
+            }
+            bound = bound.wrapping_mul(2);
+        }
+        assert!(PythonSampler.index_below(&mut rng, usize::MAX) < usize::MAX);
+    }
+
     #[test]
     fn seeding_from_an_rng_uses_624_words() {
         let mut source = PythonRandom::new(1);
