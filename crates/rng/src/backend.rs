@@ -165,8 +165,8 @@ backends! {
     /// 64-bit platforms). Fast, statistically excellent, not cryptographic.
     Xoshiro256pp: rng = rand::rngs::Xoshiro256PlusPlus, sampler = Lemire,
     info = ("xoshiro256pp",
-        "xoshiro256++ (rand's SmallRng on 64-bit targets): fast, NOT cryptographic (the state \
-         follows from 4 outputs); period 2^256 - 1",
+        "xoshiro256++ (rand's SmallRng on 64-bit targets): fast, NOT cryptographic (its outputs \
+         reveal its state); period 2^256 - 1",
         256, false, "lemire");
 
     /// `pcg32`: PCG XSH RR 64/32 (`rand_pcg::Pcg32`): 64-bit state plus a 63-bit stream
@@ -198,7 +198,7 @@ backends! {
     WyRand: rng = crate::WyRand, sampler = Lemire,
     info = ("wyrand",
         "wyrand (fastrand's generator, via an adapter): NOT cryptographic; 64-bit state, \
-         period 2^64, so only 20 or fewer elements reach every order",
+         period 2^64",
         64, false, "lemire");
 
     /// `java`: [`JavaRandom`] with [`JavaSampler`]; `seeded(s)` is `new Random(s)` and an
@@ -207,8 +207,7 @@ backends! {
     Java: rng = JavaRandom, sampler = JavaSampler,
     info = ("java",
         "java.util.Random port (48-bit LCG) with Java's nextInt(bound): bit-exact with \
-         Collections.shuffle; NOT cryptographic, weak low bits, period 2^48, only 16 or fewer \
-         elements reach every order",
+         Collections.shuffle; NOT cryptographic, weak low bits, period 2^48",
         48, false, "java-nextint");
 
     /// `python`: [`PythonRandom`] (MT19937) with [`PythonSampler`]; `seeded(s)` is
