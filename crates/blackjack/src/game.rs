@@ -1,0 +1,412 @@
+//! Playing one round: dealing, the peek, early/late surrender, splits, doubles, the dealer's
+//! hand and the settlement. Money is counted in exact integer *tenths* of a unit, so 3:2
+//! (+15), 6:5 (+12) and surrender (−5) add up without rounding and sums are associative
+//! (which is what makes parallel results independent of the thread count).
+
+use crate::rules::{HoleCard, Rules, Surrender};
+use crate::strategy::{Action, Strategy, add_card, two_card_total};
+
+/// Where the engine gets its cards: blackjack values 1 (ace) to 10.
+pub(crate) trait CardSource {
+    fn next_value(&mut self) -> u8;
+}
+
+/// Outcome counts of a simulation.
+///
+/// Every final player hand (after splits) ends as exactly one of `wins`, `losses`, `pushes`
+/// or `surrenders`; `blackjacks` (player naturals) and `busts` are subsets of those.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counts {
+    /// Rounds dealt.
+    pub rounds: u64,
+    /// Final player hands (one per seat and round, plus one per split).
+    pub hands: u64,
+    /// Hands won (naturals included).
+    pub wins: u64,
+    /// Hands lost (busts and dealer blackjacks included).
+    pub losses: u64,
+    /// Hands pushed.
+    pub pushes: u64,
+    /// Player naturals (two-card 21 on the initial hand).
+    pub blackjacks: u64,
+    /// Dealer naturals.
+    pub dealer_blackjacks: u64,
+    /// Player hands that went over 21.
+    pub busts: u64,
+    /// Doubles (initial and after split).
+    pub doubles: u64,
+    /// Split actions (a pair split into two hands counts one).
+    pub splits: u64,
+    /// Surrendered hands (early or late).
+    pub surrenders: u64,
+}
+
+impl Counts {
+    /// Adds `other` into `self`.
+    pub fn merge(&mut self, other: &Counts) {
+        self.rounds += other.rounds;
+        self.hands += other.hands;
+        self.wins += other.wins;
+        self.losses += other.losses;
+        self.pushes += other.pushes;
+        self.blackjacks += other.blackjacks;
+        self.dealer_blackjacks += other.dealer_blackjacks;
+        self.busts += other.busts;
+        self.doubles += other.doubles;
+        self.splits += other.splits;
+        self.surrenders += other.surrenders;
+    }
+
+    /// `(name, value)` pairs in a fixed order, for reports.
+    pub fn fields(&self) -> [(&'static str, u64); 11] {
+        [
+            ("rounds", self.rounds),
+            ("hands", self.hands),
+            ("wins", self.wins),
+            ("losses", self.losses),
+            ("pushes", self.pushes),
+            ("blackjacks", self.blackjacks),
+            ("dealer_blackjacks", self.dealer_blackjacks),
+            ("busts", self.busts),
+            ("doubles", self.doubles),
+            ("splits", self.splits),
+            ("surrenders", self.surrenders),
+        ]
+    }
+}
+
+const LIVE: u8 = 0;
+const BUST: u8 = 1;
+const SURRENDERED: u8 = 2;
+
+#[derive(Clone, Copy, Default)]
+struct PlayerHand {
+    total: u8,
+    soft: bool,
+    cards: u8,
+    first: u8,
+    second: u8,
+    doubled: bool,
+    from_split: bool,
+    state: u8,
+}
+
+impl PlayerHand {
+    #[inline]
+    fn one(value: u8, from_split: bool) -> PlayerHand {
+        PlayerHand {
+            total: if value == 1 { 11 } else { value },
+            soft: value == 1,
+            cards: 1,
+            first: value,
+            from_split,
+            ..PlayerHand::default()
+        }
+    }
+
+    /// Adds a card; returns false on a bust.
+    #[inline]
+    fn add(&mut self, value: u8) -> bool {
+        if self.cards == 1 {
+            self.second = value;
+        }
+        self.cards += 1;
+        match add_card(self.total, self.soft, value) {
+            Some((t, s)) => {
+                self.total = t;
+                self.soft = s;
+                true
+            }
+            None => {
+                self.total = 22;
+                self.state = BUST;
+                false
+            }
+        }
+    }
+
+    #[inline]
+    fn is_pair(&self) -> bool {
+        self.cards == 2 && self.first == self.second
+    }
+
+    #[inline]
+    fn units(&self) -> i64 {
+        if self.doubled { 20 } else { 10 }
+    }
+}
+
+/// Plays rounds of one rule set with one strategy.
+pub(crate) struct Engine<'a> {
+    strategy: &'a Strategy,
+    rules: Rules,
+    payout: i64,
+}
+
+const MAX_SEATS: usize = 7;
+const MAX_HANDS: usize = 8;
+
+impl<'a> Engine<'a> {
+    pub(crate) fn new(strategy: &'a Strategy) -> Engine<'a> {
+        let rules = *strategy.rules();
+        Engine {
+            strategy,
+            rules,
+            payout: rules.payout.tenths(),
+        }
+    }
+
+    #[inline]
+    fn initial_action(&self, c1: u8, c2: u8, u: usize) -> Action {
+        if c1 == c2 && self.rules.max_split_hands >= 2 {
+            self.strategy.pair_raw(c1, u)
+        } else {
+            let (t, soft) = two_card_total(c1, c2);
+            self.strategy.first_raw(t, soft, u)
+        }
+    }
+
+    /// Plays one round with `bet` units on every seat; returns the table's net result in
+    /// tenths of a unit (positive = players win) and updates `counts`.
+    pub(crate) fn play_round<C: CardSource>(
+        &self,
+        src: &mut C,
+        bet: u32,
+        counts: &mut Counts,
+    ) -> i64 {
+        let rules = &self.rules;
+        let seats = usize::from(rules.seats);
+        let b = i64::from(bet);
+        counts.rounds += 1;
+
+        let mut c1 = [0u8; MAX_SEATS];
+        let mut c2 = [0u8; MAX_SEATS];
+        for c in c1.iter_mut().take(seats) {
+            *c = src.next_value();
+        }
+        let up = src.next_value();
+        for c in c2.iter_mut().take(seats) {
+            *c = src.next_value();
+        }
+        let peek = rules.hole_card == HoleCard::Peek;
+        let mut hole = if peek { src.next_value() } else { 0 };
+        let u = usize::from(up - 1);
+        let natural = |a: u8, b: u8| (a == 1 && b == 10) || (a == 10 && b == 1);
+
+        let mut net = 0i64;
+        // 0 = playing, 1 = natural, 2 = surrendered early.
+        let mut status = [0u8; MAX_SEATS];
+        for s in 0..seats {
+            if natural(c1[s], c2[s]) {
+                status[s] = 1;
+                counts.blackjacks += 1;
+            } else if rules.surrender == Surrender::Early
+                && self.initial_action(c1[s], c2[s], u) == Action::Surrender
+            {
+                status[s] = 2;
+                net -= 5 * b;
+                counts.surrenders += 1;
+                counts.hands += 1;
+            }
+        }
+
+        if peek && natural(up, hole) {
+            counts.dealer_blackjacks += 1;
+            for &st in status.iter().take(seats) {
+                match st {
+                    1 => {
+                        counts.pushes += 1;
+                        counts.hands += 1;
+                    }
+                    0 => {
+                        counts.losses += 1;
+                        counts.hands += 1;
+                        net -= 10 * b;
+                    }
+                    _ => {}
+                }
+            }
+            return net;
+        }
+
+        let mut hands = [[PlayerHand::default(); MAX_HANDS]; MAX_SEATS];
+        let mut n_hands = [0usize; MAX_SEATS];
+        let mut any_live = false;
+        let mut any_natural = false;
+        for s in 0..seats {
+            match status[s] {
+                0 => {
+                    n_hands[s] =
+                        self.play_seat(src, c1[s], c2[s], u, &mut hands[s], counts, &mut net, b);
+                    any_live |= hands[s][..n_hands[s]].iter().any(|h| h.state == LIVE);
+                }
+                1 => any_natural = true,
+                _ => {}
+            }
+        }
+
+        if !peek && (any_live || (any_natural && (up == 1 || up == 10))) {
+            hole = src.next_value();
+        }
+        let dealer_natural = hole != 0 && natural(up, hole);
+        if dealer_natural {
+            // Only reachable without a peek (ENHC): every live bet is lost, doubles and
+            // splits included; naturals push.
+            counts.dealer_blackjacks += 1;
+            for s in 0..seats {
+                if status[s] == 1 {
+                    counts.pushes += 1;
+                    counts.hands += 1;
+                }
+                for h in &hands[s][..n_hands[s]] {
+                    if h.state == LIVE {
+                        counts.losses += 1;
+                        net -= h.units() * b;
+                    }
+                }
+            }
+            return net;
+        }
+        for &st in status.iter().take(seats) {
+            if st == 1 {
+                counts.wins += 1;
+                counts.hands += 1;
+                net += self.payout * b;
+            }
+        }
+        if !any_live {
+            return net;
+        }
+
+        // The dealer plays.
+        let (mut total, mut soft) = two_card_total(up, hole);
+        let mut dealer_bust = false;
+        while total < 17 || (total == 17 && soft && rules.hits_soft_17) {
+            match add_card(total, soft, src.next_value()) {
+                Some((t, s)) => {
+                    total = t;
+                    soft = s;
+                }
+                None => {
+                    dealer_bust = true;
+                    break;
+                }
+            }
+        }
+        for s in 0..seats {
+            for h in &hands[s][..n_hands[s]] {
+                if h.state != LIVE {
+                    continue;
+                }
+                if dealer_bust || h.total > total {
+                    counts.wins += 1;
+                    net += h.units() * b;
+                } else if h.total < total {
+                    counts.losses += 1;
+                    net -= h.units() * b;
+                } else {
+                    counts.pushes += 1;
+                }
+            }
+        }
+        net
+    }
+
+    /// Plays one seat's hand (and its splits). Busts and surrenders are settled here; live
+    /// hands are left for the dealer. Returns the number of hands.
+    #[allow(clippy::too_many_arguments)]
+    fn play_seat<C: CardSource>(
+        &self,
+        src: &mut C,
+        c1: u8,
+        c2: u8,
+        u: usize,
+        hands: &mut [PlayerHand; MAX_HANDS],
+        counts: &mut Counts,
+        net: &mut i64,
+        b: i64,
+    ) -> usize {
+        let rules = &self.rules;
+        let max = usize::from(rules.max_split_hands);
+        let mut first = PlayerHand::one(c1, false);
+        first.add(c2);
+        hands[0] = first;
+        let mut n = 1;
+        let mut i = 0;
+        'hands: while i < n {
+            if hands[i].cards == 1 {
+                let v = src.next_value();
+                hands[i].add(v);
+                if hands[i].first == 1 && !rules.hit_split_aces {
+                    // A split ace gets one card, unless it is another ace we may resplit.
+                    if v == 1 && rules.resplit_aces && n < max && self.strategy.resplit_raw(1, u) {
+                        hands[n] = PlayerHand::one(1, true);
+                        hands[i] = PlayerHand::one(1, true);
+                        n += 1;
+                        counts.splits += 1;
+                        continue 'hands;
+                    }
+                    counts.hands += 1;
+                    i += 1;
+                    continue 'hands;
+                }
+            }
+            loop {
+                let h = hands[i];
+                if h.total >= 21 {
+                    break;
+                }
+                let action = if h.cards == 2 {
+                    if !h.from_split {
+                        self.initial_action(h.first, h.second, u)
+                    } else if h.is_pair()
+                        && n < max
+                        && (h.first != 1 || rules.resplit_aces)
+                        && self.strategy.resplit_raw(h.first, u)
+                    {
+                        Action::Split
+                    } else {
+                        self.strategy.after_split_raw(h.total, h.soft, u)
+                    }
+                } else {
+                    self.strategy.multi_raw(h.total, h.soft, u)
+                };
+                match action {
+                    Action::Stand => break,
+                    Action::Hit => {
+                        if !hands[i].add(src.next_value()) {
+                            break;
+                        }
+                    }
+                    Action::Double => {
+                        hands[i].doubled = true;
+                        counts.doubles += 1;
+                        hands[i].add(src.next_value());
+                        break;
+                    }
+                    Action::Split => {
+                        counts.splits += 1;
+                        hands[n] = PlayerHand::one(h.first, true);
+                        hands[i] = PlayerHand::one(h.first, true);
+                        n += 1;
+                        continue 'hands;
+                    }
+                    Action::Surrender => {
+                        hands[i].state = SURRENDERED;
+                        counts.surrenders += 1;
+                        *net -= 5 * b;
+                        break;
+                    }
+                }
+            }
+            counts.hands += 1;
+            if hands[i].state == BUST {
+                counts.busts += 1;
+                counts.losses += 1;
+                *net -= hands[i].units() * b;
+            }
+            i += 1;
+        }
+        n
+    }
+}
