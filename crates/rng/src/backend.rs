@@ -264,7 +264,8 @@ pub trait BackendVisitor {
 /// assert_eq!(err.name(), "mersenne");
 /// assert!(err.to_string().starts_with("unknown RNG backend `mersenne` (valid: chacha8, chacha12,"));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown RNG backend `{name}` (valid: {valid})", valid = NameList)]
 pub struct UnknownBackend {
     name: String,
 }
@@ -276,17 +277,17 @@ impl UnknownBackend {
     }
 }
 
-impl fmt::Display for UnknownBackend {
+/// Displays the catalogue's names, comma-separated.
+struct NameList;
+
+impl fmt::Display for NameList {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown RNG backend `{}` (valid: ", self.name)?;
         for (i, info) in ALL.iter().enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
             }
             f.write_str(info.name)?;
         }
-        f.write_str(")")
+        Ok(())
     }
 }
-
-impl std::error::Error for UnknownBackend {}
