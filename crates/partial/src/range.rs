@@ -1,0 +1,195 @@
+//! A partial shuffle of a virtual range that is never allocated.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use fairdeal_core::{IndexSampler, Rng};
+
+/// Why [`sample_range`] could not produce a sample.
+///
+/// ```
+/// use fairdeal_partial::{SampleRangeError, sample_range};
+/// use fairdeal_core::Lemire;
+/// use rand::SeedableRng;
+/// let mut rng = rand_pcg::Pcg64::seed_from_u64(1);
+/// let err = sample_range(9, 3, 1, &mut rng, &Lemire).unwrap_err();
+/// assert_eq!(err, SampleRangeError::Reversed { lo: 9, hi: 3 });
+/// assert_eq!(err.to_string(), "reversed range 9-3: the low end exceeds the high end");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+#[non_exhaustive]
+pub enum SampleRangeError {
+    /// `hi < lo`.
+    #[error("reversed range {lo}-{hi}: the low end exceeds the high end")]
+    Reversed {
+        /// The given low end.
+        lo: u64,
+        /// The given high end.
+        hi: u64,
+    },
+    /// More numbers were requested than the range holds.
+    #[error("cannot take {requested} numbers from a range of {available}")]
+    SampleTooLarge {
+        /// How many numbers were asked for (k).
+        requested: usize,
+        /// How many the range holds, `hi - lo + 1` (up to `2^64`, hence `u128`).
+        available: u128,
+    },
+    /// The output vector of `requested` numbers could not be allocated.
+    #[error("cannot allocate room for {requested} numbers")]
+    OutOfMemory {
+        /// How many numbers were asked for (k).
+        requested: usize,
+    },
+}
+
+/// `k` distinct numbers from `lo..=hi`, uniformly at random and in random order, without
+/// allocating the range.
+///
+/// This is a sparse (virtual) partial Fisher-Yates shuffle: the range is treated as an array
+/// `a[p] = lo + p`, and only the slots moved by a swap are stored in a `BTreeMap`. The sequence
+/// of draws is the one [`Partial`](crate::Partial) makes (bounds `N, N-1, …` with
+/// `N = hi - lo + 1`), so the result is *exactly* what `Partial::shuffle_prefix` leaves in the
+/// first `k` slots of the materialized vector `lo..=hi` given the same RNG state and sampler.
+/// Costs O(k log k) time and O(k) memory, whatever the size of the range; `0..=u64::MAX`
+/// (2^64 numbers) works.
+///
+/// Bounds that do not fit in `usize` (only a range of exactly `2^64` numbers on 64-bit
+/// targets, whose first bound is `2^64`) are drawn directly from the RNG's 64-bit output,
+/// which is exactly uniform over `[0, 2^64)`; on 32-bit targets bounds above `2^32` use a
+/// 64-bit Lemire draw.
+///
+/// # Errors
+///
+/// * [`SampleRangeError::Reversed`] if `hi < lo`;
+/// * [`SampleRangeError::SampleTooLarge`] if `k > hi - lo + 1`;
+/// * [`SampleRangeError::OutOfMemory`] if the output of `k` numbers cannot be allocated.
+///
+/// ```
+/// use fairdeal_core::{Lemire, Shuffler};
+/// use fairdeal_partial::{Partial, sample_range};
+/// use rand::SeedableRng;
+///
+/// // On a small range, the sparse result equals the materialized partial shuffle.
+/// let sparse = sample_range(10, 29, 4, &mut rand_pcg::Pcg64::seed_from_u64(5), &Lemire)?;
+/// let mut dense: Vec<u64> = (10..=29).collect();
+/// Partial::new().shuffle_prefix(&mut dense, 4, &mut rand_pcg::Pcg64::seed_from_u64(5))?;
+/// assert_eq!(sparse, dense[..4]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn sample_range<R, S>(
+    lo: u64,
+    hi: u64,
+    k: usize,
+    rng: &mut R,
+    sampler: &S,
+) -> Result<Vec<u64>, SampleRangeError>
+where
+    R: Rng + ?Sized,
+    S: IndexSampler + ?Sized,
+{
+    sparse_partial(lo, hi, k, rng, sampler)
+}
+
+pub(crate) fn sparse_partial<R, S>(
+    lo: u64,
+    hi: u64,
+    k: usize,
+    rng: &mut R,
+    sampler: &S,
+) -> Result<Vec<u64>, SampleRangeError>
+where
+    R: Rng + ?Sized,
+    S: IndexSampler + ?Sized,
+{
+    if hi < lo {
+        return Err(SampleRangeError::Reversed { lo, hi });
+    }
+    // Up to 2^64 numbers: one more than u64 can count.
+    let n = u128::from(hi - lo) + 1;
+    if k as u128 > n {
+        return Err(SampleRangeError::SampleTooLarge {
+            requested: k,
+            available: n,
+        });
+    }
+    let mut out = Vec::new();
+    out.try_reserve_exact(k)
+        .map_err(|_| SampleRangeError::OutOfMemory { requested: k })?;
+
+    // displaced[p] = the offset (value - lo) now at slot p, for slots a swap has touched and
+    // that may still be read. Untouched slots hold their own offset.
+    let mut displaced: BTreeMap<u64, u64> = BTreeMap::new();
+    for i in 0..k {
+        // i < k <= n <= 2^64, so i fits in u64.
+        let i = i as u64;
+        let left = n - u128::from(i);
+        // The same rule as `Partial`: no draw when only slot i itself is left.
+        let j = if left > 1 {
+            i + draw_below(rng, sampler, left)
+        } else {
+            i
+        };
+        // Slot i is never read again once it is dealt, so its entry can go.
+        let at_i = displaced.remove(&i).unwrap_or(i);
+        let dealt = if j == i {
+            at_i
+        } else {
+            displaced.insert(j, at_i).unwrap_or(j)
+        };
+        // dealt <= hi - lo, so this cannot overflow.
+        out.push(lo + dealt);
+    }
+    Ok(out)
+}
+
+/// A uniform value in `[0, bound)` for `2 <= bound <= 2^64`, through the sampler whenever the
+/// bound fits in `usize` (so that the draws match `Partial` on a materialized range).
+fn draw_below<R, S>(rng: &mut R, sampler: &S, bound: u128) -> u64
+where
+    R: Rng + ?Sized,
+    S: IndexSampler + ?Sized,
+{
+    match usize::try_from(bound) {
+        Ok(small) => sampler.index_below(rng, small) as u64,
+        Err(_) if bound == 1 << 64 => rng.next_u64(),
+        // Only reachable where usize is narrower than 64 bits.
+        Err(_) => lemire_u64(rng, bound as u64),
+    }
+}
+
+/// Lemire's multiply-and-reject over 64-bit words: exactly uniform in `[0, bound)`, `bound >= 1`.
+fn lemire_u64<R: Rng + ?Sized>(rng: &mut R, bound: u64) -> u64 {
+    let mut product = u128::from(rng.next_u64()) * u128::from(bound);
+    if (product as u64) < bound {
+        let threshold = bound.wrapping_neg() % bound;
+        while (product as u64) < threshold {
+            product = u128::from(rng.next_u64()) * u128::from(bound);
+        }
+    }
+    (product >> 64) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fairdeal_core::Lemire;
+    use rand::SeedableRng;
+
+    #[test]
+    fn wide_lemire_stays_in_range() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
+        for bound in [1u64, 2, 3, (1 << 32) + 1, u64::MAX / 3, u64::MAX] {
+            for _ in 0..1000 {
+                assert!(lemire_u64(&mut rng, bound) < bound);
+            }
+        }
+    }
+
+    #[test]
+    fn draws_below_two_to_the_64_use_the_full_word() {
+        let mut a = rand_pcg::Pcg64::seed_from_u64(9);
+        let mut b = a.clone();
+        assert_eq!(draw_below(&mut a, &Lemire, 1 << 64), b.next_u64());
+    }
+}
