@@ -1,0 +1,511 @@
+//! Texas Hold'em equity: exact enumeration of every deal, or Monte Carlo.
+
+use core::fmt;
+use core::str::FromStr;
+
+use fairdeal_cards::{Card, CardError, CardSet, parse_cards};
+use fairdeal_core::{Rng, Shuffler, stream_seed};
+use rayon::prelude::*;
+
+use crate::PokerError;
+use crate::eval::{Acc, Tables, tables};
+
+/// Largest number of deals [`equity_exact`] agrees to enumerate.
+pub const EXACT_LIMIT: u128 = 200_000_000;
+
+/// [`equity`] enumerates exactly when a spot has at most this many deals (heads-up preflop
+/// has 1,712,304) and runs Monte Carlo otherwise.
+pub const AUTO_EXACT_LIMIT: u128 = 5_000_000;
+
+/// Trials per Monte Carlo chunk; chunk `c` uses `rng_factory(stream_seed(seed, c))`.
+pub const EQUITY_CHUNK: u64 = 1 << 14;
+
+/// Tie shares are counted in units of 1/2520 of a pot (2520 = lcm(1..=9)), so split pots
+/// among up to nine players add up exactly in integers.
+const SHARE_UNIT: u64 = 2520;
+
+/// A player's hole cards: known, or dealt at random from the remaining deck.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Seat {
+    /// Two known hole cards.
+    Known([Card; 2]),
+    /// Two unknown cards, dealt from what is left.
+    Random,
+}
+
+impl FromStr for Seat {
+    type Err = PokerError;
+
+    /// `"AsAh"` (any notation `parse_cards` accepts, exactly two cards) or `"random"` /
+    /// `"?"` / `"??"` (case-insensitive) for an unknown hand.
+    fn from_str(s: &str) -> Result<Seat, PokerError> {
+        let text = s.trim();
+        if text.eq_ignore_ascii_case("random") || text == "?" || text == "??" {
+            return Ok(Seat::Random);
+        }
+        match parse_cards(text)?.as_slice() {
+            &[a, b] => Ok(Seat::Known([a, b])),
+            other => Err(PokerError::HoleCards {
+                player: 0,
+                len: other.len(),
+            }),
+        }
+    }
+}
+
+impl fmt::Display for Seat {
+    /// `"AsAh"` or `"random"`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Seat::Known([a, b]) => write!(f, "{a}{b}"),
+            Seat::Random => f.write_str("random"),
+        }
+    }
+}
+
+/// A Hold'em situation: 2 to 9 seats, a board of 0, 3, 4 or 5 cards, and dead cards (known to
+/// be out of the deck), all distinct. Built only through validation, so every `Spot` can be
+/// dealt.
+///
+/// ```
+/// use fairdeal_poker::Spot;
+/// let spot = Spot::parse(&["AsAh", "KsKd"], "", "")?;
+/// assert_eq!(spot.exact_outcomes(), 1_712_304); // C(48, 5) boards
+/// assert!(Spot::parse(&["AsAh"], "", "").is_err());               // one player
+/// assert!(Spot::parse(&["AsAh", "KsKd"], "2c3c", "").is_err());   // board of 2
+/// # Ok::<(), fairdeal_poker::PokerError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spot {
+    seats: Vec<Seat>,
+    board: Vec<Card>,
+    dead: Vec<Card>,
+    remaining: CardSet,
+}
+
+impl Spot {
+    /// Validates and builds a spot.
+    ///
+    /// # Errors
+    ///
+    /// [`PokerError::Players`] unless there are 2 to 9 seats, [`PokerError::BoardSize`]
+    /// unless the board has 0, 3, 4 or 5 cards, [`PokerError::DuplicateCard`] when a card
+    /// appears twice anywhere, [`PokerError::NotEnoughCards`] when the deck cannot deal the
+    /// random hands and the rest of the board.
+    pub fn new(seats: Vec<Seat>, board: Vec<Card>, dead: Vec<Card>) -> Result<Spot, PokerError> {
+        if !(2..=9).contains(&seats.len()) {
+            return Err(PokerError::Players {
+                players: seats.len(),
+            });
+        }
+        if !matches!(board.len(), 0 | 3 | 4 | 5) {
+            return Err(PokerError::BoardSize { len: board.len() });
+        }
+        let mut used = CardSet::new();
+        let known = seats
+            .iter()
+            .flat_map(|s| match s {
+                Seat::Known(cards) => cards.to_vec(),
+                Seat::Random => Vec::new(),
+            })
+            .chain(board.iter().copied())
+            .chain(dead.iter().copied());
+        for card in known {
+            if !used.insert(card) {
+                return Err(PokerError::DuplicateCard { card });
+            }
+        }
+        let remaining = used.complement();
+        let spot = Spot {
+            seats,
+            board,
+            dead,
+            remaining,
+        };
+        if spot.to_deal() > remaining.len() {
+            return Err(PokerError::NotEnoughCards {
+                needed: spot.to_deal(),
+                available: remaining.len(),
+            });
+        }
+        Ok(spot)
+    }
+
+    /// Parses hands (`"AsAh"` or `"random"`), a board (`"2c7d9h"`, may be empty) and dead cards,
+    /// then validates as [`Spot::new`].
+    ///
+    /// # Errors
+    ///
+    /// [`PokerError::Card`] for malformed text, [`PokerError::HoleCards`] for a hand that is not
+    /// two cards, and everything [`Spot::new`] reports.
+    pub fn parse(hands: &[&str], board: &str, dead: &str) -> Result<Spot, PokerError> {
+        let seats = hands
+            .iter()
+            .enumerate()
+            .map(|(i, h)| match h.parse::<Seat>() {
+                Err(PokerError::HoleCards { len, .. }) => {
+                    Err(PokerError::HoleCards { player: i + 1, len })
+                }
+                Err(PokerError::Card(CardError::Duplicate { card })) => {
+                    Err(PokerError::DuplicateCard { card })
+                }
+                other => other,
+            })
+            .collect::<Result<Vec<Seat>, PokerError>>()?;
+        let board = parse_cards(board).map_err(duplicate)?;
+        let dead = parse_cards(dead).map_err(duplicate)?;
+        Spot::new(seats, board, dead)
+    }
+
+    /// The seats.
+    pub fn seats(&self) -> &[Seat] {
+        &self.seats
+    }
+
+    /// The known board cards.
+    pub fn board(&self) -> &[Card] {
+        &self.board
+    }
+
+    /// The dead cards.
+    pub fn dead(&self) -> &[Card] {
+        &self.dead
+    }
+
+    /// The cards that can still be dealt.
+    pub fn remaining(&self) -> CardSet {
+        self.remaining
+    }
+
+    fn random_seats(&self) -> usize {
+        self.seats.iter().filter(|s| **s == Seat::Random).count()
+    }
+
+    /// Cards still to deal: the rest of the board plus two per random seat.
+    pub fn to_deal(&self) -> usize {
+        5 - self.board.len() + 2 * self.random_seats()
+    }
+
+    /// The number of equally likely deals an exact enumeration visits: board completions
+    /// times the hole cards of each random seat, `C(r, 5 − b) · C(r − 5 + b, 2) · …`.
+    pub fn exact_outcomes(&self) -> u128 {
+        let mut r = self.remaining.len() as u128;
+        let need = 5 - self.board.len() as u128;
+        let mut total = binomial(r, need);
+        r -= need;
+        for _ in 0..self.random_seats() {
+            total *= binomial(r, 2);
+            r -= 2;
+        }
+        total
+    }
+}
+
+fn duplicate(e: CardError) -> PokerError {
+    match e {
+        CardError::Duplicate { card } => PokerError::DuplicateCard { card },
+        other => PokerError::Card(other),
+    }
+}
+
+fn binomial(n: u128, k: u128) -> u128 {
+    if k > n {
+        return 0;
+    }
+    (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
+}
+
+/// One player's result, as fractions of all deals.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlayerEquity {
+    /// The player's hand.
+    pub seat: Seat,
+    /// Fraction of deals the player wins alone.
+    pub win: f64,
+    /// Fraction of deals the player ties for the best hand (splits the pot).
+    pub tie: f64,
+    /// The player's expected share of the pot: `win` plus each tie's share (1/m of the pot
+    /// when m players tie). The equities of all players sum to 1.
+    pub equity: f64,
+}
+
+/// Equity of every player in a [`Spot`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct EquityReport {
+    /// Whether every deal was enumerated (otherwise Monte Carlo).
+    pub exact: bool,
+    /// Deals enumerated or simulated.
+    pub trials: u64,
+    /// One entry per seat, in the spot's order.
+    pub players: Vec<PlayerEquity>,
+}
+
+/// Integer tallies over deals; merging is exact and order-independent.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tally {
+    deals: u64,
+    wins: [u64; 9],
+    ties: [u64; 9],
+    shares: [u64; 9],
+}
+
+impl Tally {
+    fn merge(mut self, other: Tally) -> Tally {
+        self.deals += other.deals;
+        for i in 0..9 {
+            self.wins[i] += other.wins[i];
+            self.ties[i] += other.ties[i];
+            self.shares[i] += other.shares[i];
+        }
+        self
+    }
+
+    /// Scores one complete deal: `board` holds five cards, `holes[..n]` two each.
+    #[inline]
+    fn showdown(&mut self, t: &Tables, board: Acc, holes: &[Acc]) {
+        let mut values = [crate::HandValue::default(); 9];
+        let mut best = crate::HandValue::default();
+        for (v, &h) in values.iter_mut().zip(holes) {
+            *v = t.value7(board.join(h));
+            best = best.max(*v);
+        }
+        let winners = values[..holes.len()].iter().filter(|&&v| v == best).count() as u64;
+        self.deals += 1;
+        for (i, &v) in values[..holes.len()].iter().enumerate() {
+            if v == best {
+                if winners == 1 {
+                    self.wins[i] += 1;
+                } else {
+                    self.ties[i] += 1;
+                    self.shares[i] += SHARE_UNIT / winners;
+                }
+            }
+        }
+    }
+
+    fn report(&self, spot: &Spot, exact: bool) -> EquityReport {
+        let n = self.deals.max(1) as f64;
+        let players = spot
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(i, &seat)| PlayerEquity {
+                seat,
+                win: self.wins[i] as f64 / n,
+                tie: self.ties[i] as f64 / n,
+                equity: (self.wins[i] * SHARE_UNIT + self.shares[i]) as f64
+                    / (SHARE_UNIT as f64 * n),
+            })
+            .collect();
+        EquityReport {
+            exact,
+            trials: self.deals,
+            players,
+        }
+    }
+}
+
+/// The fixed part of an enumeration: cards left, which seats are random.
+struct Layout<'a> {
+    t: &'a Tables,
+    cards: Vec<Card>,
+    holes: [Acc; 9],
+    players: usize,
+    random: Vec<usize>,
+}
+
+impl Layout<'_> {
+    /// Chooses the rest of the board (combinations in index order from `start`), then the
+    /// random seats' hands.
+    fn board(&self, start: usize, need: usize, board: Acc, used: CardSet, tally: &mut Tally) {
+        if need == 0 {
+            let mut holes = self.holes;
+            self.seat(0, board, used, &mut holes, tally);
+            return;
+        }
+        for i in start..=self.cards.len() - need {
+            let card = self.cards[i];
+            let mut used2 = used;
+            used2.insert(card);
+            self.board(i + 1, need - 1, board.add(card), used2, tally);
+        }
+    }
+
+    /// Gives random seat number `r` every pair of unused cards, in turn.
+    fn seat(&self, r: usize, board: Acc, used: CardSet, holes: &mut [Acc; 9], tally: &mut Tally) {
+        if r == self.random.len() {
+            tally.showdown(self.t, board, &holes[..self.players]);
+            return;
+        }
+        let free: Vec<Card> = self
+            .cards
+            .iter()
+            .copied()
+            .filter(|&c| !used.contains(c))
+            .collect();
+        for (i, &a) in free.iter().enumerate() {
+            for &b in &free[i + 1..] {
+                let mut used2 = used;
+                used2.insert(a);
+                used2.insert(b);
+                holes[self.random[r]] = Acc::EMPTY.add(a).add(b);
+                self.seat(r + 1, board, used2, holes, tally);
+            }
+        }
+    }
+}
+
+fn layout(spot: &Spot) -> (Layout<'static>, Acc) {
+    let mut holes = [Acc::EMPTY; 9];
+    let mut random = Vec::new();
+    for (i, seat) in spot.seats.iter().enumerate() {
+        match seat {
+            Seat::Known([a, b]) => holes[i] = Acc::EMPTY.add(*a).add(*b),
+            Seat::Random => random.push(i),
+        }
+    }
+    let board = spot.board.iter().fold(Acc::EMPTY, |a, &c| a.add(c));
+    let layout = Layout {
+        t: tables(),
+        cards: spot.remaining.iter().collect(),
+        holes,
+        players: spot.seats.len(),
+        random,
+    };
+    (layout, board)
+}
+
+/// Exact equity: visits every completion of the board and every hand of the random seats
+/// (all equally likely) and scores each showdown. Parallel over the first card dealt; the
+/// tallies are integers, so the result is identical on any thread count.
+///
+/// ```
+/// use fairdeal_poker::{Spot, equity_exact};
+/// // Flop 2c 7d 9h: a set of nines against a pair of aces, 990 turn-river pairs.
+/// let spot = Spot::parse(&["9s9d", "AsAh"], "2c7d9h", "")?;
+/// let r = equity_exact(&spot)?;
+/// assert_eq!(r.trials, 990);
+/// assert!(r.players[0].equity > 0.9);
+/// # Ok::<(), fairdeal_poker::PokerError>(())
+/// ```
+///
+/// # Errors
+///
+/// [`PokerError::TooManyOutcomes`] when [`Spot::exact_outcomes`] exceeds [`EXACT_LIMIT`].
+pub fn equity_exact(spot: &Spot) -> Result<EquityReport, PokerError> {
+    let outcomes = spot.exact_outcomes();
+    if outcomes > EXACT_LIMIT {
+        return Err(PokerError::TooManyOutcomes {
+            outcomes,
+            limit: EXACT_LIMIT,
+        });
+    }
+    let (lay, board) = layout(spot);
+    let need = 5 - spot.board.len();
+    let tally = if need > 0 {
+        // Split on the first board card.
+        (0..=lay.cards.len() - need)
+            .into_par_iter()
+            .map(|i| {
+                let mut tally = Tally::default();
+                let card = lay.cards[i];
+                let mut used = CardSet::new();
+                used.insert(card);
+                lay.board(i + 1, need - 1, board.add(card), used, &mut tally);
+                tally
+            })
+            .reduce(Tally::default, Tally::merge)
+    } else {
+        let mut tally = Tally::default();
+        lay.board(0, 0, board, CardSet::new(), &mut tally);
+        tally
+    };
+    Ok(tally.report(spot, true))
+}
+
+/// Monte Carlo equity: `trials` deals, each `shuffle_prefix` of the remaining deck (reused,
+/// never restored) for the random hands and the rest of the board.
+///
+/// Chunk `c` of [`EQUITY_CHUNK`] trials draws from `rng_factory(stream_seed(seed, c))`, so the
+/// result is the same on any thread count.
+///
+/// # Errors
+///
+/// [`PokerError::NoTrials`] when `trials == 0`.
+pub fn equity_monte_carlo<S, R, F>(
+    spot: &Spot,
+    shuffler: &S,
+    rng_factory: F,
+    trials: u64,
+    seed: u64,
+) -> Result<EquityReport, PokerError>
+where
+    S: Shuffler + Sync,
+    R: Rng,
+    F: Fn(u64) -> R + Sync,
+{
+    if trials == 0 {
+        return Err(PokerError::NoTrials);
+    }
+    let (lay, board) = layout(spot);
+    let need = spot.to_deal();
+    let board_need = 5 - spot.board.len();
+    let chunks = trials.div_ceil(EQUITY_CHUNK);
+    let tally = (0..chunks)
+        .into_par_iter()
+        .map(|chunk| {
+            let n = EQUITY_CHUNK.min(trials - chunk * EQUITY_CHUNK);
+            let mut rng = rng_factory(stream_seed(seed, chunk));
+            let mut deck = lay.cards.clone();
+            let mut holes = lay.holes;
+            let mut tally = Tally::default();
+            for _ in 0..n {
+                shuffler.shuffle_prefix(&mut deck, need, &mut rng)?;
+                let full = deck[..board_need].iter().fold(board, |a, &c| a.add(c));
+                for (j, &seat) in lay.random.iter().enumerate() {
+                    let k = board_need + 2 * j;
+                    holes[seat] = Acc::EMPTY.add(deck[k]).add(deck[k + 1]);
+                }
+                tally.showdown(lay.t, full, &holes[..lay.players]);
+            }
+            Ok::<Tally, PokerError>(tally)
+        })
+        .try_reduce(Tally::default, |a, b| Ok(a.merge(b)))?;
+    Ok(tally.report(spot, false))
+}
+
+/// Exact equity when the spot has at most [`AUTO_EXACT_LIMIT`] deals, otherwise
+/// [`equity_monte_carlo`] with `trials` deals.
+///
+/// ```
+/// use fairdeal_poker::{Spot, equity};
+/// use rand::{SeedableRng, rngs::StdRng};
+/// let spot = Spot::parse(&["AsKs", "random", "random"], "", "")?;
+/// let r = equity(&spot, &fairdeal_inplace::Inplace::new(), StdRng::seed_from_u64, 20_000, 7)?;
+/// assert!(!r.exact);
+/// let total: f64 = r.players.iter().map(|p| p.equity).sum();
+/// assert!((total - 1.0).abs() < 1e-9);
+/// # Ok::<(), fairdeal_poker::PokerError>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`equity_monte_carlo`].
+pub fn equity<S, R, F>(
+    spot: &Spot,
+    shuffler: &S,
+    rng_factory: F,
+    trials: u64,
+    seed: u64,
+) -> Result<EquityReport, PokerError>
+where
+    S: Shuffler + Sync,
+    R: Rng,
+    F: Fn(u64) -> R + Sync,
+{
+    if spot.exact_outcomes() <= AUTO_EXACT_LIMIT {
+        equity_exact(spot)
+    } else {
+        equity_monte_carlo(spot, shuffler, rng_factory, trials, seed)
+    }
+}
