@@ -481,7 +481,7 @@ where
 /// use fairdeal_poker::{Spot, equity};
 /// use rand::{SeedableRng, rngs::StdRng};
 /// let spot = Spot::parse(&["AsKs", "random", "random"], "", "")?;
-/// let r = equity(&spot, &fairdeal_inplace::Inplace::new(), StdRng::seed_from_u64, 20_000, 7)?;
+/// let r = equity(&spot, &fairdeal_partial::Partial::new(), StdRng::seed_from_u64, 20_000, 7)?;
 /// assert!(!r.exact);
 /// let total: f64 = r.players.iter().map(|p| p.equity).sum();
 /// assert!((total - 1.0).abs() < 1e-9);

@@ -17,10 +17,10 @@ let b = evaluate(&parse_cards("Qs Qd Jc Jd 2h 7s 9c")?)?;
 assert_eq!(a.category(), Category::TwoPair);
 assert!(a > b);
 
-// Deal 100,000 random 7-card hands (7 swaps each on a reused deck) and test them against
-// the exact 7-card table.
+// Deal 100,000 random 7-card hands with the partial shuffle (7 swaps per hand on a reused
+// deck) and test them against the exact 7-card table.
 let report = monte_carlo(
-    &fairdeal_inplace::Inplace::new(),
+    &fairdeal_partial::Partial::new(),
     StdRng::seed_from_u64,   // chunk c uses StdRng::seed_from_u64(stream_seed(seed, c))
     100_000,
     2024,

@@ -104,7 +104,7 @@ impl McReport {
 /// use fairdeal_poker::{Deal, monte_carlo};
 /// use rand::{SeedableRng, rngs::StdRng};
 /// let report = monte_carlo(
-///     &fairdeal_inplace::Inplace::new(),
+///     &fairdeal_partial::Partial::new(),
 ///     StdRng::seed_from_u64,
 ///     100_000,
 ///     42,

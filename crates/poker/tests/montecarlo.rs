@@ -5,6 +5,7 @@ use core::convert::Infallible;
 
 use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Rng, Shuffler};
 use fairdeal_inplace::Inplace;
+use fairdeal_partial::Partial;
 use fairdeal_poker::{Category, Deal, McReport, PokerError, monte_carlo};
 use rand::SeedableRng;
 use rand_core::TryRng;
@@ -58,11 +59,20 @@ const HANDS: u64 = 300_000;
 #[test]
 fn fair_shuffles_agree_with_the_exact_table() {
     for (seed, deal) in [(11, Deal::Reuse), (12, Deal::Fresh)] {
-        let r = run(&Inplace::new(), HANDS, seed, deal);
-        assert_eq!(r.hands, HANDS);
-        assert_eq!(r.df, 8);
-        assert!(r.p_value > 1e-6, "inplace {deal:?}: p = {:e}", r.p_value);
-        assert!(r.z_scores.iter().all(|z| z.abs() < 6.0), "{:?}", r.z_scores);
+        let reports = [
+            ("inplace", run(&Inplace::new(), HANDS, seed, deal)),
+            ("partial", run(&Partial::new(), HANDS, seed, deal)),
+        ];
+        for (name, r) in reports {
+            assert_eq!(r.hands, HANDS);
+            assert_eq!(r.df, 8);
+            assert!(r.p_value > 1e-6, "{name} {deal:?}: p = {:e}", r.p_value);
+            assert!(
+                r.z_scores.iter().all(|z| z.abs() < 6.0),
+                "{name}: {:?}",
+                r.z_scores
+            );
+        }
     }
 }
 
@@ -101,7 +111,7 @@ fn same_result_on_any_thread_count() {
             .num_threads(threads)
             .build()
             .unwrap()
-            .install(|| run(&Inplace::new(), hands, 99, Deal::Reuse))
+            .install(|| run(&Partial::new(), hands, 99, Deal::Reuse))
     };
     let one = on(1);
     assert_eq!(one.hands, hands);
