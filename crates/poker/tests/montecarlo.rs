@@ -3,34 +3,14 @@
 
 use core::convert::Infallible;
 
-use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Rng, Shuffler};
+use fairdeal_core::{Rng, Shuffler};
 use fairdeal_inplace::Inplace;
+use fairdeal_naive::{Biased, Naive};
 use fairdeal_partial::Partial;
 use fairdeal_poker::{Category, Deal, McReport, PokerError, monte_carlo};
 use rand::SeedableRng;
 use rand_core::TryRng;
 use rand_pcg::Pcg64;
-
-/// The classic mistake, kept as a negative control: swap each position with *any* position
-/// (n^n equally likely paths for n! permutations, so some orders are more likely).
-struct Biased;
-
-impl Shuffler for Biased {
-    fn info(&self) -> AlgorithmInfo {
-        AlgorithmInfo {
-            name: "biased-fixture",
-            complexity: Complexity::Linear,
-            fair: false,
-            summary: "swap i with a random index in [0, n)",
-        }
-    }
-    fn shuffle<T, R: Rng + ?Sized>(&self, data: &mut [T], rng: &mut R) {
-        let n = data.len();
-        for i in 0..n {
-            data.swap(i, Lemire.index_below(rng, n));
-        }
-    }
-}
 
 /// A deliberately broken generator: a good one with its top output bit stuck at zero, so every
 /// bounded index falls in the lower half of its range.
@@ -62,6 +42,7 @@ fn fair_shuffles_agree_with_the_exact_table() {
         let reports = [
             ("inplace", run(&Inplace::new(), HANDS, seed, deal)),
             ("partial", run(&Partial::new(), HANDS, seed, deal)),
+            ("naive", run(&Naive::new(), HANDS, seed, deal)),
         ];
         for (name, r) in reports {
             assert_eq!(r.hands, HANDS);
@@ -78,9 +59,10 @@ fn fair_shuffles_agree_with_the_exact_table() {
 
 #[test]
 fn the_biased_shuffle_is_rejected() {
-    // A fresh sorted deck per hand: the biased shuffle's preference for some orders of the
-    // sorted deck shows in the categories (same-rank cards sit next to each other).
-    let r = run(&Biased, 200_000, 13, Deal::Fresh);
+    // `fairdeal_naive::Biased` swaps each position with *any* position: n^n equally likely
+    // paths for n! orders, so some orders are favoured. With a fresh sorted deck per hand the
+    // preference shows in the categories (same-rank cards start next to each other).
+    let r = run(&Biased::new(), 200_000, 13, Deal::Fresh);
     assert!(
         r.p_value < 1e-9,
         "biased shuffle not detected: p = {:e}",
