@@ -1,0 +1,468 @@
+//! `fairdeal fairness`: the seeds' experiment. Shuffle `[0, n)` many times with one algorithm
+//! and one generator, count the outcomes and let a chi-square test say whether every outcome
+//! is equally likely.
+//!
+//! For `n <= 8` every one of the `n!` orders is counted (the permutation test, the strongest
+//! there is); above, the `n × n` matrix of where each element lands (the position test). The
+//! statistics are `fairdeal-fairness`'s; this module only runs them, prints them and plots them.
+
+use std::cell::Cell;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use fairdeal::fairness::{
+    FairnessReport, MAX_PERMUTATION_N, PASS_THRESHOLD, TestKind, permutation_test, position_test,
+    unrank_permutation,
+};
+use fairdeal::rng::{Backend, DEFAULT_BACKEND};
+use fairdeal::{AlgorithmInfo, DEFAULT_ALGORITHM, Rng, ShuffleError, Shuffler};
+use indicatif::ProgressBar;
+use serde::Serialize;
+
+use crate::common::{
+    Resolved, Selection, Table, WithResolved, print_json, progress_bar, usage, with_selection,
+};
+
+/// Runs with more element-draws than this show a progress bar (on a terminal).
+const PROGRESS_THRESHOLD: u64 = 5_000_000;
+
+/// The text output lists every count and every table row up to this many cells; beyond, it
+/// shows the extremes and points to `--json` for the rest.
+const FULL_LISTING_MAX: usize = 120;
+
+/// Arguments of `fairdeal fairness`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    fairdeal fairness                       # 100,000 shuffles of [1, 2, 3], default algorithm\n  \
+    fairdeal fairness --algo biased --seed 1 # the wrong-range swap: rejected\n  \
+    fairdeal fairness --n 52 --trials 20000 --json")]
+pub(crate) struct Args {
+    /// Shuffling algorithm to test (see `fairdeal algorithms`).
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_ALGORITHM)]
+    algo: String,
+
+    /// Random number generator to drive it (see `fairdeal backends`).
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_BACKEND)]
+    backend: String,
+
+    /// How many elements to shuffle: up to 8 counts every order, above the element positions.
+    #[arg(long = "n", value_name = "N", default_value_t = 3)]
+    n: usize,
+
+    /// How many shuffles to count.
+    #[arg(long, value_name = "T", default_value_t = 100_000)]
+    trials: u64,
+
+    /// Seed for a reproducible run; without it the generator is seeded from the OS.
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
+
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+
+    /// Also write the counts as an SVG bar chart, sorted from most to least frequent.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+}
+
+/// The JSON document `--json` prints.
+#[derive(Debug, Serialize)]
+struct JsonReport<'a> {
+    algorithm: &'a str,
+    backend: &'a str,
+    seed: Option<u64>,
+    n: usize,
+    trials: u64,
+    test: &'static str,
+    counts: &'a [u64],
+    expected: f64,
+    chi2: f64,
+    df: u64,
+    p_value: f64,
+    alpha: f64,
+    fair: bool,
+}
+
+/// Runs `fairdeal fairness`.
+pub(crate) fn run(args: Args) -> anyhow::Result<()> {
+    if args.trials == 0 {
+        return Err(usage("--trials must be at least 1"));
+    }
+    if args.n < 2 {
+        return Err(usage(format!(
+            "--n must be at least 2 (got {}): one element has one order",
+            args.n
+        )));
+    }
+    let selection = Selection {
+        algorithm: args.algo,
+        backend: args.backend,
+        seed: args.seed,
+    };
+    let show_progress = args.trials.saturating_mul(args.n as u64) > PROGRESS_THRESHOLD;
+    let report = with_selection(
+        &selection,
+        Experiment {
+            n: args.n,
+            trials: args.trials,
+            show_progress,
+        },
+    )?;
+    if let Some(path) = &args.plot {
+        plot(&report, &selection, path)
+            .with_context(|| format!("cannot write plot '{}'", path.display()))?;
+    }
+    if args.json {
+        print_json(&JsonReport {
+            algorithm: &selection.algorithm,
+            backend: &selection.backend,
+            seed: args.seed,
+            n: report.n,
+            trials: report.trials,
+            test: report.test.name(),
+            counts: &report.counts,
+            expected: report.expected_count(),
+            chi2: report.chi2,
+            df: report.df,
+            p_value: report.p_value,
+            alpha: PASS_THRESHOLD,
+            fair: report.is_fair(PASS_THRESHOLD),
+        })
+    } else {
+        let mut out = io::stdout().lock();
+        write_text(&mut out, &report, &selection)?;
+        out.flush()?;
+        Ok(())
+    }
+}
+
+struct Experiment {
+    n: usize,
+    trials: u64,
+    show_progress: bool,
+}
+
+impl WithResolved for Experiment {
+    type Output = FairnessReport;
+
+    fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<FairnessReport> {
+        let Resolved { mut rng, shuffler } = resolved;
+        let bar = progress_bar(self.trials, self.show_progress, "shuffling");
+        let counted = Counted::new(&shuffler, &bar);
+        let report = if self.n <= MAX_PERMUTATION_N {
+            permutation_test(&counted, self.n, self.trials, &mut rng)
+        } else {
+            position_test(&counted, self.n, self.trials, &mut rng)
+        };
+        counted.finish();
+        bar.finish_and_clear();
+        report.map_err(|e| usage(e.to_string()))
+    }
+}
+
+/// A shuffler that forwards to another and advances a progress bar, so the statistics run
+/// unchanged (same draws, same counts) with or without a bar. It ticks the bar every
+/// [`Counted::TICK`] shuffles to keep the bar's cost out of the measurement.
+struct Counted<'a, S> {
+    inner: &'a S,
+    bar: &'a ProgressBar,
+    pending: Cell<u64>,
+}
+
+impl<'a, S> Counted<'a, S> {
+    const TICK: u64 = 4096;
+
+    fn new(inner: &'a S, bar: &'a ProgressBar) -> Self {
+        Self {
+            inner,
+            bar,
+            pending: Cell::new(0),
+        }
+    }
+
+    fn finish(&self) {
+        self.bar.inc(self.pending.replace(0));
+    }
+}
+
+impl<S: Shuffler> Shuffler for Counted<'_, S> {
+    fn info(&self) -> AlgorithmInfo {
+        self.inner.info()
+    }
+
+    fn shuffle<T, R: Rng + ?Sized>(&self, data: &mut [T], rng: &mut R) {
+        self.inner.shuffle(data, rng);
+        let pending = self.pending.get() + 1;
+        if pending == Self::TICK {
+            self.bar.inc(pending);
+            self.pending.set(0);
+        } else {
+            self.pending.set(pending);
+        }
+    }
+
+    fn shuffle_prefix<T, R: Rng + ?Sized>(
+        &self,
+        data: &mut [T],
+        k: usize,
+        rng: &mut R,
+    ) -> Result<(), ShuffleError> {
+        self.inner.shuffle_prefix(data, k, rng)
+    }
+}
+
+/// The label of count `index`: for the permutation test the order of `1..=n` with that
+/// lexicographic rank (`[1, 3, 2]`), for the position test `element e at position p`
+/// (1-based, like the orders).
+fn cell_label(report: &FairnessReport, index: usize) -> String {
+    match report.test {
+        TestKind::Permutation => match unrank_permutation(report.n, index as u64) {
+            Ok(order) => {
+                let items: Vec<String> = order.iter().map(|v| (v + 1).to_string()).collect();
+                format!("[{}]", items.join(", "))
+            }
+            Err(_) => format!("#{index}"),
+        },
+        TestKind::Position | TestKind::Prefix => {
+            let columns = (report.counts.len() / report.n.max(1)).max(1);
+            format!(
+                "{} at position {}",
+                index / columns + 1,
+                index % columns + 1
+            )
+        }
+    }
+}
+
+fn write_text(
+    out: &mut impl Write,
+    report: &FairnessReport,
+    selection: &Selection,
+) -> anyhow::Result<()> {
+    let seed = selection
+        .seed
+        .map_or_else(|| "from the OS".to_owned(), |s| s.to_string());
+    let what = match report.test {
+        TestKind::Permutation => format!("every order of [1..{}]", report.n),
+        TestKind::Position | TestKind::Prefix => {
+            format!("where each of {} elements lands", report.n)
+        }
+    };
+    writeln!(
+        out,
+        "{} test: {} with {} (seed {seed}), {} shuffles, counting {what}",
+        report.test, selection.algorithm, selection.backend, report.trials
+    )?;
+
+    let counts = &report.counts;
+    if counts.len() <= FULL_LISTING_MAX {
+        writeln!(out, "counts: {counts:?}")?;
+    } else {
+        let head: Vec<String> = counts.iter().take(24).map(u64::to_string).collect();
+        writeln!(
+            out,
+            "counts: [{}, …] ({} counts; --json lists all)",
+            head.join(", "),
+            counts.len()
+        )?;
+    }
+    writeln!(out)?;
+
+    let expected = report.expected_count();
+    let row = |index: usize| -> Vec<String> {
+        let count = counts[index];
+        let deviation = (count as f64 - expected) / expected * 100.0;
+        vec![
+            cell_label(report, index),
+            count.to_string(),
+            format!("{expected:.1}"),
+            format!("{deviation:+.2}%"),
+        ]
+    };
+    let first_column = match report.test {
+        TestKind::Permutation => "order",
+        TestKind::Position | TestKind::Prefix => "element at position",
+    };
+    let header = vec![first_column, "count", "expected", "deviation"];
+    if counts.len() <= FULL_LISTING_MAX {
+        Table {
+            header,
+            rows: (0..counts.len()).map(row).collect(),
+        }
+        .write(out)?;
+    } else {
+        let mut order: Vec<usize> = (0..counts.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(counts[i]));
+        let mut rows: Vec<Vec<String>> = order[..10].iter().map(|&i| row(i)).collect();
+        rows.push(vec![
+            "…".to_owned(),
+            String::new(),
+            String::new(),
+            String::new(),
+        ]);
+        rows.extend(order[order.len() - 10..].iter().map(|&i| row(i)));
+        writeln!(
+            out,
+            "the 10 most and 10 least frequent of {} cells:",
+            counts.len()
+        )?;
+        Table { header, rows }.write(out)?;
+    }
+    writeln!(out)?;
+
+    writeln!(
+        out,
+        "chi2 = {:.3}, df = {}, p-value = {}",
+        report.chi2,
+        report.df,
+        format_p(report.p_value)
+    )?;
+    if report.is_fair(PASS_THRESHOLD) {
+        writeln!(
+            out,
+            "verdict: FAIR — p-value > {PASS_THRESHOLD:e}: the counts are consistent with every \
+             outcome being equally likely"
+        )?;
+    } else {
+        writeln!(
+            out,
+            "verdict: UNFAIR — p-value <= {PASS_THRESHOLD:e}: counts this uneven are \
+             practically impossible for a fair shuffle"
+        )?;
+    }
+    if expected < fairdeal::fairness::MIN_EXPECTED_COUNT {
+        writeln!(
+            out,
+            "warning: only {expected:.1} expected per cell; the chi-square approximation needs \
+             about {} or more: use more --trials",
+            fairdeal::fairness::MIN_EXPECTED_COUNT
+        )?;
+    }
+    Ok(())
+}
+
+/// p-values span hundreds of orders of magnitude: fixed notation for ordinary ones, scientific
+/// for tiny ones.
+fn format_p(p: f64) -> String {
+    if p == 0.0 {
+        "0 (below f64 range)".to_owned()
+    } else if p >= 1e-3 {
+        format!("{p:.4}")
+    } else {
+        format!("{p:.3e}")
+    }
+}
+
+/// Writes the counts as an SVG bar chart, sorted from most to least frequent, with the
+/// expected count as a horizontal line.
+fn plot(report: &FairnessReport, selection: &Selection, path: &Path) -> anyhow::Result<()> {
+    use plotters::prelude::*;
+
+    let mut sorted: Vec<(usize, u64)> = report.counts.iter().copied().enumerate().collect();
+    sorted.sort_by_key(|&(index, count)| (std::cmp::Reverse(count), index));
+    let bars = sorted.len();
+    let expected = report.expected_count();
+    let top = sorted.first().map_or(0.0, |&(_, c)| c as f64).max(expected) * 1.1 + 1.0;
+    let verdict = if report.is_fair(PASS_THRESHOLD) {
+        "fair"
+    } else {
+        "UNFAIR"
+    };
+    let title = format!(
+        "{} + {}: {} test, n = {}, {} trials, p = {} ({verdict})",
+        selection.algorithm,
+        selection.backend,
+        report.test,
+        report.n,
+        report.trials,
+        format_p(report.p_value)
+    );
+    let labelled = report.test == TestKind::Permutation && bars <= 24;
+    // Compact labels ("132") fit under narrow bars.
+    let labels: Vec<String> = sorted
+        .iter()
+        .map(|&(index, _)| {
+            let mut label = cell_label(report, index);
+            label.retain(|c| c.is_ascii_digit());
+            label
+        })
+        .collect();
+
+    let root = SVGBackend::new(path, (960, 540)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(16)
+        .x_label_area_size(50)
+        .y_label_area_size(70)
+        .build_cartesian_2d((0..bars.saturating_sub(1)).into_segmented(), 0f64..top)?;
+    let x_desc = match report.test {
+        TestKind::Permutation => "orders of 1..n, most to least frequent",
+        TestKind::Position | TestKind::Prefix => {
+            "(element, position) cells, most to least frequent"
+        }
+    };
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_desc(x_desc)
+        .y_desc("count")
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .x_labels(if labelled { bars } else { 1 })
+        .x_label_formatter(&|value| match value {
+            SegmentValue::CenterOf(i) if labelled => labels.get(*i).cloned().unwrap_or_default(),
+            _ => String::new(),
+        })
+        .draw()?;
+    let bar_color = RGBColor(70, 110, 180);
+    chart
+        .draw_series(
+            Histogram::vertical(&chart)
+                .style(bar_color.filled())
+                .margin(match bars {
+                    0..=24 => 3,
+                    25..=60 => 1,
+                    _ => 0,
+                })
+                .data(
+                    sorted
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &(_, count))| (i, count as f64)),
+                ),
+        )?
+        .label("count")
+        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], bar_color.filled()));
+    chart
+        .draw_series(LineSeries::new(
+            [
+                (SegmentValue::Exact(0), expected),
+                (SegmentValue::Last, expected),
+            ],
+            RED.stroke_width(2),
+        ))?
+        .label(format!("expected ({expected:.1})"))
+        .legend(|(x, y)| PathElement::new([(x, y), (x + 14, y)], RED.stroke_width(2)));
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn p_values_format_readably() {
+        assert_eq!(format_p(0.5), "0.5000");
+        assert_eq!(format_p(1.5e-12), "1.500e-12");
+        assert!(format_p(0.0).starts_with('0'));
+    }
+}

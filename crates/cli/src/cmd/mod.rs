@@ -1,0 +1,5 @@
+//! One module per subcommand, each with `Args` (clap) and `run`.
+
+pub(crate) mod fairness;
+pub(crate) mod listing;
+pub(crate) mod shuffle;

@@ -1,0 +1,335 @@
+//! `fairdeal shuffle`: GNU `shuf` with a choice of algorithm and generator.
+//!
+//! Lines are raw bytes (no UTF-8 requirement) and every output line ends with `\n`, even when
+//! the input's last line had none, as with `shuf`. All input is read and checked before
+//! anything is written, so an error never leaves a partial result behind.
+//!
+//! With `-n K` only a prefix is shuffled: `shuffle_prefix`, which is O(k) for the `partial`
+//! algorithm. A range with `-n` is sampled without materialising it (a sparse virtual partial
+//! shuffle, `fairdeal::partial::sample_range`) when it is too large to hold, or when the
+//! algorithm is `partial` and K is small next to the range: that function returns exactly what
+//! `partial` returns on the materialised range, so the output does not depend on which path
+//! ran.
+
+use std::io::{self, Read as _, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use fairdeal::rng::{Backend, DEFAULT_BACKEND};
+use fairdeal::{DEFAULT_ALGORITHM, IndexSampler, Shuffler};
+
+use crate::common::{
+    Resolved, Selection, WithResolved, is_stdin, open_output, usage, with_selection,
+};
+
+/// The most numbers a range may hold to be shuffled whole (without `-n`): 10^8 numbers take
+/// 800 MB as `u64`, already a lot on a shared machine. Larger ranges need `-n K`.
+pub(crate) const MAX_RANGE_IN_MEMORY: u64 = 100_000_000;
+
+/// With `partial` and `-n K`, the sparse path is taken when `K * SPARSE_RATIO <= N`; above that
+/// materialising the range is cheaper than the sparse map. Both give the same output.
+const SPARSE_RATIO: u64 = 16;
+
+/// Arguments of `fairdeal shuffle`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    fairdeal shuffle names.txt\n  \
+    seq 10 | fairdeal shuffle -n 3\n  \
+    fairdeal shuffle -i 1-1000000000000 -n 5\n  \
+    fairdeal shuffle --algo inplace --backend java --seed 42 -i 0-51")]
+pub(crate) struct Args {
+    /// File whose lines are shuffled; `-` or nothing reads standard input.
+    #[arg(value_name = "FILE", conflicts_with = "input_range")]
+    file: Option<PathBuf>,
+
+    /// Shuffle the integers LO..=HI (one per line) instead of input lines. Without -n the
+    /// range may hold at most 100000000 numbers; with -n any u64 range works.
+    #[arg(
+        short = 'i',
+        long = "input-range",
+        visible_alias = "range",
+        value_name = "LO-HI",
+        allow_hyphen_values = true,
+        value_parser = parse_range
+    )]
+    input_range: Option<InputRange>,
+
+    /// Output at most K lines (a uniformly random ordered sample).
+    #[arg(
+        short = 'n',
+        long = "head-count",
+        value_name = "K",
+        allow_hyphen_values = true,
+        value_parser = parse_head_count
+    )]
+    head_count: Option<usize>,
+
+    /// Shuffling algorithm (see `fairdeal algorithms`).
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_ALGORITHM)]
+    algo: String,
+
+    /// Random number generator (see `fairdeal backends`).
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_BACKEND)]
+    backend: String,
+
+    /// Seed for a reproducible shuffle; without it the generator is seeded from the OS.
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
+
+    /// Write to FILE instead of standard output (created after all input is read, so it may
+    /// be the input file).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+/// An inclusive range of integers `LO..=HI` with `LO <= HI`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct InputRange {
+    lo: u64,
+    hi: u64,
+}
+
+impl InputRange {
+    /// How many integers the range holds (up to 2^64, hence `u128`).
+    fn len(self) -> u128 {
+        u128::from(self.hi - self.lo) + 1
+    }
+}
+
+/// Parses `LO-HI` (unsigned decimal integers, `LO <= HI`).
+fn parse_range(text: &str) -> Result<InputRange, String> {
+    let malformed =
+        || format!("expected LO-HI with unsigned integers LO <= HI (e.g. 1-100), got '{text}'");
+    let (lo, hi) = text.split_once('-').ok_or_else(malformed)?;
+    let number = |s: &str| -> Result<u64, String> {
+        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(malformed());
+        }
+        s.parse::<u64>()
+            .map_err(|_| format!("'{s}' in range '{text}' is larger than {}", u64::MAX))
+    };
+    let (lo, hi) = (number(lo)?, number(hi)?);
+    if lo > hi {
+        return Err(format!(
+            "reversed range '{text}': LO ({lo}) is greater than HI ({hi})"
+        ));
+    }
+    Ok(InputRange { lo, hi })
+}
+
+/// Parses K: a non-negative decimal integer. Values past `usize::MAX` saturate (a K larger
+/// than the input prints all of it anyway).
+fn parse_head_count(text: &str) -> Result<usize, String> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("K must be a non-negative integer, got '{text}'"));
+    }
+    Ok(text.parse::<usize>().unwrap_or(usize::MAX))
+}
+
+/// Runs `fairdeal shuffle`.
+pub(crate) fn run(args: Args) -> anyhow::Result<()> {
+    let selection = Selection {
+        algorithm: args.algo,
+        backend: args.backend,
+        seed: args.seed,
+    };
+    let input = match args.input_range {
+        Some(range) => {
+            if args.head_count.is_none() && range.len() > u128::from(MAX_RANGE_IN_MEMORY) {
+                return Err(usage(format!(
+                    "range {}-{} holds {} numbers, more than the {MAX_RANGE_IN_MEMORY} that can \
+                     be shuffled in memory; use -n K to sample from it",
+                    range.lo,
+                    range.hi,
+                    range.len()
+                )));
+            }
+            Input::Range(range)
+        }
+        None => Input::Lines(read_input(args.file.as_deref())?),
+    };
+    let job = Job {
+        input,
+        head_count: args.head_count,
+        sparse_allowed: selection.algorithm == fairdeal::partial::INFO.name,
+        output: args.output,
+    };
+    with_selection(&selection, job)
+}
+
+/// Reads the whole input: the named file, or standard input for `-` or no file.
+fn read_input(file: Option<&Path>) -> anyhow::Result<Vec<u8>> {
+    let mut buffer = Vec::new();
+    match file {
+        Some(path) if !is_stdin(path) => {
+            buffer =
+                std::fs::read(path).with_context(|| format!("cannot read '{}'", path.display()))?;
+        }
+        _ => {
+            io::stdin()
+                .lock()
+                .read_to_end(&mut buffer)
+                .context("cannot read standard input")?;
+        }
+    }
+    Ok(buffer)
+}
+
+/// Splits input into lines without their `\n`. A final line without `\n` is still a line; a
+/// final `\n` does not start an empty one. Empty input has no lines.
+pub(crate) fn split_lines(buffer: &[u8]) -> Vec<&[u8]> {
+    let body = buffer.strip_suffix(b"\n").unwrap_or(buffer);
+    if buffer.is_empty() {
+        return Vec::new();
+    }
+    body.split(|&b| b == b'\n').collect()
+}
+
+enum Input {
+    Lines(Vec<u8>),
+    Range(InputRange),
+}
+
+struct Job {
+    input: Input,
+    head_count: Option<usize>,
+    /// Whether the sparse range sampler may be used for a range that fits in memory (only when
+    /// it gives the same output as the chosen algorithm, i.e. for `partial`).
+    sparse_allowed: bool,
+    output: Option<PathBuf>,
+}
+
+impl WithResolved for Job {
+    type Output = ();
+
+    fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<()> {
+        let Resolved { mut rng, shuffler } = resolved;
+        match self.input {
+            Input::Lines(buffer) => {
+                let mut lines = split_lines(&buffer);
+                let k = shuffle_head(&shuffler, &mut lines, self.head_count, &mut rng)?;
+                let mut out = open_output(self.output.as_deref())?;
+                for line in &lines[..k] {
+                    out.write_all(line)?;
+                    out.write_all(b"\n")?;
+                }
+                out.flush()?;
+            }
+            Input::Range(range) => {
+                let len = range.len();
+                let sparse_k = self
+                    .head_count
+                    .map(|k| u128::try_from(k).unwrap_or(u128::MAX).min(len));
+                let sparse = match sparse_k {
+                    Some(k) => {
+                        len > u128::from(MAX_RANGE_IN_MEMORY)
+                            || (self.sparse_allowed && k * u128::from(SPARSE_RATIO) <= len)
+                    }
+                    None => false,
+                };
+                let values = if let (true, Some(k)) = (sparse, sparse_k) {
+                    // `k <= len` and `k <= usize::MAX` by construction.
+                    let k = usize::try_from(k).context("sample size does not fit in memory")?;
+                    fairdeal::partial::sample_range(
+                        range.lo,
+                        range.hi,
+                        k,
+                        &mut rng,
+                        &B::Sampler::default(),
+                    )
+                    .context("cannot sample from the range")?
+                } else {
+                    let mut values: Vec<u64> = (range.lo..=range.hi).collect();
+                    let k = shuffle_head(&shuffler, &mut values, self.head_count, &mut rng)?;
+                    values.truncate(k);
+                    values
+                };
+                let mut out = open_output(self.output.as_deref())?;
+                for value in values {
+                    writeln!(out, "{value}")?;
+                }
+                out.flush()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Shuffles `items` whole, or only a prefix of `min(k, len)` for `-n K`; returns how many
+/// items to print.
+fn shuffle_head<T, S: IndexSampler, R: fairdeal::Rng + ?Sized>(
+    shuffler: &fairdeal::AnyShuffler<S>,
+    items: &mut [T],
+    head_count: Option<usize>,
+    rng: &mut R,
+) -> anyhow::Result<usize> {
+    match head_count {
+        None => {
+            shuffler.shuffle(items, rng);
+            Ok(items.len())
+        }
+        Some(k) => {
+            let k = k.min(items.len());
+            shuffler.shuffle_prefix(items, k, rng)?;
+            Ok(k)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_split_like_shuf() {
+        assert!(split_lines(b"").is_empty());
+        assert_eq!(split_lines(b"\n"), vec![&b""[..]]);
+        assert_eq!(split_lines(b"a\nb\n"), vec![&b"a"[..], b"b"]);
+        assert_eq!(split_lines(b"a\nb"), vec![&b"a"[..], b"b"]);
+        assert_eq!(split_lines(b"a\n\nb\n"), vec![&b"a"[..], b"", b"b"]);
+        assert_eq!(split_lines(b"\xff\xfe\n"), vec![&b"\xff\xfe"[..]]);
+    }
+
+    #[test]
+    fn help_states_the_range_cap() {
+        use clap::Args as _;
+        let help = Args::augment_args(clap::Command::new("shuffle"))
+            .render_long_help()
+            .to_string();
+        assert!(help.contains(&MAX_RANGE_IN_MEMORY.to_string()), "{help}");
+    }
+
+    #[test]
+    fn ranges_parse_and_reject() {
+        assert_eq!(parse_range("1-10"), Ok(InputRange { lo: 1, hi: 10 }));
+        assert_eq!(parse_range("7-7"), Ok(InputRange { lo: 7, hi: 7 }));
+        let full = parse_range("0-18446744073709551615").unwrap();
+        assert_eq!(full.len(), 1u128 << 64);
+        for bad in [
+            "",
+            "5",
+            "-",
+            "1-",
+            "-5",
+            "a-b",
+            "1-2-3",
+            "-1-5",
+            "+1-5",
+            "1 -5",
+            "1-99999999999999999999",
+        ] {
+            assert!(parse_range(bad).is_err(), "{bad:?} accepted");
+        }
+        assert!(parse_range("5-3").unwrap_err().contains("reversed"));
+    }
+
+    #[test]
+    fn head_counts_parse_and_reject() {
+        assert_eq!(parse_head_count("0"), Ok(0));
+        assert_eq!(parse_head_count("12"), Ok(12));
+        assert_eq!(parse_head_count("99999999999999999999999"), Ok(usize::MAX));
+        for bad in ["", "-1", "-0", "1.5", "x", " 1"] {
+            assert!(parse_head_count(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+}

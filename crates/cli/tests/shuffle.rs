@@ -1,0 +1,447 @@
+//! `fairdeal shuffle` from the outside: shuf-like behaviour and the one-line error contract.
+
+mod common;
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+
+use common::{fairdeal, fairdeal_with_input, scratch};
+
+fn sorted<T: Ord + Clone>(items: &[T]) -> Vec<T> {
+    let mut v = items.to_vec();
+    v.sort();
+    v
+}
+
+fn lines(bytes: &[u8]) -> Vec<Vec<u8>> {
+    bytes
+        .split_inclusive(|&b| b == b'\n')
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+// ---------------------------------------------------------------- behaviour
+
+#[test]
+fn default_output_is_a_permutation_of_the_input_lines() {
+    let input: Vec<u8> = (0..200)
+        .flat_map(|i| format!("line {i}\n").into_bytes())
+        .collect();
+    let run = fairdeal_with_input(&["shuffle"], &input).ok();
+    assert_eq!(sorted(&lines(&run.stdout)), sorted(&lines(&input)));
+}
+
+#[test]
+fn default_range_output_is_a_permutation() {
+    let run = fairdeal(&["shuffle", "-i", "10-1009"]).ok();
+    assert_eq!(sorted(&run.numbers()), (10..=1009).collect::<Vec<u64>>());
+}
+
+#[test]
+fn every_algorithm_and_backend_shuffles_a_range() {
+    for algo in [
+        "inplace",
+        "inside-out",
+        "partial",
+        "naive",
+        "biased",
+        "sort-key",
+    ] {
+        for backend in ["chacha12", "java", "python", "wyrand", "pcg64"] {
+            let run = fairdeal(&[
+                "shuffle",
+                "--algo",
+                algo,
+                "--backend",
+                backend,
+                "--seed",
+                "5",
+                "-i",
+                "1-100",
+            ])
+            .ok();
+            assert_eq!(
+                sorted(&run.numbers()),
+                (1..=100).collect::<Vec<u64>>(),
+                "{algo} {backend}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_seed_makes_the_output_reproducible() {
+    let input: Vec<u8> = (0..100)
+        .flat_map(|i| format!("{i}\n").into_bytes())
+        .collect();
+    let a = fairdeal_with_input(&["shuffle", "--seed", "42"], &input).ok();
+    let b = fairdeal_with_input(&["shuffle", "--seed", "42"], &input).ok();
+    let c = fairdeal_with_input(&["shuffle", "--seed", "43"], &input).ok();
+    assert_eq!(a.stdout, b.stdout);
+    assert_ne!(a.stdout, c.stdout);
+    let r1 = fairdeal(&[
+        "shuffle",
+        "--seed",
+        "7",
+        "-i",
+        "1-1000",
+        "--backend",
+        "pcg32",
+    ])
+    .ok();
+    let r2 = fairdeal(&[
+        "shuffle",
+        "--seed",
+        "7",
+        "-i",
+        "1-1000",
+        "--backend",
+        "pcg32",
+    ])
+    .ok();
+    assert_eq!(r1.stdout, r2.stdout);
+}
+
+#[test]
+fn a_missing_final_newline_is_added_and_bytes_are_kept() {
+    let input = b"alpha\n\xff\xfe raw\nlast without newline";
+    let run = fairdeal_with_input(&["shuffle", "--seed", "1"], input).ok();
+    assert!(run.stdout.ends_with(b"\n"));
+    assert_eq!(
+        sorted(&lines(&run.stdout)),
+        sorted(&[
+            b"alpha\n".to_vec(),
+            b"\xff\xfe raw\n".to_vec(),
+            b"last without newline\n".to_vec()
+        ])
+    );
+}
+
+#[test]
+fn empty_lines_are_lines() {
+    let run = fairdeal_with_input(&["shuffle", "--seed", "1"], b"\n\nx\n").ok();
+    assert_eq!(
+        sorted(&lines(&run.stdout)),
+        sorted(&[b"\n".to_vec(), b"\n".to_vec(), b"x\n".to_vec()])
+    );
+}
+
+#[test]
+fn empty_input_prints_nothing() {
+    assert!(fairdeal(&["shuffle"]).ok().stdout.is_empty());
+    assert!(fairdeal(&["shuffle", "-n", "3"]).ok().stdout.is_empty());
+    assert!(fairdeal(&["shuffle", "-"]).ok().stdout.is_empty());
+}
+
+#[test]
+fn dash_reads_standard_input() {
+    let run = fairdeal_with_input(&["shuffle", "-", "--seed", "3"], b"a\nb\nc\n").ok();
+    assert_eq!(
+        sorted(&lines(&run.stdout)),
+        [b"a\n".to_vec(), b"b\n".to_vec(), b"c\n".to_vec()]
+    );
+}
+
+#[test]
+fn a_file_argument_is_read() {
+    let path = scratch("input.txt");
+    std::fs::write(&path, b"x\ny\nz\n").unwrap();
+    let run = fairdeal(&["shuffle", path.to_str().unwrap()]).ok();
+    assert_eq!(
+        sorted(&lines(&run.stdout)),
+        [b"x\n".to_vec(), b"y\n".to_vec(), b"z\n".to_vec()]
+    );
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn head_count_larger_than_the_input_prints_everything() {
+    let run = fairdeal(&["shuffle", "-i", "1-5", "-n", "10", "--seed", "1"]).ok();
+    assert_eq!(sorted(&run.numbers()), [1, 2, 3, 4, 5]);
+    let run = fairdeal_with_input(&["shuffle", "-n", "99999999999999999999999"], b"a\nb\n").ok();
+    assert_eq!(lines(&run.stdout).len(), 2);
+}
+
+#[test]
+fn head_count_zero_prints_nothing() {
+    assert!(
+        fairdeal(&["shuffle", "-i", "1-5", "-n", "0"])
+            .ok()
+            .stdout
+            .is_empty()
+    );
+    assert!(
+        fairdeal_with_input(&["shuffle", "-n", "0"], b"a\n")
+            .ok()
+            .stdout
+            .is_empty()
+    );
+}
+
+#[test]
+fn head_count_is_a_sample_of_distinct_values() {
+    let run = fairdeal(&["shuffle", "-i", "1-52", "-n", "7"]).ok();
+    let values = run.numbers();
+    assert_eq!(values.len(), 7);
+    assert_eq!(
+        sorted(&values).windows(2).filter(|w| w[0] == w[1]).count(),
+        0
+    );
+    assert!(values.iter().all(|v| (1..=52).contains(v)));
+}
+
+#[test]
+fn a_huge_range_with_head_count_is_sampled_without_materialising_it() {
+    // 10^12 u64 values would take 8 TB: this only works through the sparse path.
+    for algo in ["inplace", "partial", "biased"] {
+        let run = fairdeal(&[
+            "shuffle",
+            "-i",
+            "1-1000000000000",
+            "-n",
+            "5",
+            "--algo",
+            algo,
+        ])
+        .ok();
+        let values = run.numbers();
+        assert_eq!(values.len(), 5);
+        assert!(values.iter().all(|v| (1..=1_000_000_000_000).contains(v)));
+        assert_eq!(
+            sorted(&values).windows(2).filter(|w| w[0] == w[1]).count(),
+            0
+        );
+    }
+    let run = fairdeal(&[
+        "shuffle",
+        "-i",
+        "0-18446744073709551615",
+        "-n",
+        "3",
+        "--seed",
+        "9",
+    ])
+    .ok();
+    assert_eq!(run.numbers().len(), 3);
+    let again = fairdeal(&[
+        "shuffle",
+        "-i",
+        "0-18446744073709551615",
+        "-n",
+        "3",
+        "--seed",
+        "9",
+    ])
+    .ok();
+    assert_eq!(run.stdout, again.stdout);
+}
+
+/// `partial` takes the sparse path for a small K and the materialised one for a large K; the
+/// sparse sampler returns exactly what `partial` does, and partial's first draws do not depend
+/// on K, so the small sample is the start of the large one.
+#[test]
+fn sparse_and_materialised_paths_agree_for_partial() {
+    for backend in ["chacha12", "java", "python"] {
+        let small = fairdeal(&[
+            "shuffle",
+            "--algo",
+            "partial",
+            "--backend",
+            backend,
+            "--seed",
+            "11",
+            "-i",
+            "1-1000",
+            "-n",
+            "5",
+        ])
+        .ok();
+        let large = fairdeal(&[
+            "shuffle",
+            "--algo",
+            "partial",
+            "--backend",
+            backend,
+            "--seed",
+            "11",
+            "-i",
+            "1-1000",
+            "-n",
+            "500",
+        ])
+        .ok();
+        assert_eq!(small.numbers()[..], large.numbers()[..5], "{backend}");
+    }
+}
+
+/// For a whole-shuffle algorithm `-n K` prints the first K lines of the full shuffle.
+#[test]
+fn head_count_is_a_prefix_of_the_full_shuffle_for_inplace() {
+    let full = fairdeal(&["shuffle", "--algo", "inplace", "--seed", "3", "-i", "1-100"]).ok();
+    let head = fairdeal(&[
+        "shuffle", "--algo", "inplace", "--seed", "3", "-i", "1-100", "-n", "10",
+    ])
+    .ok();
+    assert_eq!(head.numbers()[..], full.numbers()[..10]);
+}
+
+#[test]
+fn output_file_gets_the_output_and_may_be_the_input() {
+    let path = scratch("inout.txt");
+    std::fs::write(&path, b"1\n2\n3\n4\n").unwrap();
+    let p = path.to_str().unwrap();
+    let run = fairdeal(&["shuffle", p, "-o", p, "--seed", "2"]).ok();
+    assert!(run.stdout.is_empty());
+    let written = std::fs::read(&path).unwrap();
+    assert_eq!(sorted(&lines(&written)), sorted(&lines(b"1\n2\n3\n4\n")));
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+        .args(["shuffle", "-i", "1-3000000"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 100];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout); // like `| head -c 100`
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+// ---------------------------------------------------------------- errors
+
+#[test]
+fn unknown_algorithm_lists_the_valid_names() {
+    let line = fairdeal(&["shuffle", "--algo", "bogo", "-i", "1-3"]).error();
+    for name in [
+        "bogo",
+        "inplace",
+        "inside-out",
+        "partial",
+        "naive",
+        "biased",
+        "sort-key",
+    ] {
+        assert!(line.contains(name), "{line}");
+    }
+}
+
+#[test]
+fn unknown_backend_lists_the_valid_names() {
+    let line = fairdeal(&["shuffle", "--backend", "mersenne", "-i", "1-3"]).error();
+    for name in ["mersenne", "chacha12", "java", "python", "wyrand"] {
+        assert!(line.contains(name), "{line}");
+    }
+}
+
+#[test]
+fn malformed_ranges_are_rejected() {
+    for range in [
+        "5",
+        "a-b",
+        "1-",
+        "-5",
+        "-1-5",
+        "1-2-3",
+        "1.5-3",
+        "1-99999999999999999999",
+        "",
+    ] {
+        let line = fairdeal(&["shuffle", "-i", range]).error();
+        assert!(
+            line.contains("range") || line.contains("LO-HI"),
+            "{range:?}: {line}"
+        );
+    }
+}
+
+#[test]
+fn a_reversed_range_is_rejected() {
+    let line = fairdeal(&["shuffle", "-i", "10-1"]).error();
+    assert!(line.contains("reversed"), "{line}");
+    fairdeal(&["shuffle", "--range", "10-1", "-n", "3"]).error();
+}
+
+#[test]
+fn a_negative_or_malformed_head_count_is_rejected() {
+    for k in ["-3", "-0", "x", "1.5", ""] {
+        let line = fairdeal(&["shuffle", "-i", "1-10", "-n", k]).error();
+        assert!(
+            line.contains("K must be a non-negative integer"),
+            "{k:?}: {line}"
+        );
+    }
+    let line = fairdeal(&["shuffle", "-i", "1-10", "--head-count=-3"]).error();
+    assert!(line.contains("non-negative"), "{line}");
+}
+
+#[test]
+fn an_unreadable_file_is_reported() {
+    let line = fairdeal(&["shuffle", "/nonexistent/fairdeal/input.txt"]).error();
+    assert!(line.contains("/nonexistent/fairdeal/input.txt"), "{line}");
+    let dir = std::env::temp_dir();
+    fairdeal(&["shuffle", dir.to_str().unwrap()]).error();
+}
+
+#[test]
+fn an_unwritable_output_is_reported() {
+    let line = fairdeal(&[
+        "shuffle",
+        "-i",
+        "1-3",
+        "-o",
+        "/nonexistent/fairdeal/out.txt",
+    ])
+    .error();
+    assert!(line.contains("/nonexistent/fairdeal/out.txt"), "{line}");
+}
+
+#[test]
+fn a_range_too_large_to_hold_needs_head_count() {
+    let line = fairdeal(&["shuffle", "-i", "1-1000000000000"]).error();
+    assert!(line.contains("-n"), "{line}");
+    let line = fairdeal(&["shuffle", "-i", "0-18446744073709551615"]).error();
+    assert!(line.contains("18446744073709551616"), "{line}");
+}
+
+#[test]
+fn a_file_and_a_range_together_are_rejected() {
+    fairdeal(&["shuffle", "some-file", "-i", "1-3"]).error();
+}
+
+#[test]
+fn usage_errors_exit_with_status_2_and_runtime_errors_with_1() {
+    assert_eq!(fairdeal(&["shuffle", "--algo", "bogo"]).status, Some(2));
+    assert_eq!(fairdeal(&["shuffle", "-i", "3-1"]).status, Some(2));
+    assert_eq!(fairdeal(&["shuffle", "--frobnicate"]).status, Some(2));
+    assert_eq!(
+        fairdeal(&["shuffle", "/nonexistent/fairdeal"]).status,
+        Some(1)
+    );
+}
+
+#[test]
+fn unknown_flags_and_subcommands_are_one_line_errors() {
+    fairdeal(&["shuffle", "--frobnicate"]).error();
+    fairdeal(&["shufle"]).error();
+    fairdeal(&["shuffle", "--seed", "-1"]).error();
+}
+
+#[test]
+fn help_and_version_succeed() {
+    let help = fairdeal(&["shuffle", "--help"]).ok();
+    assert!(help.text().contains("--head-count"));
+    let version = fairdeal(&["--version"]).ok();
+    assert!(version.text().starts_with("fairdeal "));
+}
