@@ -41,12 +41,11 @@ proptest! {
     }
 
     #[test]
-    fn prefix_of_n_is_the_full_shuffle((v, k) in vec_and_k(), seed: u64) {
+    fn prefix_of_n_is_the_full_shuffle(v in proptest::collection::vec(any::<u32>(), 0..300), seed: u64) {
         let mut full = v.clone();
         Partial::new().shuffle_prefix(&mut full, v.len(), &mut Pcg64::seed_from_u64(seed)).unwrap();
         prop_assert_eq!(&full, &shuffled_copy(&v, seed));
-        prop_assert_eq!(sorted(full), sorted(v.clone()));
-        let _ = k;
+        prop_assert_eq!(sorted(full), sorted(v));
     }
 
     #[test]
