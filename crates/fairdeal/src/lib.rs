@@ -98,6 +98,7 @@ algo.shuffle(&mut v, &mut rng);
 | `rng`        | yes     | [`rng`]: the backend catalogue, `java` and `python` ports         |
 | `fairness`   | no      | `fairness`: chi-square permutation and position tests             |
 | `cards`      | no      | `cards`: `Card`, `Rank`, `Suit`, decks, shoes, "As Kd" parsing     |
+| `poker`      | no      | `poker`: hand evaluation, exhaustive tables, equity               |
 | `blackjack`  | no      | `blackjack`: rules, basic strategy, shoe, simulation              |
 
 With all four algorithm features on (the default), the registry is available. With only the
@@ -134,6 +135,9 @@ pub use fairdeal_fairness as fairness;
 
 #[cfg(feature = "cards")]
 pub use fairdeal_cards as cards;
+
+#[cfg(feature = "poker")]
+pub use fairdeal_poker as poker;
 
 #[cfg(feature = "blackjack")]
 pub use fairdeal_blackjack as blackjack;
