@@ -34,9 +34,9 @@ const FULL_LISTING_MAX: usize = 120;
 /// Arguments of `fairdeal fairness`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
-    fairdeal fairness                       # 100,000 shuffles of [1, 2, 3], default algorithm\n  \
-    fairdeal fairness --algo biased --seed 1 # the wrong-range swap: rejected\n  \
-    fairdeal fairness --n 52 --trials 20000 --json")]
+    fairdeal fairness                         # 100,000 shuffles of [1, 2, 3], default algorithm\n  \
+    fairdeal fairness --algo biased --seed 1  # the wrong-range swap: rejected\n  \
+    fairdeal fairness --n 52 --trials 20000 --json  # position test")]
 pub(crate) struct Args {
     /// Shuffling algorithm to test (see `fairdeal algorithms`).
     #[arg(long, value_name = "NAME", default_value = DEFAULT_ALGORITHM)]

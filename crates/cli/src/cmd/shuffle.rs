@@ -72,7 +72,9 @@ pub(crate) struct Args {
     #[arg(long, value_name = "NAME", default_value = DEFAULT_BACKEND)]
     backend: String,
 
-    /// Seed for a reproducible shuffle; without it the generator is seeded from the OS.
+    /// Seed for a reproducible shuffle; without it the generator is seeded from the OS. With
+    /// `--backend java` it is Java's `new Random(S)` (S read as a two's-complement `long`), with
+    /// `--backend python` it is `random.seed(S)`.
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
 
