@@ -1,0 +1,127 @@
+//! Bit-exactness against the real `python3` and `java` on this machine, for seeds and sizes the
+//! committed fixtures do not contain (the fixture tests in `bit_exact.rs` always run; these
+//! complement them when the interpreters are installed and are skipped, with a note on
+//! stderr, when they are not).
+
+mod common;
+
+use std::process::Command;
+
+use common::{fairdeal, scratch};
+
+/// `(seed, n)` pairs absent from `crates/rng/fixtures/*_shuffle.txt`.
+const CASES: &[(u64, usize)] = &[
+    (5, 2),
+    (99, 3),
+    (2026, 13),
+    (31_337, 52),
+    (1 << 40, 52),
+    (123_456_789, 257),
+    ((1 << 63) + 11, 500),
+    (18_446_744_073_709_551_000, 999),
+];
+
+fn cli_order(backend: &str, seed: u64, n: usize) -> Vec<u64> {
+    let range = format!("0-{}", n - 1);
+    let seed = seed.to_string();
+    fairdeal(&[
+        "shuffle",
+        "--algo",
+        "inplace",
+        "--backend",
+        backend,
+        "--seed",
+        &seed,
+        "-i",
+        &range,
+    ])
+    .ok()
+    .numbers()
+}
+
+/// Parses "seed n v0 v1 …" lines into `(seed, n) -> order`.
+fn parse(text: &str) -> Vec<((u64, usize), Vec<u64>)> {
+    text.lines()
+        .map(|line| {
+            let mut fields = line
+                .split_ascii_whitespace()
+                .map(|f| f.parse::<u64>().expect("a number"));
+            let seed = fields.next().expect("seed");
+            let n = fields.next().expect("n") as usize;
+            ((seed, n), fields.collect())
+        })
+        .collect()
+}
+
+fn compare(backend: &str, reference: &str) {
+    let rows = parse(reference);
+    assert_eq!(rows.len(), CASES.len(), "reference output: {reference}");
+    for ((seed, n), order) in rows {
+        assert_eq!(order.len(), n);
+        assert_eq!(
+            cli_order(backend, seed, n),
+            order,
+            "{backend}: seed {seed}, n {n}"
+        );
+    }
+}
+
+fn cases_arg() -> Vec<String> {
+    CASES.iter().map(|(s, n)| format!("{s}:{n}")).collect()
+}
+
+#[test]
+fn python_random_shuffle_matches_for_new_seeds() {
+    const SCRIPT: &str = "import random, sys\n\
+        for case in sys.argv[1:]:\n    \
+            seed, n = map(int, case.split(':'))\n    \
+            random.seed(seed)\n    \
+            x = list(range(n))\n    \
+            random.shuffle(x)\n    \
+            print(seed, n, *x)\n";
+    let output = match Command::new("python3")
+        .arg("-c")
+        .arg(SCRIPT)
+        .args(cases_arg())
+        .output()
+    {
+        Ok(output) if output.status.success() => output,
+        other => {
+            eprintln!("skipping: python3 unavailable ({other:?})");
+            return;
+        }
+    };
+    compare("python", &String::from_utf8(output.stdout).unwrap());
+}
+
+#[test]
+fn java_collections_shuffle_matches_for_new_seeds() {
+    const SOURCE: &str = "import java.util.*;\n\
+        public class LiveShuffle {\n  \
+          public static void main(String[] args) {\n    \
+            for (String c : args) {\n      \
+              String[] p = c.split(\":\");\n      \
+              long seed = Long.parseUnsignedLong(p[0]);\n      \
+              int n = Integer.parseInt(p[1]);\n      \
+              List<Integer> list = new ArrayList<>();\n      \
+              for (int i = 0; i < n; i++) list.add(i);\n      \
+              Collections.shuffle(list, new Random(seed));\n      \
+              StringBuilder sb = new StringBuilder(p[0] + \" \" + n);\n      \
+              for (int v : list) sb.append(' ').append(v);\n      \
+              System.out.println(sb);\n    \
+            }\n  \
+          }\n\
+        }\n";
+    let source = scratch("LiveShuffle.java");
+    std::fs::write(&source, SOURCE).unwrap();
+    // Java 11+ runs a single source file directly.
+    let output = match Command::new("java").arg(&source).args(cases_arg()).output() {
+        Ok(output) if output.status.success() => output,
+        other => {
+            eprintln!("skipping: java unavailable ({other:?})");
+            return;
+        }
+    };
+    let _ = std::fs::remove_file(&source);
+    compare("java", &String::from_utf8(output.stdout).unwrap());
+}
