@@ -42,10 +42,14 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
 
 /// The algorithm used when none is named: in-place Fisher-Yates (`"inplace"`).
 ///
-/// It must be fair (never `"biased"`). Among the fair ones it is the fastest for a whole shuffle
-/// in the benchmarks: one draw and one swap per element, no allocation. `partial` does the same
-/// work for a whole shuffle and is what [`Shuffler::shuffle_prefix`] uses for `-n K` anyway,
-/// since every [`AnyShuffler`] delegates prefixes to its own algorithm.
+/// It must be fair (never `"biased"`; a test checks). Of the fair ones, `inplace` and `partial`
+/// do the least work for a whole shuffle: one draw and one swap per element, in place, with no
+/// allocation (`inside-out` writes into a new `Vec`, `sort-key` sorts in O(N log N), `naive` is
+/// O(N²)). `inplace` is the reference algorithm, draw for draw what Java's
+/// `Collections.shuffle` and Python's `random.shuffle` do, so it is the default; `cargo xtask
+/// bench` compares the algorithms' speed. Prefixes (`-n K` on the command line) are
+/// unaffected by the choice of `partial` or not: every [`AnyShuffler`] delegates
+/// [`Shuffler::shuffle_prefix`] to its own algorithm.
 ///
 /// ```
 /// let default = fairdeal::algorithm_by_name(fairdeal::DEFAULT_ALGORITHM, fairdeal::Lemire)?;
