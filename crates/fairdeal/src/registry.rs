@@ -47,9 +47,9 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
 /// allocation (`inside-out` writes into a new `Vec`, `sort-key` sorts in O(N log N), `naive` is
 /// O(N²)). `inplace` is the reference algorithm, draw for draw what Java's
 /// `Collections.shuffle` and Python's `random.shuffle` do, so it is the default; `cargo xtask
-/// bench` compares the algorithms' speed. Prefixes (`-n K` on the command line) are
-/// unaffected by the choice of `partial` or not: every [`AnyShuffler`] delegates
-/// [`Shuffler::shuffle_prefix`] to its own algorithm.
+/// bench` compares the algorithms' speed. A caller that needs only a prefix of k should ask
+/// for `partial` by name: every [`AnyShuffler`] delegates [`Shuffler::shuffle_prefix`] to its
+/// own algorithm, which is O(k) only for `partial`.
 ///
 /// ```
 /// let default = fairdeal::algorithm_by_name(fairdeal::DEFAULT_ALGORITHM, fairdeal::Lemire)?;
