@@ -274,6 +274,33 @@ fn sparse_and_materialised_paths_agree_for_partial() {
     }
 }
 
+/// Without --algo, `-n K` uses the O(k) partial shuffle; a whole shuffle uses inplace.
+#[test]
+fn the_default_algorithm_is_partial_with_head_count_and_inplace_without() {
+    let input: Vec<u8> = (0..50)
+        .flat_map(|i| format!("{i}\n").into_bytes())
+        .collect();
+    let run = |args: &[&str]| fairdeal_with_input(args, &input).ok().stdout;
+    assert_eq!(
+        run(&["shuffle", "--seed", "8", "-n", "5"]),
+        run(&["shuffle", "--seed", "8", "-n", "5", "--algo", "partial"])
+    );
+    assert_eq!(
+        run(&["shuffle", "--seed", "8"]),
+        run(&["shuffle", "--seed", "8", "--algo", "inplace"])
+    );
+    assert_eq!(
+        fairdeal(&["shuffle", "--seed", "8", "-i", "1-1000", "-n", "3"])
+            .ok()
+            .stdout,
+        fairdeal(&[
+            "shuffle", "--seed", "8", "-i", "1-1000", "-n", "3", "--algo", "partial"
+        ])
+        .ok()
+        .stdout
+    );
+}
+
 /// For a whole-shuffle algorithm `-n K` prints the first K lines of the full shuffle.
 #[test]
 fn head_count_is_a_prefix_of_the_full_shuffle_for_inplace() {

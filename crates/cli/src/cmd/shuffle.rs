@@ -5,7 +5,8 @@
 //! anything is written, so an error never leaves a partial result behind.
 //!
 //! With `-n K` only a prefix is shuffled: `shuffle_prefix`, which is O(k) for the `partial`
-//! algorithm. A range with `-n` is sampled without materialising it (a sparse virtual partial
+//! algorithm, so `partial` is the default algorithm with `-n` (`fairdeal::DEFAULT_ALGORITHM`,
+//! `inplace`, without); an explicit `--algo` is always honoured. A range with `-n` is sampled without materialising it (a sparse virtual partial
 //! shuffle, `fairdeal::partial::sample_range`) when it is too large to hold, or when the
 //! algorithm is `partial` and K is small next to the range: that function returns exactly what
 //! `partial` returns on the materialised range, so the output does not depend on which path
@@ -25,6 +26,9 @@ use crate::common::{
 /// The most numbers a range may hold to be shuffled whole (without `-n`): 10^8 numbers take
 /// 800 MB as `u64`, already a lot on a shared machine. Larger ranges need `-n K`.
 pub(crate) const MAX_RANGE_IN_MEMORY: u64 = 100_000_000;
+
+/// The default algorithm with `-n K`: the partial shuffle, k draws and k swaps.
+const PREFIX_ALGORITHM: &str = fairdeal::partial::INFO.name;
 
 /// With `partial` and `-n K`, the sparse path is taken when `K * SPARSE_RATIO <= N`; above that
 /// materialising the range is cheaper than the sparse map. Both give the same output.
@@ -64,9 +68,10 @@ pub(crate) struct Args {
     )]
     head_count: Option<usize>,
 
-    /// Shuffling algorithm (see `fairdeal algorithms`).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_ALGORITHM)]
-    algo: String,
+    /// Shuffling algorithm (see `fairdeal algorithms`) [default: inplace, or partial with -n:
+    /// O(k) for a sample of k]
+    #[arg(long, value_name = "NAME")]
+    algo: Option<String>,
 
     /// Random number generator (see `fairdeal backends`).
     #[arg(long, value_name = "NAME", default_value = DEFAULT_BACKEND)]
@@ -130,8 +135,13 @@ fn parse_head_count(text: &str) -> Result<usize, String> {
 
 /// Runs `fairdeal shuffle`.
 pub(crate) fn run(args: Args) -> anyhow::Result<()> {
+    let default = if args.head_count.is_some() {
+        PREFIX_ALGORITHM
+    } else {
+        DEFAULT_ALGORITHM
+    };
     let selection = Selection {
-        algorithm: args.algo,
+        algorithm: args.algo.unwrap_or_else(|| default.to_owned()),
         backend: args.backend,
         seed: args.seed,
     };
@@ -153,7 +163,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let job = Job {
         input,
         head_count: args.head_count,
-        sparse_allowed: selection.algorithm == fairdeal::partial::INFO.name,
+        sparse_allowed: selection.algorithm == PREFIX_ALGORITHM,
         output: args.output,
     };
     with_selection(&selection, job)
@@ -299,6 +309,8 @@ mod tests {
             .render_long_help()
             .to_string();
         assert!(help.contains(&MAX_RANGE_IN_MEMORY.to_string()), "{help}");
+        let defaults = format!("default: {DEFAULT_ALGORITHM}, or {PREFIX_ALGORITHM} with -n");
+        assert!(help.contains(&defaults), "{help}");
     }
 
     #[test]
