@@ -190,10 +190,10 @@ fn read_input(file: Option<&Path>) -> anyhow::Result<Vec<u8>> {
 /// Splits input into lines without their `\n`. A final line without `\n` is still a line; a
 /// final `\n` does not start an empty one. Empty input has no lines.
 pub(crate) fn split_lines(buffer: &[u8]) -> Vec<&[u8]> {
-    let body = buffer.strip_suffix(b"\n").unwrap_or(buffer);
     if buffer.is_empty() {
         return Vec::new();
     }
+    let body = buffer.strip_suffix(b"\n").unwrap_or(buffer);
     body.split(|&b| b == b'\n').collect()
 }
 
