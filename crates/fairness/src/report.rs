@@ -9,7 +9,7 @@ use crate::rank::factorial;
 /// The p-value below which fairdeal calls a shuffle unfair: `1e-6`.
 ///
 /// A fair shuffle's p-value is uniform on `[0, 1]`, so one fair run fails with probability
-/// `1e-6`: the few hundred fixed-seed fair cases in the workspace's tests had about a 1 in 3,000
+/// `1e-6`: the 400 or so fixed-seed fair cases in the workspace's tests had about a 1 in 2,500
 /// chance of containing a false alarm *when their seeds were chosen*, and since seeds are fixed
 /// the outcome is then the same on every run. An unfair shuffle tested with enough trials lands
 /// far below: the workspace's negative controls (the biased swap, broken RNGs) must reach
