@@ -16,14 +16,22 @@ p-value — as a [`FairnessReport`] (serializable, so the CLI prints it as JSON)
   [`Shuffler::shuffle_prefix`](fairdeal_core::Shuffler::shuffle_prefix), for dealing `k` of `n`.
 
 [`FairnessReport::is_fair`] with [`PASS_THRESHOLD`] (`p > 1e-6`) is the verdict the workspace's
-tests and the `fairdeal fairness` command use.
+tests and the `fairdeal fairness` command use. This crate's own
+`tests/every_algorithm_every_backend.rs` is the workspace's fairness evidence: every fair
+algorithm on every backend of `fairdeal-rng` passes, and the biased swap and a broken generator
+are rejected with `p < 1e-9`.
+
+The crate has no opinion on algorithms or generators: it takes any
+[`Shuffler`](fairdeal_core::Shuffler) and any [`Rng`](fairdeal_core::Rng), and depends only on
+`fairdeal-core` (plus `statrs` for the chi-square tail).
 
 # Quick start
 
 ```
-use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Rng, SeedableRng, Shuffler};
+use fairdeal_core::SeedableRng;
 use fairdeal_fairness::{permutation_test, position_test, unrank_permutation, PASS_THRESHOLD};
 use fairdeal_inplace::Inplace;
+use fairdeal_naive::Biased;
 
 let mut rng = rand_pcg::Pcg64::seed_from_u64(42);
 
@@ -40,22 +48,9 @@ let deck = position_test(&Inplace::new(), 52, 5_000, &mut rng)?;
 assert_eq!(deck.df, 51 * 51);
 assert!(deck.is_fair(PASS_THRESHOLD));
 
-/// The wrong-range swap: `swap(i, random index in [0, n))` for every i. n^n equally likely
-/// paths cannot spread evenly over n! orders (27 paths onto 6 orders for n = 3).
-struct Biased;
-
-impl Shuffler for Biased {
-    fn info(&self) -> AlgorithmInfo {
-        AlgorithmInfo { name: "biased", complexity: Complexity::Linear, fair: false, summary: "" }
-    }
-    fn shuffle<T, R: Rng + ?Sized>(&self, data: &mut [T], rng: &mut R) {
-        for i in 0..data.len() {
-            data.swap(i, Lemire.index_below(rng, data.len()));
-        }
-    }
-}
-
-let report = permutation_test(&Biased, 3, 100_000, &mut rng)?;
+// The wrong-range swap, `swap(i, random index in [0, n))` for every i: n^n equally likely
+// paths cannot spread evenly over n! orders (27 paths onto 6 orders for n = 3).
+let report = permutation_test(&Biased::new(), 3, 100_000, &mut rng)?;
 // [0,2,1], [1,0,2] and [1,2,0] get 5 of the 27 paths each, the other orders 4.
 assert!(report.counts[1] > report.counts[0]);
 assert!(report.p_value < 1e-9);

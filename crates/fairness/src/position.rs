@@ -83,12 +83,12 @@ where
 ///
 /// ```
 /// use fairdeal_core::SeedableRng;
-/// use fairdeal_inplace::Inplace;
 /// use fairdeal_fairness::{prefix_position_test, PASS_THRESHOLD};
+/// use fairdeal_partial::Partial;
 ///
-/// // Deal 7 cards of 52: each card should be equally likely in each of the 7 seats.
+/// // Deal 7 cards of 52 with 7 swaps: each card should be equally likely in each of the 7 seats.
 /// let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
-/// let report = prefix_position_test(&Inplace::new(), 52, 7, 5_000, &mut rng)?;
+/// let report = prefix_position_test(&Partial::new(), 52, 7, 5_000, &mut rng)?;
 /// assert_eq!(report.counts.len(), 52 * 7);
 /// assert_eq!(report.df, 51 * 7);
 /// assert!(report.is_fair(PASS_THRESHOLD));
