@@ -294,7 +294,7 @@ impl DealerTable {
     /// ```
     /// let table = fairdeal_blackjack::DealerTable::infinite(false);
     /// let six = table.get(6).unwrap();
-    /// assert!((six.bust - 0.4217).abs() < 1e-4);
+    /// assert!((six.bust - 0.4232).abs() < 1e-4);
     /// let sum: f64 = six.as_array().iter().sum();
     /// assert!((sum - 1.0).abs() < 1e-12);
     /// ```

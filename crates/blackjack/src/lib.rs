@@ -15,7 +15,7 @@ let strategy = Strategy::basic(&rules)?;            // exact EV-maximising decis
 println!("{}", strategy.chart());
 
 let config = SimConfig { rounds: 200_000, seed: 42, threads: 2, ..SimConfig::default() };
-let result = simulate(&strategy, &config, &fairdeal_inplace::Inplace::new(), |seed| {
+let result = simulate(&strategy, &config, &fairdeal_partial::Partial::new(), |seed| {
     rand::rngs::StdRng::seed_from_u64(seed)
 })?;
 println!(

@@ -63,17 +63,10 @@ pub fn card_value(card: Card) -> u8 {
 ///
 /// ```
 /// use fairdeal_blackjack::{Rules, Shoe, card_value};
-/// use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Rng, Shuffler};
-/// # struct Fy;
-/// # impl Shuffler for Fy {
-/// #     fn info(&self) -> AlgorithmInfo { AlgorithmInfo { name: "fy", complexity: Complexity::Linear, fair: true, summary: "" } }
-/// #     fn shuffle<T, R: Rng + ?Sized>(&self, d: &mut [T], rng: &mut R) {
-/// #         for i in (1..d.len()).rev() { d.swap(i, Lemire.index_below(rng, i + 1)); }
-/// #     }
-/// # }
 /// use rand::SeedableRng;
 /// let mut rng = rand::rngs::StdRng::seed_from_u64(1);
-/// let mut shoe = Shoe::new(&Rules::default(), Fy)?; // any Shuffler, e.g. fairdeal-partial
+/// // Any Shuffler works; the partial shuffle does one swap per card dealt.
+/// let mut shoe = Shoe::new(&Rules::default(), fairdeal_partial::Partial::new())?;
 /// shoe.start_round(&mut rng);
 /// let card = shoe.draw(&mut rng);
 /// assert!((1..=10).contains(&card_value(card)));

@@ -27,7 +27,7 @@ fn a_shoe_is_a_permutation_of_its_decks_even_past_the_cut_card() {
         };
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
         let mut dealt: Vec<Card> = if shuffler_is_partial {
-            let mut shoe = Shoe::new(&rules, common::PartialFy).unwrap();
+            let mut shoe = Shoe::new(&rules, fairdeal_partial::Partial::new()).unwrap();
             shoe.start_round(&mut rng);
             (0..104).map(|_| shoe.draw(&mut rng)).collect()
         } else {
@@ -46,7 +46,7 @@ fn a_shoe_is_a_permutation_of_its_decks_even_past_the_cut_card() {
 fn the_cut_card_triggers_a_reshuffle_at_the_next_round_only() {
     let rules = one_deck(Penetration::CutCard(0.5)); // cut after 26 cards
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(4);
-    let mut shoe = Shoe::new(&rules, common::PartialFy).unwrap();
+    let mut shoe = Shoe::new(&rules, fairdeal_partial::Partial::new()).unwrap();
     assert!(shoe.start_round(&mut rng));
     for _ in 0..25 {
         shoe.draw(&mut rng);
@@ -58,7 +58,11 @@ fn the_cut_card_triggers_a_reshuffle_at_the_next_round_only() {
     assert!(shoe.start_round(&mut rng));
     assert_eq!(shoe.remaining(), 52);
     // A continuous shuffler reshuffles every round.
-    let mut csm = Shoe::new(&one_deck(Penetration::Continuous), common::PartialFy).unwrap();
+    let mut csm = Shoe::new(
+        &one_deck(Penetration::Continuous),
+        fairdeal_partial::Partial::new(),
+    )
+    .unwrap();
     for _ in 0..3 {
         assert!(csm.start_round(&mut rng));
         csm.draw(&mut rng);
@@ -119,7 +123,7 @@ fn every_position_is_uniform_with_any_shuffler_and_a_stuck_rng_is_caught() {
     for pen in [Penetration::CutCard(0.75), Penetration::Continuous] {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
         for fresh in [false, true] {
-            for p in rank_p_values(&common::PartialFy, &mut rng, pen, fresh) {
+            for p in rank_p_values(&fairdeal_partial::Partial::new(), &mut rng, pen, fresh) {
                 assert!(p > 1e-6, "partial, {pen:?}, fresh {fresh}: p = {p}");
             }
             for p in rank_p_values(&fairdeal_inplace::Inplace::new(), &mut rng, pen, fresh) {
@@ -129,10 +133,15 @@ fn every_position_is_uniform_with_any_shuffler_and_a_stuck_rng_is_caught() {
         // Negative controls: the same test rejects a generator whose indices all fall in the
         // lower half of their range, and one stuck at all ones.
         let mut half = common::HalfRange(rand_pcg::Pcg64Mcg::seed_from_u64(12));
-        for p in rank_p_values(&common::PartialFy, &mut half, pen, true) {
+        for p in rank_p_values(&fairdeal_partial::Partial::new(), &mut half, pen, true) {
             assert!(p < 1e-9, "half-range RNG not detected, {pen:?}: p = {p}");
         }
-        for p in rank_p_values(&common::PartialFy, &mut common::Stuck, pen, true) {
+        for p in rank_p_values(
+            &fairdeal_partial::Partial::new(),
+            &mut common::Stuck,
+            pen,
+            true,
+        ) {
             assert!(p < 1e-9, "stuck RNG not detected, {pen:?}: p = {p}");
         }
     }

@@ -28,24 +28,38 @@ fn results_do_not_depend_on_the_thread_count_and_chunks_merge() {
         threads: 1,
         betting: Betting::HiLo(BetRamp { min: 1, max: 8 }),
     };
-    let one = simulate(&strategy, &config, &common::PartialFy, pcg).unwrap();
+    let one = simulate(&strategy, &config, &fairdeal_partial::Partial::new(), pcg).unwrap();
     let three = simulate(
         &strategy,
         &SimConfig {
             threads: 3,
             ..config.clone()
         },
-        &common::PartialFy,
+        &fairdeal_partial::Partial::new(),
         pcg,
     )
     .unwrap();
     assert_eq!(one, three);
     assert_eq!(one.rounds(), config.rounds);
 
-    let mut first =
-        simulate_chunks(&strategy, &config, &common::PartialFy, pcg, 0..4, &|_| {}).unwrap();
-    let second =
-        simulate_chunks(&strategy, &config, &common::PartialFy, pcg, 4..10, &|_| {}).unwrap();
+    let mut first = simulate_chunks(
+        &strategy,
+        &config,
+        &fairdeal_partial::Partial::new(),
+        pcg,
+        0..4,
+        &|_| {},
+    )
+    .unwrap();
+    let second = simulate_chunks(
+        &strategy,
+        &config,
+        &fairdeal_partial::Partial::new(),
+        pcg,
+        4..10,
+        &|_| {},
+    )
+    .unwrap();
     first.merge(&second).unwrap();
     assert_eq!(first, one);
     // Overlapping or foreign parts are refused.
@@ -58,7 +72,7 @@ fn results_do_not_depend_on_the_thread_count_and_chunks_merge() {
             seed: 2025,
             ..config.clone()
         },
-        &common::PartialFy,
+        &fairdeal_partial::Partial::new(),
         pcg,
     )
     .unwrap();
@@ -73,7 +87,7 @@ fn bad_requests_are_errors() {
         ..SimConfig::default()
     };
     assert_eq!(
-        simulate(&strategy, &zero, &common::PartialFy, pcg),
+        simulate(&strategy, &zero, &fairdeal_partial::Partial::new(), pcg),
         Err(SimError::NoRounds)
     );
     let config = SimConfig {
@@ -81,7 +95,14 @@ fn bad_requests_are_errors() {
         ..SimConfig::default()
     };
     assert!(matches!(
-        simulate_chunks(&strategy, &config, &common::PartialFy, pcg, 0..2, &|_| {}),
+        simulate_chunks(
+            &strategy,
+            &config,
+            &fairdeal_partial::Partial::new(),
+            pcg,
+            0..2,
+            &|_| {}
+        ),
         Err(SimError::BadChunkRange { .. })
     ));
     let ramp = SimConfig {
@@ -89,7 +110,7 @@ fn bad_requests_are_errors() {
         ..config
     };
     assert!(matches!(
-        simulate(&strategy, &ramp, &common::PartialFy, pcg),
+        simulate(&strategy, &ramp, &fairdeal_partial::Partial::new(), pcg),
         Err(SimError::Betting(_))
     ));
     assert!(
@@ -114,7 +135,7 @@ fn counts_are_consistent() {
         threads: 2,
         ..SimConfig::default()
     };
-    let r = simulate(&strategy, &config, &common::PartialFy, pcg).unwrap();
+    let r = simulate(&strategy, &config, &fairdeal_partial::Partial::new(), pcg).unwrap();
     let c = r.counts;
     assert_eq!(c.wins + c.losses + c.pushes + c.surrenders, c.hands);
     assert_eq!(c.hands, c.rounds + c.splits);
@@ -151,7 +172,7 @@ fn check_published(rules: Rules, published_edge_percent: f64, seed: u64) {
         threads: 0,
         ..SimConfig::default()
     };
-    let r = simulate(&strategy, &config, &common::PartialFy, pcg).unwrap();
+    let r = simulate(&strategy, &config, &fairdeal_partial::Partial::new(), pcg).unwrap();
     let (edge, se) = (r.house_edge_percent(), r.std_error_percent());
     assert!(
         (edge - published_edge_percent).abs() < 3.0 * se,
