@@ -1,0 +1,71 @@
+//! Instruction counts (iai-callgrind): the `shuffle_u32` matrix at a few sizes, for the
+//! O(N) / O(N²) verdicts of `cargo xtask bench`.
+//!
+//! Built only with `--features iai` (the xtask enables it), so `cargo test`/`cargo bench` on the
+//! workspace never need valgrind. Each benchmark gets `(algorithm, backend, n)`; the setup
+//! builds the `Vec<u32>`, seeds the backend and resolves the names
+//! ([`fairdeal_benches::prepare`]) outside the measured region, which runs only the shuffle.
+//!
+//! Three sizes per series (each is one valgrind process, about a second): 2^12, 2^14, 2^16 for
+//! the O(N) and O(N log N) algorithms, 2^12, 2^13, 2^14 for the naive O(N²) shuffle, where the
+//! N²/4 element moves already dominate the per-element RNG calls. The attribute macros need literal lists, so the backends are spelled
+//! out here; `cargo xtask bench` fails if any catalogue backend or algorithm lacks a verdict.
+#![allow(
+    missing_docs,
+    reason = "iai-callgrind's macros generate public modules and functions without docs"
+)]
+
+use std::hint::black_box;
+
+use fairdeal_benches::Prepared;
+use iai_callgrind::{
+    Callgrind, LibraryBenchmarkConfig, library_benchmark, library_benchmark_group, main,
+};
+
+/// Setup (not measured): the data, the seeded generator and the algorithm, ready to run.
+fn input(algorithm: &'static str, backend: &'static str, n: usize) -> Prepared {
+    fairdeal_benches::prepare(
+        algorithm,
+        backend,
+        fairdeal_benches::SEED,
+        (0..n as u32).collect(),
+    )
+    .unwrap_or_else(|| panic!("unknown algorithm {algorithm} or backend {backend}"))
+}
+
+/// One `#[library_benchmark]` per algorithm, with one `benches` line per backend.
+macro_rules! matrix {
+    ($( $func:ident = $alg:literal [$($n:literal),+] ;)+) => {
+        $(
+            #[library_benchmark]
+            #[benches::chacha8(args = [$(($alg, "chacha8", $n)),+], setup = input)]
+            #[benches::chacha12(args = [$(($alg, "chacha12", $n)),+], setup = input)]
+            #[benches::chacha20(args = [$(($alg, "chacha20", $n)),+], setup = input)]
+            #[benches::xoshiro256pp(args = [$(($alg, "xoshiro256pp", $n)),+], setup = input)]
+            #[benches::pcg32(args = [$(($alg, "pcg32", $n)),+], setup = input)]
+            #[benches::pcg64(args = [$(($alg, "pcg64", $n)),+], setup = input)]
+            #[benches::pcg64mcg(args = [$(($alg, "pcg64mcg", $n)),+], setup = input)]
+            #[benches::wyrand(args = [$(($alg, "wyrand", $n)),+], setup = input)]
+            #[benches::java(args = [$(($alg, "java", $n)),+], setup = input)]
+            #[benches::python(args = [$(($alg, "python", $n)),+], setup = input)]
+            fn $func(shuffle: Prepared) -> Vec<u32> {
+                black_box(shuffle())
+            }
+        )+
+        library_benchmark_group!(name = shuffle_u32; benchmarks = $($func),+);
+    };
+}
+
+matrix! {
+    inplace = "inplace" [4096, 16384, 65536];
+    inside_out = "inside-out" [4096, 16384, 65536];
+    partial = "partial" [4096, 16384, 65536];
+    biased = "biased" [4096, 16384, 65536];
+    sort_key = "sort-key" [4096, 16384, 65536];
+    naive = "naive" [4096, 8192, 16384];
+}
+
+main!(
+    config = LibraryBenchmarkConfig::default().tool(Callgrind::with_args(["--cache-sim=yes"]));
+    library_benchmark_groups = shuffle_u32
+);

@@ -1,0 +1,318 @@
+/*!
+Shared scaffolding for fairdeal's benchmarks (unpublished).
+
+The benchmark targets in `benches/` measure every algorithm × every RNG backend × a sweep of
+sizes, next to what a Rust user would otherwise pick (`rand`, `fastrand`, `rip_shuffle`), with
+the same RNG, size and element type in the same criterion group. `cargo xtask bench` runs them
+and turns the output into verdicts and a report; see `docs/benchmarks.md`.
+
+Design choices:
+
+* **Nothing is listed twice.** Algorithms are enumerated by [`for_each_algorithm`], which
+  hands each algorithm to a visitor together with its [`AlgorithmInfo`] (name, declared
+  complexity); backends are enumerated from [`fairdeal_rng::backends`] and instantiated through
+  a [`fairdeal_rng::BackendVisitor`]. Each backend runs the algorithms with its own
+  [`Backend::Sampler`], so `java` is measured with Java's `nextInt` and `python` with
+  `_randbelow`, as the CLI would run them. (The iai-callgrind target is the one exception: its
+  attribute macros need literal case lists, and `cargo xtask bench` fails when one of its
+  backends or algorithms is missing.)
+* **Instruction counts measure only the shuffle**: [`prepare`] seeds the generator and
+  resolves the names before the measured call.
+* **Quick and full modes** are chosen by the `FAIRDEAL_BENCH_QUICK` environment variable
+  (set by `cargo xtask bench --quick`): see [`quick`], [`criterion_config`] and [`sizes`].
+* **`rip_shuffle` speaks `rand` 0.8.** [`Compat06`] adapts a backend's `rand_core` 0.10
+  generator to `rand_core` 0.6's `RngCore`/`SeedableRng`, so the peer consumes exactly the
+  same random stream type as our algorithms.
+*/
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+use std::time::Duration;
+
+use criterion::{Criterion, SamplingMode};
+use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Shuffler};
+use fairdeal_rng::{Backend, BackendVisitor};
+
+/// The environment variable that selects quick mode when set to anything but `0` or empty.
+pub const QUICK_ENV: &str = "FAIRDEAL_BENCH_QUICK";
+
+/// Seed used by every benchmark (the numbers are independent of it; fixed for repeatability).
+pub const SEED: u64 = 0x5EED_FA1D_DEA1;
+
+/// Whether quick mode is selected (see [`QUICK_ENV`]).
+pub fn quick() -> bool {
+    std::env::var(QUICK_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The criterion configuration for the current mode: short warm-up and measurement in quick
+/// mode, longer in full mode. Command-line arguments (a filter, `--list` …) still apply.
+///
+/// Benchmarks should also call [`sampling`] on their groups.
+pub fn criterion_config() -> Criterion {
+    let base = Criterion::default().without_plots();
+    let tuned = if quick() {
+        base.sample_size(10)
+            .warm_up_time(Duration::from_millis(50))
+            .measurement_time(Duration::from_millis(150))
+    } else {
+        base.sample_size(20)
+            .warm_up_time(Duration::from_millis(300))
+            .measurement_time(Duration::from_secs(1))
+    };
+    tuned.configure_from_args()
+}
+
+/// The sampling mode for the current mode: `Flat` in quick mode (the same iteration count in
+/// every sample, so a 2^20-element shuffle needs 10 calls rather than criterion's linear ramp of
+/// 55), criterion's `Auto` otherwise.
+pub fn sampling() -> SamplingMode {
+    if quick() {
+        SamplingMode::Flat
+    } else {
+        SamplingMode::Auto
+    }
+}
+
+/// The wall-clock size sweep for an algorithm of the given complexity (peers use the
+/// [`Complexity::Linear`] sweep).
+///
+/// Full mode: every other power of two from 2^4 to 2^20 (2^14 for O(N²), where 2^20 would take
+/// minutes per call). Quick mode keeps the sizes the report needs for its comparisons
+/// (≈1 000 and ≈1 000 000) plus one between them for a slope.
+pub fn sizes(complexity: Complexity) -> Vec<usize> {
+    let max_exp = match complexity {
+        Complexity::Quadratic => 14,
+        Complexity::Linear | Complexity::Linearithmic => 20,
+    };
+    let exps: Vec<u32> = if quick() {
+        match complexity {
+            Complexity::Quadratic => vec![8, 10, 12],
+            _ => vec![10, 15, 20],
+        }
+    } else {
+        (4..=max_exp).step_by(2).collect()
+    };
+    exps.into_iter().map(|e| 1usize << e).collect()
+}
+
+/// Receives each algorithm in turn from [`for_each_algorithm`].
+pub trait AlgorithmVisitor {
+    /// Called once per algorithm, with the algorithm value and its self-description.
+    fn visit<A: Shuffler + Copy + 'static>(&mut self, algorithm: A, info: AlgorithmInfo);
+}
+
+/// Hands every algorithm, built with sampler `S`, to `visitor`: in-place, inside-out,
+/// partial, naive, biased (the unfair negative control) and sort-key.
+pub fn for_each_algorithm<S, V>(visitor: &mut V)
+where
+    S: IndexSampler + Copy + Default + 'static,
+    V: AlgorithmVisitor,
+{
+    fn go<A: Shuffler + Copy + 'static, V: AlgorithmVisitor>(v: &mut V, a: A) {
+        let info = a.info();
+        v.visit(a, info);
+    }
+    go(
+        visitor,
+        fairdeal_inplace::Inplace::with_sampler(S::default()),
+    );
+    go(
+        visitor,
+        fairdeal_inside_out::InsideOut::with_sampler(S::default()),
+    );
+    go(
+        visitor,
+        fairdeal_partial::Partial::with_sampler(S::default()),
+    );
+    go(visitor, fairdeal_naive::Naive::with_sampler(S::default()));
+    go(visitor, fairdeal_naive::Biased::with_sampler(S::default()));
+    go(visitor, fairdeal_naive::SortKey);
+}
+
+/// The algorithms' self-descriptions, in [`for_each_algorithm`] order.
+pub fn algorithm_infos() -> Vec<AlgorithmInfo> {
+    struct Collect(Vec<AlgorithmInfo>);
+    impl AlgorithmVisitor for Collect {
+        fn visit<A: Shuffler + Copy + 'static>(&mut self, _: A, info: AlgorithmInfo) {
+            self.0.push(info);
+        }
+    }
+    let mut c = Collect(Vec::new());
+    for_each_algorithm::<fairdeal_core::Lemire, _>(&mut c);
+    c.0
+}
+
+/// A prepared shuffle: the generator is already seeded and the data in place, so calling it
+/// runs nothing but the algorithm. Returns the shuffled data.
+pub type Prepared = Box<dyn FnOnce() -> Vec<u32>>;
+
+/// Prepares a shuffle of `data` by the algorithm called `algorithm` with a `backend` generator
+/// seeded with `seed`, or `None` if either name is unknown.
+///
+/// This is how the iai-callgrind benchmarks measure only the shuffle: they prepare in their
+/// setup (name lookups, seeding: `python`'s MT19937 seeding alone costs ~25 000 instructions,
+/// which would bend the slope at small N) and call the result in the measured region (one
+/// indirect call).
+pub fn prepare(algorithm: &str, backend: &str, seed: u64, data: Vec<u32>) -> Option<Prepared> {
+    struct ByName<'a> {
+        algorithm: &'a str,
+        seed: u64,
+        data: Vec<u32>,
+    }
+    impl BackendVisitor for ByName<'_> {
+        type Output = Option<Prepared>;
+        fn visit<B: Backend>(self) -> Option<Prepared> {
+            struct Find<'a, B: Backend> {
+                name: &'a str,
+                seed: u64,
+                data: Option<Vec<u32>>,
+                found: Option<Prepared>,
+                _b: std::marker::PhantomData<B>,
+            }
+            impl<B: Backend> AlgorithmVisitor for Find<'_, B> {
+                fn visit<A: Shuffler + Copy + 'static>(&mut self, a: A, info: AlgorithmInfo) {
+                    if info.name != self.name {
+                        return;
+                    }
+                    if let Some(mut data) = self.data.take() {
+                        let mut rng = B::seeded(self.seed);
+                        self.found = Some(Box::new(move || {
+                            a.shuffle(&mut data, &mut rng);
+                            data
+                        }));
+                    }
+                }
+            }
+            let mut find = Find::<B> {
+                name: self.algorithm,
+                seed: self.seed,
+                data: Some(self.data),
+                found: None,
+                _b: std::marker::PhantomData,
+            };
+            for_each_algorithm::<B::Sampler, _>(&mut find);
+            find.found
+        }
+    }
+    fairdeal_rng::with_backend(
+        backend,
+        ByName {
+            algorithm,
+            seed,
+            data,
+        },
+    )
+    .ok()
+    .flatten()
+}
+
+/// A backend's generator seen through `rand_core` 0.6, for peers built on `rand` 0.8
+/// (`rip_shuffle`).
+///
+/// `next_u32`/`next_u64`/`fill_bytes` forward to the wrapped generator unchanged.
+/// `SeedableRng::from_seed` takes 8 bytes and calls [`Backend::seeded`] with them as a
+/// little-endian `u64`, which is how `rip_shuffle`'s parallel shuffle derives per-thread
+/// generators of the same backend.
+pub struct Compat06<B: Backend>(pub B::Rng);
+
+impl<B: Backend> Compat06<B> {
+    /// The backend's generator seeded with `seed`.
+    pub fn seeded(seed: u64) -> Self {
+        Self(B::seeded(seed))
+    }
+}
+
+impl<B: Backend> rand_core_06::RngCore for Compat06<B> {
+    fn next_u32(&mut self) -> u32 {
+        fairdeal_core::Rng::next_u32(&mut self.0)
+    }
+    fn next_u64(&mut self) -> u64 {
+        fairdeal_core::Rng::next_u64(&mut self.0)
+    }
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        fairdeal_core::Rng::fill_bytes(&mut self.0, dest);
+    }
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand_core_06::Error> {
+        fairdeal_core::Rng::fill_bytes(&mut self.0, dest);
+        Ok(())
+    }
+}
+
+impl<B: Backend> rand_core_06::SeedableRng for Compat06<B> {
+    type Seed = [u8; 8];
+    fn from_seed(seed: Self::Seed) -> Self {
+        Self::seeded(u64::from_le_bytes(seed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_algorithm_is_enumerated_once() {
+        let infos = algorithm_infos();
+        let mut names: Vec<&str> = infos.iter().map(|i| i.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), infos.len());
+        assert_eq!(infos.len(), 6);
+    }
+
+    #[test]
+    fn prepare_permutes_for_every_algorithm_and_backend() {
+        for b in fairdeal_rng::backends() {
+            for info in algorithm_infos() {
+                let run = prepare(info.name, b.name, SEED, (0..100).collect());
+                let data = run.unwrap_or_else(|| panic!("{} {}", info.name, b.name))();
+                let mut sorted = data.clone();
+                sorted.sort_unstable();
+                assert_eq!(sorted, (0..100).collect::<Vec<u32>>());
+                assert_ne!(
+                    data, sorted,
+                    "{} on {} left 100 elements in order",
+                    info.name, b.name
+                );
+            }
+        }
+        assert!(prepare("no-such-algorithm", "pcg64", SEED, vec![1, 2]).is_none());
+        assert!(prepare("inplace", "no-such-backend", SEED, vec![1, 2]).is_none());
+    }
+
+    #[test]
+    fn compat06_forwards_the_same_stream() {
+        struct Check;
+        impl BackendVisitor for Check {
+            type Output = ();
+            fn visit<B: Backend>(self) {
+                let mut ours = B::seeded(9);
+                let mut theirs = Compat06::<B>::seeded(9);
+                for _ in 0..8 {
+                    assert_eq!(
+                        fairdeal_core::Rng::next_u64(&mut ours),
+                        rand_core_06::RngCore::next_u64(&mut theirs)
+                    );
+                }
+            }
+        }
+        for b in fairdeal_rng::backends() {
+            fairdeal_rng::with_backend(b.name, Check).unwrap();
+        }
+    }
+
+    #[test]
+    fn sizes_are_increasing_powers_of_two() {
+        for c in [
+            Complexity::Linear,
+            Complexity::Linearithmic,
+            Complexity::Quadratic,
+        ] {
+            let s = sizes(c);
+            assert!(s.len() >= 3, "a slope needs several sizes: {s:?}");
+            assert!(s.windows(2).all(|w| w[0] < w[1]));
+            assert!(s.iter().all(|n| n.is_power_of_two()));
+        }
+        assert!(sizes(Complexity::Quadratic).last() <= Some(&(1 << 14)));
+        assert!(sizes(Complexity::Linear).last() == Some(&(1 << 20)));
+    }
+}

@@ -1,0 +1,68 @@
+/*!
+`cargo xtask`: the project's automation, run through the alias in `.cargo/config.toml`
+(`xtask = "run --package xtask --"`), in the style of rust-analyzer's xtask.
+
+One command today, `cargo xtask bench`: it runs the criterion (wall clock) and iai-callgrind
+(instruction count) benchmarks of `benches/`, fits `log(cost)` against `log(N)` for every
+algorithm × backend × metric, checks each slope against the complexity the algorithm declares in
+its `AlgorithmInfo`, and writes `target/bench-report/{summary.json, report.md, *.svg}`. It exits
+non-zero when an instruction-count slope disagrees with the claim (instruction counts are
+deterministic, so this is a CI gate that cannot flake); wall-clock slopes are informational.
+
+Design choices: cargo is invoked through the `CARGO` variable (the toolchain that runs the
+xtask also builds the benches); the target directory comes from `cargo metadata`, so
+`CARGO_TARGET_DIR` and config are honoured; the benchmarks' own output files are the interface
+(criterion's `estimates.json`, iai-callgrind's `summary.json`), not their console text, which is
+only used for progress.
+*/
+#![forbid(unsafe_code)]
+
+mod bench;
+mod catalogue;
+mod criterion;
+mod fit;
+mod iai;
+mod model;
+mod plot;
+mod report;
+mod verdict;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// fairdeal's development tasks.
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask")]
+struct Cli {
+    #[command(subcommand)]
+    command: Task,
+}
+
+#[derive(Debug, Subcommand)]
+enum Task {
+    /// Run the benchmarks and check every algorithm's declared complexity (O(N), O(N log N),
+    /// O(N²)) on every RNG backend.
+    ///
+    /// Phases: build; criterion wall-clock sweep (all algorithms, backends and peers: rand,
+    /// fastrand, rip_shuffle); iai-callgrind instruction counts (needs valgrind; installs the
+    /// matching iai-callgrind-runner with `cargo install` when missing); slope fits and
+    /// verdicts; report in <target>/bench-report/. Exits 1 if an instruction-count slope is
+    /// outside its tolerance (O(N): 1.00 ± 0.10, O(N²): 2.00 ± 0.15, O(N log N): 1 − 0.10 to
+    /// 1 + 1/ln N + 0.10) or an algorithm × backend has no instruction count.
+    Bench(bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Task::Bench(args) => bench::run(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("xtask: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
