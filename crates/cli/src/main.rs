@@ -33,6 +33,8 @@ enum Command {
     Algorithms(cmd::listing::AlgorithmsArgs),
     /// List the random number generator backends: state size, security, reach.
     Backends(cmd::listing::BackendsArgs),
+    /// Poker: exact and Monte Carlo hand tables, Hold'em equity.
+    Poker(cmd::poker::Args),
 }
 
 fn dispatch(command: Command) -> anyhow::Result<()> {
@@ -41,6 +43,7 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Fairness(args) => cmd::fairness::run(args),
         Command::Algorithms(args) => cmd::listing::run_algorithms(&args),
         Command::Backends(args) => cmd::listing::run_backends(&args),
+        Command::Poker(args) => cmd::poker::run(args),
     }
 }
 

@@ -2,4 +2,5 @@
 
 pub(crate) mod fairness;
 pub(crate) mod listing;
+pub(crate) mod poker;
 pub(crate) mod shuffle;

@@ -1,0 +1,482 @@
+//! `fairdeal poker`: the exact and Monte Carlo 5/7-card category tables, and Hold'em equity.
+//!
+//! `table --exhaustive` enumerates every hand (C(52,7) = 133,784,560 for seven cards) with the
+//! incremental evaluator; `table --hands N` deals N random 7-card hands with any algorithm and
+//! backend (partial by default: 7 draws and 7 swaps per hand on a reused deck) and tests them
+//! against the exact table. `equity` enumerates every deal when that is small enough
+//! (heads-up preflop is 1,712,304 boards) and runs Monte Carlo otherwise. All engines are
+//! `fairdeal-poker`'s; this module parses, runs on the chosen number of threads and prints.
+
+use std::io::{self, Write};
+
+use anyhow::Context as _;
+use fairdeal::Rng;
+use fairdeal::poker::{
+    self as poker, Category, CategoryCounts, Deal, EquityReport, McReport, PokerError, Spot,
+};
+use fairdeal::rng::{Backend, DEFAULT_BACKEND};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::common::{
+    Resolved, Selection, Table, WithResolved, print_json, progress_bar, usage, with_selection,
+};
+
+/// The default algorithm for dealing: the partial shuffle, O(k) per hand.
+const DEAL_ALGORITHM: &str = fairdeal::partial::INFO.name;
+
+/// Monte Carlo runs with more hands than this show a progress bar (on a terminal).
+const PROGRESS_THRESHOLD: u64 = 20_000_000;
+
+/// Monte Carlo equity trials when neither `--exact` nor `--trials` is given and the spot is
+/// too large to enumerate.
+const DEFAULT_TRIALS: u64 = 1_000_000;
+
+/// Arguments of `fairdeal poker`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    #[command(subcommand)]
+    command: PokerCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum PokerCommand {
+    /// Count hand categories: every 5- or 7-card hand (--exhaustive) or N random 7-card deals
+    /// (--hands N) tested against the exact table.
+    Table(TableArgs),
+    /// Texas Hold'em equity of 2 to 9 hands (known or `random`), exact or Monte Carlo.
+    Equity(EquityArgs),
+}
+
+/// The algorithm, backend, seed and thread choices shared by the randomised subcommands.
+#[derive(Debug, clap::Args)]
+struct RandomArgs {
+    /// Shuffling algorithm that deals (see `fairdeal algorithms`).
+    #[arg(long, value_name = "NAME", default_value = DEAL_ALGORITHM)]
+    algo: String,
+
+    /// Random number generator (see `fairdeal backends`).
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_BACKEND)]
+    backend: String,
+
+    /// Seed for a reproducible run (the same result on any thread count); without it a seed
+    /// is drawn from the OS and reported.
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
+}
+
+/// Arguments of `fairdeal poker table`.
+#[derive(Debug, clap::Args)]
+#[command(
+    group(clap::ArgGroup::new("mode").required(true).args(["exhaustive", "hands"])),
+    after_help = "Examples:\n  \
+    fairdeal poker table --exhaustive                 # all 133,784,560 7-card hands\n  \
+    fairdeal poker table --exhaustive --cards 5 --json\n  \
+    fairdeal poker table --hands 10000000 --seed 1    # partial shuffle, 7 swaps per hand\n  \
+    fairdeal poker table --hands 1000000 --algo biased --fresh-deck --seed 1   # rejected"
+)]
+struct TableArgs {
+    /// Enumerate every hand.
+    #[arg(long)]
+    exhaustive: bool,
+
+    /// Deal this many random 7-card hands instead.
+    #[arg(long, value_name = "N")]
+    hands: Option<u64>,
+
+    /// Hand size for --exhaustive: 5 or 7 (Monte Carlo deals 7).
+    #[arg(long, value_name = "5|7", default_value_t = 7)]
+    cards: usize,
+
+    /// Restore the sorted deck before every hand instead of dealing from the previous order
+    /// (slower; exposes shuffles that are biased relative to the starting order).
+    #[arg(long)]
+    fresh_deck: bool,
+
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+
+    #[command(flatten)]
+    random: RandomArgs,
+
+    /// Print the table as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `fairdeal poker equity`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    fairdeal poker equity AsAh KsKd                   # exact: all 1,712,304 boards\n  \
+    fairdeal poker equity AhKh QsQd --board 2h7h9c    # exact on the flop\n  \
+    fairdeal poker equity AsKs random random --trials 2000000 --seed 7 --json")]
+struct EquityArgs {
+    /// 2 to 9 hands, each two cards (`AsAh`, `10d10c`) or `random`.
+    #[arg(value_name = "HAND", required = true, num_args = 1..)]
+    hands: Vec<String>,
+
+    /// Board cards (0, 3, 4 or 5), e.g. `2c7d9h`.
+    #[arg(long, value_name = "CARDS", default_value = "")]
+    board: String,
+
+    /// Cards known to be out of the deck.
+    #[arg(long, value_name = "CARDS", default_value = "")]
+    dead: String,
+
+    /// Enumerate every deal (an error when there are too many).
+    #[arg(long, conflicts_with = "trials")]
+    exact: bool,
+
+    /// Monte Carlo with this many deals (default: exact when at most 5,000,000 deals, else
+    /// 1,000,000 trials).
+    #[arg(long, value_name = "N")]
+    trials: Option<u64>,
+
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+
+    #[command(flatten)]
+    random: RandomArgs,
+
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `fairdeal poker`.
+pub(crate) fn run(args: Args) -> anyhow::Result<()> {
+    match args.command {
+        PokerCommand::Table(args) => run_table(args),
+        PokerCommand::Equity(args) => run_equity(args),
+    }
+}
+
+/// Runs `work` on a pool of `threads` threads (all cores when `None`).
+fn on_threads<T: Send>(
+    threads: Option<usize>,
+    work: impl FnOnce() -> T + Send,
+) -> anyhow::Result<T> {
+    if threads == Some(0) {
+        return Err(usage("--threads must be at least 1"));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .context("cannot start the worker threads")?;
+    Ok(pool.install(work))
+}
+
+/// Every `PokerError` comes from what the user typed (cards, board size, counts): a usage error.
+fn poker_error(e: &PokerError) -> anyhow::Error {
+    usage(e.to_string())
+}
+
+fn selection(random: RandomArgs) -> Selection {
+    Selection {
+        algorithm: random.algo,
+        backend: random.backend,
+        seed: random.seed,
+    }
+}
+
+/// The JSON document of `poker table`.
+#[derive(Debug, Serialize)]
+struct TableJson {
+    cards: usize,
+    total: u64,
+    counts: Map<String, Value>,
+    exact: Map<String, Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    monte_carlo: Option<McJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    p_value: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+struct McJson {
+    algorithm: String,
+    backend: String,
+    seed: u64,
+    fresh_deck: bool,
+    z_scores: Map<String, Value>,
+    chi2: f64,
+    df: u32,
+}
+
+/// `{"straight_flush": v, …, "high_card": v}`, best category first.
+fn by_category<T: Into<Value> + Copy>(values: &[T; 9]) -> Map<String, Value> {
+    Category::ALL
+        .iter()
+        .rev()
+        .map(|&c| (c.key().to_owned(), values[c.index()].into()))
+        .collect()
+}
+
+fn run_table(args: TableArgs) -> anyhow::Result<()> {
+    if args.cards != 5 && args.cards != 7 {
+        return Err(usage(format!("--cards must be 5 or 7, not {}", args.cards)));
+    }
+    if let Some(hands) = args.hands {
+        if args.cards != 7 {
+            return Err(usage("Monte Carlo tables deal 7 cards: drop --cards 5"));
+        }
+        if hands == 0 {
+            return Err(usage("--hands must be at least 1"));
+        }
+        let sel = selection(args.random);
+        let deal = if args.fresh_deck {
+            Deal::Fresh
+        } else {
+            Deal::Reuse
+        };
+        let (report, seed) = on_threads(args.threads, || {
+            // The exact table is the reference; build it before the progress bar starts.
+            poker::exact_counts(7).map_err(|e| poker_error(&e))?;
+            with_selection(
+                &sel,
+                McTable {
+                    hands,
+                    deal,
+                    seed: sel.seed,
+                },
+            )
+        })??;
+        return print_table(
+            7,
+            &report.counts,
+            &report.exact,
+            Some((&report, &sel, seed, args.fresh_deck)),
+            args.json,
+        );
+    }
+    let counts = on_threads(args.threads, || poker::exact_counts(args.cards))?
+        .map_err(|e| poker_error(&e))?;
+    print_table(args.cards, &counts, &counts.fractions(), None, args.json)
+}
+
+/// Prints a category table (text or JSON); `mc` adds the Monte Carlo statistics.
+fn print_table(
+    cards: usize,
+    counts: &CategoryCounts,
+    exact: &[f64; 9],
+    mc: Option<(&McReport, &Selection, u64, bool)>,
+    json: bool,
+) -> anyhow::Result<()> {
+    if json {
+        return print_json(&TableJson {
+            cards,
+            total: counts.total(),
+            counts: by_category(&counts.counts),
+            exact: by_category(exact),
+            monte_carlo: mc.map(|(r, sel, seed, fresh)| McJson {
+                algorithm: sel.algorithm.clone(),
+                backend: sel.backend.clone(),
+                seed,
+                fresh_deck: fresh,
+                z_scores: by_category(&r.z_scores),
+                chi2: r.chi2,
+                df: r.df,
+            }),
+            p_value: mc.map(|(r, ..)| r.p_value),
+        });
+    }
+    let total = counts.total();
+    let mut header = vec!["category", "count", "fraction", "exact"];
+    if mc.is_some() {
+        header.push("z");
+    }
+    let rows = Category::ALL
+        .iter()
+        .rev()
+        .map(|&c| {
+            let n = counts.get(c);
+            let mut row = vec![
+                c.name().to_owned(),
+                n.to_string(),
+                format!("{:.8}", n as f64 / total as f64),
+                format!("{:.8}", exact[c.index()]),
+            ];
+            if let Some((r, ..)) = mc {
+                row.push(format!("{:+.2}", r.z(c)));
+            }
+            row
+        })
+        .collect();
+    let mut out = io::stdout().lock();
+    match mc {
+        None => writeln!(out, "All {total} {cards}-card hands:")?,
+        Some((_, sel, seed, fresh)) => writeln!(
+            out,
+            "{total} random 7-card hands, algorithm {}, backend {}, seed {seed}{}:",
+            sel.algorithm,
+            sel.backend,
+            if fresh {
+                ", fresh sorted deck per hand"
+            } else {
+                ""
+            }
+        )?,
+    }
+    Table { header, rows }.write(&mut out)?;
+    if let Some((r, ..)) = mc {
+        let verdict = if r.agrees(1e-6) {
+            "consistent with the exact table"
+        } else {
+            "NOT consistent with the exact table"
+        };
+        writeln!(
+            out,
+            "chi2 = {:.3}, df = {}, p = {:.4e}: {verdict} (alpha = 1e-6)",
+            r.chi2, r.df, r.p_value
+        )?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+struct McTable {
+    hands: u64,
+    deal: Deal,
+    seed: Option<u64>,
+}
+
+impl WithResolved for McTable {
+    type Output = (McReport, u64);
+
+    fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<(McReport, u64)> {
+        let Resolved { mut rng, shuffler } = resolved;
+        // Chunk c uses B::seeded(stream_seed(seed, c)). Without --seed the OS-seeded generator
+        // picks the seed, which is reported so the run can be reproduced.
+        let seed = self.seed.unwrap_or_else(|| rng.next_u64());
+        let bar = progress_bar(self.hands, self.hands > PROGRESS_THRESHOLD, "dealing");
+        let report = poker::monte_carlo_with_progress(
+            &shuffler,
+            B::seeded,
+            self.hands,
+            seed,
+            self.deal,
+            |n| bar.inc(n),
+        )
+        .map_err(|e| poker_error(&e))?;
+        bar.finish_and_clear();
+        Ok((report, seed))
+    }
+}
+
+/// The JSON document of `poker equity`.
+#[derive(Debug, Serialize)]
+struct EquityJson {
+    exact: bool,
+    trials: u64,
+    players: Vec<PlayerJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
+}
+
+#[derive(Debug, Serialize)]
+struct PlayerJson {
+    hand: String,
+    win: f64,
+    tie: f64,
+    equity: f64,
+}
+
+fn run_equity(args: EquityArgs) -> anyhow::Result<()> {
+    let hands: Vec<&str> = args.hands.iter().map(String::as_str).collect();
+    let spot = Spot::parse(&hands, &args.board, &args.dead).map_err(|e| poker_error(&e))?;
+    if args.trials == Some(0) {
+        return Err(usage("--trials must be at least 1"));
+    }
+    let exact =
+        args.exact || (args.trials.is_none() && spot.exact_outcomes() <= poker::AUTO_EXACT_LIMIT);
+    let (report, seed) = if exact {
+        let report = on_threads(args.threads, || poker::equity_exact(&spot))?
+            .map_err(|e| poker_error(&e))?;
+        (report, None)
+    } else {
+        let sel = selection(args.random);
+        let trials = args.trials.unwrap_or(DEFAULT_TRIALS);
+        let (report, seed) = on_threads(args.threads, || {
+            with_selection(
+                &sel,
+                McEquity {
+                    spot: &spot,
+                    trials,
+                    seed: sel.seed,
+                },
+            )
+        })??;
+        (report, Some(seed))
+    };
+    if args.json {
+        return print_json(&EquityJson {
+            exact: report.exact,
+            trials: report.trials,
+            players: report
+                .players
+                .iter()
+                .map(|p| PlayerJson {
+                    hand: p.seat.to_string(),
+                    win: p.win,
+                    tie: p.tie,
+                    equity: p.equity,
+                })
+                .collect(),
+            seed,
+        });
+    }
+    write_equity(&report, &spot, seed)
+}
+
+fn write_equity(report: &EquityReport, spot: &Spot, seed: Option<u64>) -> anyhow::Result<()> {
+    let mut out = io::stdout().lock();
+    let board: String = spot.board().iter().map(ToString::to_string).collect();
+    let how = match seed {
+        None => format!("exact, {} deals", report.trials),
+        Some(seed) => format!("Monte Carlo, {} deals, seed {seed}", report.trials),
+    };
+    writeln!(
+        out,
+        "Board {}: {how}",
+        if board.is_empty() { "(none)" } else { &board }
+    )?;
+    let rows = report
+        .players
+        .iter()
+        .map(|p| {
+            vec![
+                p.seat.to_string(),
+                format!("{:.4}%", 100.0 * p.win),
+                format!("{:.4}%", 100.0 * p.tie),
+                format!("{:.4}%", 100.0 * p.equity),
+            ]
+        })
+        .collect();
+    Table {
+        header: vec!["hand", "win", "tie", "equity"],
+        rows,
+    }
+    .write(&mut out)?;
+    out.flush()?;
+    Ok(())
+}
+
+struct McEquity<'a> {
+    spot: &'a Spot,
+    trials: u64,
+    seed: Option<u64>,
+}
+
+impl WithResolved for McEquity<'_> {
+    type Output = (EquityReport, u64);
+
+    fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<(EquityReport, u64)> {
+        let Resolved { mut rng, shuffler } = resolved;
+        let seed = self.seed.unwrap_or_else(|| rng.next_u64());
+        let report = poker::equity_monte_carlo(self.spot, &shuffler, B::seeded, self.trials, seed)
+            .map_err(|e| poker_error(&e))?;
+        Ok((report, seed))
+    }
+}
