@@ -20,8 +20,9 @@ const POW5: [u32; 13] = {
 
 /// The additive key of one card: low 32 bits `5^rank` (so the sum over a hand is the base-5
 /// number whose digits are the rank counts), bits `32 + 4·suit ..` a per-suit counter.
-const CARD_KEY: [u64; 52] = {
-    let mut k = [0u64; 52];
+/// Padded to 64 entries so that `index & 63` needs no bounds check.
+const CARD_KEY: [u64; 64] = {
+    let mut k = [0u64; 64];
     let mut c = 0;
     while c < 52 {
         k[c] = POW5[c >> 2] as u64 | (1u64 << (32 + 4 * (c & 3)));
@@ -31,8 +32,8 @@ const CARD_KEY: [u64; 52] = {
 };
 
 /// The per-suit rank bit of one card: bit `16·suit + rank`.
-const CARD_MASK: [u64; 52] = {
-    let mut m = [0u64; 52];
+const CARD_MASK: [u64; 64] = {
+    let mut m = [0u64; 64];
     let mut c = 0;
     while c < 52 {
         m[c] = 1u64 << (16 * (c & 3) + (c >> 2));
@@ -60,8 +61,8 @@ impl Acc {
     #[inline(always)]
     pub(crate) fn add_index(self, index: usize) -> Acc {
         Acc {
-            key: self.key + CARD_KEY[index],
-            mask: self.mask | CARD_MASK[index],
+            key: self.key + CARD_KEY[index & 63],
+            mask: self.mask | CARD_MASK[index & 63],
         }
     }
 
@@ -80,59 +81,65 @@ impl Acc {
 }
 
 /// A perfect hash from base-5 rank-count keys to hand values ("hash and displace", Belazzougui,
-/// Botelho and Dietzfelbinger's CHD): keys are split into buckets by one hash; every bucket gets
-/// the smallest displacement `d` for which all its keys land in free slots at `f1 + d·f2`.
+/// Botelho and Dietzfelbinger's CHD): keys are split into `BUCKETS` buckets by one hash; every
+/// bucket gets the smallest displacement `d` for which all its keys land in free slots at
+/// `f1 + d·f2` of a table of `SLOTS` entries. Both sizes are powers of two fixed at compile
+/// time, so a lookup is masks, a multiply and two loads with no bounds checks.
 #[derive(Debug)]
-struct Phf {
+struct Phf<const SLOTS: usize, const BUCKETS: usize> {
     seed: u64,
-    bucket_shift: u32,
-    slot_mask: u32,
-    disp: Vec<u16>,
-    values: Vec<HandValue>,
+    disp: Box<[u16; BUCKETS]>,
+    values: Box<[HandValue; SLOTS]>,
 }
 
-impl Phf {
+#[inline(always)]
+fn phf_hash(seed: u64, key: u32) -> u64 {
+    let h = (u64::from(key) ^ seed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    h ^ (h >> 29)
+}
+
+#[inline(always)]
+fn phf_slot(h: u64, d: u32) -> u32 {
+    let f1 = h as u32;
+    let f2 = ((h >> 16) as u32) | 1;
+    f1.wrapping_add(d.wrapping_mul(f2))
+}
+
+impl<const SLOTS: usize, const BUCKETS: usize> Phf<SLOTS, BUCKETS> {
+    const BUCKET_SHIFT: u32 = 64 - BUCKETS.trailing_zeros();
+
     #[inline(always)]
-    fn hash(seed: u64, key: u32) -> u64 {
-        let h = (u64::from(key) ^ seed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        h ^ (h >> 29)
+    fn bucket(h: u64) -> usize {
+        (h >> Self::BUCKET_SHIFT) as usize & (BUCKETS - 1)
     }
 
     #[inline(always)]
-    fn slot(h: u64, d: u32, mask: u32) -> usize {
-        let f1 = h as u32;
-        let f2 = ((h >> 16) as u32) | 1;
-        (f1.wrapping_add(d.wrapping_mul(f2)) & mask) as usize
+    fn slot(h: u64, d: u16) -> usize {
+        phf_slot(h, u32::from(d)) as usize & (SLOTS - 1)
     }
 
     #[inline(always)]
     fn get(&self, key: u32) -> HandValue {
-        let h = Phf::hash(self.seed, key);
-        let d = self.disp[(h >> self.bucket_shift) as usize];
-        self.values[Phf::slot(h, u32::from(d), self.slot_mask)]
+        let h = phf_hash(self.seed, key);
+        let d = self.disp[Self::bucket(h)];
+        self.values[Self::slot(h, d)]
     }
 
-    /// Builds the table for `entries` (distinct keys). Tries hash seeds until every bucket
-    /// finds a displacement; with a load factor of at most 3/4 the first seed nearly always
-    /// works.
-    fn build(entries: &[(u32, HandValue)]) -> Phf {
-        let n = entries.len().max(1);
-        let slot_bits = (n * 4 / 3).next_power_of_two().trailing_zeros().max(4);
-        let bucket_bits = slot_bits - 2;
-        let slot_mask = (1u32 << slot_bits) - 1;
-        let bucket_shift = 64 - bucket_bits;
+    /// Builds the table for `entries` (distinct keys, at most 3/4 of `SLOTS`). Tries hash
+    /// seeds until every bucket finds a displacement; the first seed nearly always works.
+    fn build(entries: &[(u32, HandValue)]) -> Self {
         for attempt in 0u64.. {
             let seed = attempt.wrapping_mul(0xD1B5_4A32_D192_ED03);
-            let mut buckets: Vec<Vec<(u64, HandValue)>> = vec![Vec::new(); 1 << bucket_bits];
+            let mut buckets: Vec<Vec<(u64, HandValue)>> = vec![Vec::new(); BUCKETS];
             for &(key, value) in entries {
-                let h = Phf::hash(seed, key);
-                buckets[(h >> bucket_shift) as usize].push((h, value));
+                let h = phf_hash(seed, key);
+                buckets[Self::bucket(h)].push((h, value));
             }
-            let mut order: Vec<usize> = (0..buckets.len()).collect();
+            let mut order: Vec<usize> = (0..BUCKETS).collect();
             order.sort_by_key(|&b| core::cmp::Reverse(buckets[b].len()));
-            let mut taken = vec![false; 1 << slot_bits];
-            let mut values = vec![HandValue::default(); 1 << slot_bits];
-            let mut disp = vec![0u16; buckets.len()];
+            let mut taken = vec![false; SLOTS];
+            let mut values = Box::new([HandValue::default(); SLOTS]);
+            let mut disp = Box::new([0u16; BUCKETS]);
             let mut slots = Vec::new();
             let mut ok = true;
             for &b in &order {
@@ -142,7 +149,7 @@ impl Phf {
                 let found = (0..=u16::MAX).find(|&d| {
                     slots.clear();
                     for &(h, _) in &buckets[b] {
-                        let s = Phf::slot(h, u32::from(d), slot_mask);
+                        let s = Self::slot(h, d);
                         if taken[s] || slots.contains(&s) {
                             return false;
                         }
@@ -156,19 +163,13 @@ impl Phf {
                 };
                 disp[b] = d;
                 for &(h, value) in &buckets[b] {
-                    let s = Phf::slot(h, u32::from(d), slot_mask);
+                    let s = Self::slot(h, d);
                     taken[s] = true;
                     values[s] = value;
                 }
             }
             if ok {
-                return Phf {
-                    seed,
-                    bucket_shift,
-                    slot_mask,
-                    disp,
-                    values,
-                };
+                return Phf { seed, disp, values };
             }
         }
         unreachable!("the seed loop only ends by returning")
@@ -179,9 +180,13 @@ impl Phf {
 #[derive(Debug)]
 pub(crate) struct Tables {
     /// Indexed by a 13-bit rank mask with at least five bits: the best flush or straight flush.
-    flush: Vec<HandValue>,
-    /// Non-flush hands of 5, 6 and 7 cards, keyed by the base-5 rank-count number.
-    by_size: [Phf; 3],
+    flush: Box<[HandValue; 8192]>,
+    /// Non-flush hands of 5 cards (6,175 rank multisets), keyed by the base-5 number.
+    five: Phf<8192, 2048>,
+    /// Non-flush hands of 6 cards (18,395 rank multisets).
+    six: Phf<32768, 8192>,
+    /// Non-flush hands of 7 cards (49,205 rank multisets): 128 KiB of values.
+    seven: Phf<65536, 16384>,
 }
 
 static TABLES: OnceLock<Tables> = OnceLock::new();
@@ -207,8 +212,11 @@ impl Tables {
             let suit = flush.trailing_zeros() >> 2;
             self.flush[((acc.mask >> (16 * suit)) & 0x1fff) as usize]
         } else {
-            let n = acc.len() as usize;
-            self.by_size[n.clamp(5, 7) - 5].get(acc.key as u32)
+            match acc.len() {
+                7 => self.seven.get(acc.key as u32),
+                6 => self.six.get(acc.key as u32),
+                _ => self.five.get(acc.key as u32),
+            }
         }
     }
 
@@ -220,7 +228,7 @@ impl Tables {
             let suit = flush.trailing_zeros() >> 2;
             self.flush[((acc.mask >> (16 * suit)) & 0x1fff) as usize]
         } else {
-            self.by_size[2].get(acc.key as u32)
+            self.seven.get(acc.key as u32)
         }
     }
 }
@@ -345,23 +353,24 @@ fn build_tables() -> Tables {
         let at = classes.partition_point(|&c| c < r);
         HandValue::from_parts(category, (at - first) as u16)
     };
-    let flush = (0u32..1 << 13)
-        .map(|m| {
-            if m.count_ones() >= 5 {
-                dense(raw_flush(m))
-            } else {
-                HandValue::default()
-            }
-        })
-        .collect();
-    let by_size = [5, 6, 7].map(|n| {
-        let entries: Vec<(u32, HandValue)> = multisets(n)
+    let mut flush = Box::new([HandValue::default(); 8192]);
+    for (m, v) in (0u32..).zip(flush.iter_mut()) {
+        if m.count_ones() >= 5 {
+            *v = dense(raw_flush(m));
+        }
+    }
+    let entries = |n: u32| -> Vec<(u32, HandValue)> {
+        multisets(n)
             .iter()
             .map(|(counts, key)| (*key, dense(raw_counts(counts))))
-            .collect();
-        Phf::build(&entries)
-    });
-    Tables { flush, by_size }
+            .collect()
+    };
+    Tables {
+        flush,
+        five: Phf::build(&entries(5)),
+        six: Phf::build(&entries(6)),
+        seven: Phf::build(&entries(7)),
+    }
 }
 
 /// Evaluates a hand of 5, 6 or 7 distinct cards: the value of its best five cards.
@@ -434,20 +443,22 @@ mod tests {
         assert_eq!(straight_top(0x0e0f), None);
     }
 
+    fn check_perfect<const S: usize, const B: usize>(phf: &Phf<S, B>, n: u32) {
+        let mut used = vec![false; S];
+        for (counts, key) in multisets(n) {
+            let h = phf_hash(phf.seed, key);
+            let slot = Phf::<S, B>::slot(h, phf.disp[Phf::<S, B>::bucket(h)]);
+            assert!(!used[slot], "two {n}-card keys share slot {slot}");
+            used[slot] = true;
+            assert_eq!(phf.get(key).category() as u32, raw_counts(&counts) >> 20);
+        }
+    }
+
     #[test]
     fn phf_is_perfect() {
         let t = tables();
-        for (i, n) in [5, 6, 7].into_iter().enumerate() {
-            let phf = &t.by_size[i];
-            let mut used = vec![false; phf.values.len()];
-            for (counts, key) in multisets(n) {
-                let h = Phf::hash(phf.seed, key);
-                let d = phf.disp[(h >> phf.bucket_shift) as usize];
-                let slot = Phf::slot(h, u32::from(d), phf.slot_mask);
-                assert!(!used[slot], "two keys share slot {slot}");
-                used[slot] = true;
-                assert_eq!(phf.get(key).category() as u32, raw_counts(&counts) >> 20);
-            }
-        }
+        check_perfect(&t.five, 5);
+        check_perfect(&t.six, 6);
+        check_perfect(&t.seven, 7);
     }
 }

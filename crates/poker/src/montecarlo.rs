@@ -190,7 +190,7 @@ fn deal_chunk<S: Shuffler, R: Rng>(
         }
         shuffler.shuffle_prefix(&mut deck, 7, rng)?;
         let acc = deck[..7].iter().fold(Acc::EMPTY, |a, &c| a.add(c));
-        counts[t.value7(acc).category() as usize] += 1;
+        counts[t.value7(acc).category_index()] += 1;
     }
     Ok(CategoryCounts { counts })
 }

@@ -73,7 +73,7 @@ pub fn exhaustive_5() -> CategoryCounts {
                     for d in c + 1..51 {
                         let pd = pc.add_index(d);
                         for e in d + 1..52 {
-                            counts[t.value(pd.add_index(e)).category() as usize] += 1;
+                            counts[t.value(pd.add_index(e)).category_index()] += 1;
                         }
                     }
                 }
@@ -110,7 +110,7 @@ pub fn exhaustive_7() -> CategoryCounts {
                             for f in e + 1..51 {
                                 let pf = pe.add_index(f);
                                 for g in f + 1..52 {
-                                    counts[t.value7(pf.add_index(g)).category() as usize] += 1;
+                                    counts[t.value7(pf.add_index(g)).category_index()] += 1;
                                 }
                             }
                         }

@@ -135,6 +135,12 @@ impl HandValue {
         }
     }
 
+    /// [`HandValue::category`]'s index without the conversion, for counting loops.
+    #[inline(always)]
+    pub(crate) const fn category_index(self) -> usize {
+        (self.0 >> 12) as usize
+    }
+
     /// The position within the category, 0 for the weakest hand of that category.
     #[inline]
     pub const fn position(self) -> u16 {
