@@ -35,6 +35,8 @@ enum Command {
     Backends(cmd::listing::BackendsArgs),
     /// Poker: exact and Monte Carlo hand tables, Hold'em equity.
     Poker(cmd::poker::Args),
+    /// Blackjack: house edge by simulation, exact dealer table, basic strategy chart.
+    Blackjack(cmd::blackjack::Args),
 }
 
 fn dispatch(command: Command) -> anyhow::Result<()> {
@@ -44,6 +46,7 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Algorithms(args) => cmd::listing::run_algorithms(&args),
         Command::Backends(args) => cmd::listing::run_backends(&args),
         Command::Poker(args) => cmd::poker::run(args),
+        Command::Blackjack(args) => cmd::blackjack::run(args),
     }
 }
 

@@ -1,5 +1,6 @@
 //! One module per subcommand, each with `Args` (clap) and `run`.
 
+pub(crate) mod blackjack;
 pub(crate) mod fairness;
 pub(crate) mod listing;
 pub(crate) mod poker;
