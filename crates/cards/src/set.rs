@@ -206,8 +206,8 @@ impl Extend<Card> for CardSet {
 }
 
 impl fmt::Display for CardSet {
-    /// The cards in index order, back to back (`"7hKdAs"`), which [`parse_card_set`]
-    /// (crate::parse_card_set) reads back.
+    /// The cards in index order, back to back (`"7hKdAs"`), which
+    /// [`parse_card_set`](crate::parse_card_set) reads back.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for card in *self {
             fmt::Display::fmt(&card, f)?;
