@@ -32,7 +32,7 @@ pub enum PokerError {
     /// Hold'em hole cards are exactly two.
     #[error("player {player} has {len} hole cards; Hold'em needs exactly 2")]
     HoleCards {
-        /// The player's position (1-based).
+        /// The player's position (1-based; 0 when a single hand was parsed on its own).
         player: usize,
         /// The number of cards given.
         len: usize,

@@ -100,6 +100,9 @@ impl McReport {
 /// `rng_factory(stream_seed(seed, c))` and starts from a sorted deck, so the result depends only
 /// on `(shuffler, rng_factory, hands, seed, deal)`, not on the number of rayon threads.
 ///
+/// The first call in a process also computes the exact 7-card table it compares with
+/// ([`exact_counts`](crate::exact_counts), cached): a fraction of a second on a few cores.
+///
 /// ```
 /// use fairdeal_poker::{Deal, monte_carlo};
 /// use rand::{SeedableRng, rngs::StdRng};
