@@ -444,6 +444,29 @@ where
     R: Rng,
     F: Fn(u64) -> R + Sync,
 {
+    equity_monte_carlo_with_progress(spot, shuffler, rng_factory, trials, seed, |_| {})
+}
+
+/// [`equity_monte_carlo`] calling `progress(trials_done_in_chunk)` after each chunk (from any
+/// thread), e.g. to advance a progress bar. The result does not depend on `progress`.
+///
+/// # Errors
+///
+/// [`PokerError::NoTrials`] when `trials == 0`.
+pub fn equity_monte_carlo_with_progress<S, R, F, P>(
+    spot: &Spot,
+    shuffler: &S,
+    rng_factory: F,
+    trials: u64,
+    seed: u64,
+    progress: P,
+) -> Result<EquityReport, PokerError>
+where
+    S: Shuffler + Sync,
+    R: Rng,
+    F: Fn(u64) -> R + Sync,
+    P: Fn(u64) + Sync,
+{
     if trials == 0 {
         return Err(PokerError::NoTrials);
     }
@@ -468,6 +491,7 @@ where
                 }
                 tally.showdown(lay.t, full, &holes[..lay.players]);
             }
+            progress(n);
             Ok::<Tally, PokerError>(tally)
         })
         .try_reduce(Tally::default, |a, b| Ok(a.merge(b)))?;

@@ -88,7 +88,7 @@ mod value;
 
 pub use equity::{
     AUTO_EXACT_LIMIT, EQUITY_CHUNK, EXACT_LIMIT, EquityReport, PlayerEquity, Seat, Spot, equity,
-    equity_exact, equity_monte_carlo,
+    equity_exact, equity_monte_carlo, equity_monte_carlo_with_progress,
 };
 pub use error::PokerError;
 pub use eval::{evaluate, evaluate_set, warm_up};

@@ -28,6 +28,10 @@ const DEAL_ALGORITHM: &str = fairdeal::partial::INFO.name;
 /// Monte Carlo runs with more hands than this show a progress bar (on a terminal).
 const PROGRESS_THRESHOLD: u64 = 20_000_000;
 
+/// Monte Carlo equity runs with more trials than this show a progress bar (each trial
+/// evaluates every player's hand, so this is fewer than for tables).
+const EQUITY_PROGRESS_THRESHOLD: u64 = 5_000_000;
+
 /// Monte Carlo equity trials when neither `--exact` nor `--trials` is given and the spot is
 /// too large to enumerate.
 const DEFAULT_TRIALS: u64 = 1_000_000;
@@ -475,8 +479,21 @@ impl WithResolved for McEquity<'_> {
     fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<(EquityReport, u64)> {
         let Resolved { mut rng, shuffler } = resolved;
         let seed = self.seed.unwrap_or_else(|| rng.next_u64());
-        let report = poker::equity_monte_carlo(self.spot, &shuffler, B::seeded, self.trials, seed)
-            .map_err(|e| poker_error(&e))?;
+        let bar = progress_bar(
+            self.trials,
+            self.trials > EQUITY_PROGRESS_THRESHOLD,
+            "dealing",
+        );
+        let report = poker::equity_monte_carlo_with_progress(
+            self.spot,
+            &shuffler,
+            B::seeded,
+            self.trials,
+            seed,
+            |n| bar.inc(n),
+        )
+        .map_err(|e| poker_error(&e))?;
+        bar.finish_and_clear();
         Ok((report, seed))
     }
 }
