@@ -146,6 +146,20 @@ pub(crate) struct Engine<'a> {
 const MAX_SEATS: usize = 7;
 const MAX_HANDS: usize = 8;
 
+/// Reusable per-thread storage for the hands of a round (so a round does not have to clear
+/// 56 hands it will mostly not use; only hands `..n` of each seat are ever read).
+pub(crate) struct Scratch {
+    hands: [[PlayerHand; MAX_HANDS]; MAX_SEATS],
+}
+
+impl Scratch {
+    pub(crate) fn new() -> Scratch {
+        Scratch {
+            hands: [[PlayerHand::default(); MAX_HANDS]; MAX_SEATS],
+        }
+    }
+}
+
 impl<'a> Engine<'a> {
     pub(crate) fn new(strategy: &'a Strategy) -> Engine<'a> {
         let rules = *strategy.rules();
@@ -173,6 +187,7 @@ impl<'a> Engine<'a> {
         src: &mut C,
         bet: u32,
         counts: &mut Counts,
+        scratch: &mut Scratch,
     ) -> i64 {
         let rules = &self.rules;
         let seats = usize::from(rules.seats);
@@ -229,7 +244,7 @@ impl<'a> Engine<'a> {
             return net;
         }
 
-        let mut hands = [[PlayerHand::default(); MAX_HANDS]; MAX_SEATS];
+        let hands = &mut scratch.hands;
         let mut n_hands = [0usize; MAX_SEATS];
         let mut any_live = false;
         let mut any_natural = false;

@@ -6,7 +6,7 @@ use fairdeal_core::{Rng, Shuffler, stream_seed};
 use rayon::prelude::*;
 
 use crate::count::{Betting, hi_lo_tag, true_count_floor};
-use crate::game::{CardSource, Counts, Engine};
+use crate::game::{CardSource, Counts, Engine, Scratch};
 use crate::shoe::{Shoe, card_value};
 use crate::strategy::Strategy;
 
@@ -247,6 +247,7 @@ where
     let mut counts = Counts::default();
     let mut sums = Sums::default();
     let mut running = 0i32;
+    let mut scratch = Scratch::new();
     for _ in 0..rounds {
         if shoe.start_round(rng) {
             running = 0;
@@ -256,7 +257,7 @@ where
             Betting::HiLo(ramp) => ramp.units(true_count_floor(running, shoe.remaining())),
         };
         let mut src = ShoeSource { shoe, rng, running };
-        let net = engine.play_round(&mut src, bet, &mut counts);
+        let net = engine.play_round(&mut src, bet, &mut counts, &mut scratch);
         running = src.running;
         sums.add(net, u64::from(bet) * seats);
     }
@@ -393,8 +394,9 @@ mod tests {
         let mut src = InfiniteDeck(rand_pcg::Pcg64Mcg::seed_from_u64(seed));
         let mut counts = Counts::default();
         let mut sums = Sums::default();
+        let mut scratch = Scratch::new();
         for _ in 0..rounds {
-            let net = engine.play_round(&mut src, 1, &mut counts);
+            let net = engine.play_round(&mut src, 1, &mut counts, &mut scratch);
             sums.add(net, u64::from(rules.seats));
         }
         let result = SimResult {
