@@ -66,7 +66,10 @@ fn sequential_hands() -> Vec<[Card; 7]> {
 
 fn bench_eval(c: &mut Criterion) {
     fairdeal_poker::warm_up();
-    for (order, hands) in [("random", random_hands()), ("sequential", sequential_hands())] {
+    for (order, hands) in [
+        ("random", random_hands()),
+        ("sequential", sequential_hands()),
+    ] {
         let rs_hands: Vec<[RsCard; 7]> = hands.iter().map(|h| h.map(to_rs)).collect();
         let mut group = c.benchmark_group(format!("poker_eval/{order}"));
         group.throughput(Throughput::Elements(BATCH as u64));
