@@ -1,9 +1,8 @@
 //! Property tests: the shuffle is a permutation, reproducible for a seed, and makes exactly the
 //! draws Java's `Collections.shuffle` and Python's `random.shuffle` make.
 
-mod common;
 
-use common::Recording;
+use fairdeal_testkit::Recording;
 use fairdeal_core::{ShuffleError, Shuffler};
 use fairdeal_inplace::{INFO, Inplace};
 use proptest::prelude::*;

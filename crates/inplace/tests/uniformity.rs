@@ -1,22 +1,12 @@
 //! Exact-uniformity sanity checks over all `n!` orders for small `n`, with fixed seeds and a
 //! negative control the same test must reject.
 
-mod common;
 
-use common::{Stuck, lehmer_rank, permutation_p_value};
+use fairdeal_testkit::{Stuck, permutation_p_value};
 use fairdeal_core::{IndexSampler, Lemire, Shuffler};
 use fairdeal_inplace::Inplace;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
-
-#[test]
-fn lehmer_rank_is_lexicographic() {
-    assert_eq!(lehmer_rank(&[0, 1, 2]), 0);
-    assert_eq!(lehmer_rank(&[0, 2, 1]), 1);
-    assert_eq!(lehmer_rank(&[1, 0, 2]), 2);
-    assert_eq!(lehmer_rank(&[2, 1, 0]), 5);
-    assert_eq!(lehmer_rank(&[3, 2, 1, 0]), 23);
-}
 
 #[test]
 fn all_orders_of_3_and_4_are_equally_likely() {

@@ -1,11 +1,9 @@
 //! Property tests: permutations, reproducibility, one-pass building from iterators of unknown
 //! length, and the draw sequence.
 
-mod common;
-
-use common::Recording;
 use fairdeal_core::{ShuffleError, Shuffler};
 use fairdeal_inside_out::{INFO, InsideOut};
+use fairdeal_testkit::Recording;
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;

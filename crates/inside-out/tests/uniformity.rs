@@ -1,11 +1,9 @@
 //! Exact-uniformity sanity checks over all `n!` orders for small `n`, with fixed seeds and a
 //! negative control the same test must reject.
 
-mod common;
-
-use common::{Stuck, chi_square_uniform, factorial, lehmer_rank, permutation_p_value};
 use fairdeal_core::Shuffler;
 use fairdeal_inside_out::InsideOut;
+use fairdeal_testkit::{Stuck, chi_square_uniform, factorial, lehmer_rank, permutation_p_value};
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 

@@ -1,9 +1,8 @@
 //! Property tests for `Naive`, `Biased` and `SortKey`: permutations, reproducibility, the draws
 //! they make, and prefix errors that leave the data untouched.
 
-mod common;
 
-use common::Recording;
+use fairdeal_testkit::Recording;
 use fairdeal_core::{Complexity, ShuffleError, Shuffler};
 use fairdeal_naive::{BIASED_INFO, Biased, NAIVE_INFO, Naive, SORT_KEY_INFO, SortKey};
 use proptest::prelude::*;

@@ -1,9 +1,8 @@
 //! Chi-square over all `n!` orders for small `n`, with fixed seeds: the fair algorithms pass
 //! (p > 1e-6) and the same test rejects `Biased` and a broken RNG (p < 1e-9).
 
-mod common;
 
-use common::{Stuck, lehmer_rank, permutation_p_value};
+use fairdeal_testkit::{Stuck, permutation_p_value};
 use fairdeal_core::Shuffler;
 use fairdeal_naive::{Biased, Naive, SortKey};
 use rand::SeedableRng;
@@ -15,14 +14,6 @@ const CASES: [(usize, u64, u64); 2] = [(3, 60_000, 0x50_0003), (4, 120_000, 0x50
 fn p_value<A: Shuffler>(algo: &A, n: usize, trials: u64, seed: u64) -> f64 {
     let mut rng = Pcg64::seed_from_u64(seed);
     permutation_p_value(n, trials, |v| algo.shuffle(v, &mut rng))
-}
-
-#[test]
-fn lehmer_rank_is_lexicographic() {
-    assert_eq!(lehmer_rank(&[0, 1, 2]), 0);
-    assert_eq!(lehmer_rank(&[1, 0, 2]), 2);
-    assert_eq!(lehmer_rank(&[2, 1, 0]), 5);
-    assert_eq!(lehmer_rank(&[3, 2, 1, 0]), 23);
 }
 
 #[test]

@@ -1,9 +1,8 @@
 //! Property tests for `Partial` and `Dealer`: permutations, reproducibility, O(k) draws, and
 //! errors that leave the data untouched.
 
-mod common;
 
-use common::Recording;
+use fairdeal_testkit::Recording;
 use fairdeal_core::{ShuffleError, Shuffler};
 use fairdeal_partial::{Dealer, INFO, Partial};
 use proptest::prelude::*;

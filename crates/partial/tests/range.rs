@@ -1,9 +1,8 @@
 //! `sample_range`: the sparse virtual partial shuffle equals the materialized one, handles the
 //! whole `u64` range, and reports bad arguments as errors.
 
-mod common;
 
-use common::Recording;
+use fairdeal_testkit::Recording;
 use fairdeal_core::{Lemire, Rng, Shuffler};
 use fairdeal_partial::{Partial, SampleRangeError, sample_range};
 use proptest::prelude::*;

@@ -1,0 +1,158 @@
+/*!
+Test doubles for randomness, shared by the workspace's tests (not published).
+
+Every randomness test in fairdeal needs the same few pieces: a chi-square p-value over counts
+that should be equal, the lexicographic rank of a permutation, a sampler that records what it
+was asked, and generators that are deliberately broken so a test can prove it is able to fail.
+They live here once instead of in a `tests/common` copy per crate.
+
+```
+use fairdeal_testkit::{lehmer_rank, permutation_p_value};
+
+// A "shuffle" that never moves anything is as unfair as it gets.
+let p = permutation_p_value(3, 6_000, |_v| {});
+assert!(p < 1e-9);
+assert_eq!(lehmer_rank(&[2, 1, 0]), 5);
+```
+*/
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+use core::cell::RefCell;
+use core::convert::Infallible;
+
+use fairdeal_core::{IndexSampler, Lemire, Rng, rand_core::TryRng};
+use statrs::distribution::{ChiSquared, ContinuousCDF};
+
+/// Lexicographic rank (Lehmer code) of a permutation of `0..n`: `[0, 1, 2]` is 0, `[2, 1, 0]`
+/// is `n! - 1`.
+pub fn lehmer_rank(perm: &[usize]) -> usize {
+    let n = perm.len();
+    let mut rank = 0;
+    for i in 0..n {
+        let smaller_later = perm[i + 1..].iter().filter(|&&x| x < perm[i]).count();
+        rank = rank * (n - i) + smaller_later;
+    }
+    rank
+}
+
+/// `n!` for the small `n` tests use.
+pub fn factorial(n: usize) -> usize {
+    (1..=n).product()
+}
+
+/// Pearson's chi-square statistic against equal expected counts, and its upper-tail p-value.
+pub fn chi_square_uniform(counts: &[u64]) -> (f64, f64) {
+    let total: u64 = counts.iter().sum();
+    let expected = total as f64 / counts.len() as f64;
+    let chi2: f64 = counts
+        .iter()
+        .map(|&c| (c as f64 - expected).powi(2) / expected)
+        .sum();
+    (chi2, chi_square_p_value(chi2, counts.len() as u64 - 1))
+}
+
+/// `P(X >= chi2)` for `X ~ χ²(df)`, computed as the survival function so tiny p-values keep
+/// their precision.
+pub fn chi_square_p_value(chi2: f64, df: u64) -> f64 {
+    ChiSquared::new(df as f64).map_or(f64::NAN, |dist| dist.sf(chi2))
+}
+
+/// Runs `shuffle` on `[0, 1, …, n-1]` `trials` times, counts every one of the `n!` orders and
+/// returns the chi-square p-value of "all orders equally likely".
+pub fn permutation_p_value(n: usize, trials: u64, mut shuffle: impl FnMut(&mut [usize])) -> f64 {
+    let mut counts = vec![0u64; factorial(n)];
+    let mut v: Vec<usize> = Vec::with_capacity(n);
+    for _ in 0..trials {
+        v.clear();
+        v.extend(0..n);
+        shuffle(&mut v);
+        counts[lehmer_rank(&v)] += 1;
+    }
+    chi_square_uniform(&counts).1
+}
+
+/// A [`Lemire`] sampler that also writes down every bound it is asked for.
+#[derive(Debug, Default)]
+pub struct Recording {
+    bounds: RefCell<Vec<usize>>,
+}
+
+impl Recording {
+    /// The bounds requested so far, in order.
+    pub fn bounds(&self) -> Vec<usize> {
+        self.bounds.borrow().clone()
+    }
+}
+
+impl IndexSampler for Recording {
+    fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
+        self.bounds.borrow_mut().push(bound);
+        Lemire.index_below(rng, bound)
+    }
+}
+
+/// A broken generator that returns the same word forever.
+///
+/// Pick a word whose products with the bounds in use do not land in Lemire's rejection zone
+/// (0 does, for most bounds: the sampler would reject it forever and the test would hang).
+/// `u64::MAX` is always safe: every bounded index is then `bound - 1`.
+#[derive(Debug, Clone, Copy)]
+pub struct Stuck(pub u64);
+
+impl TryRng for Stuck {
+    type Error = Infallible;
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        Ok(self.0 as u32)
+    }
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        Ok(self.0)
+    }
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        dst.fill(self.0 as u8);
+        Ok(())
+    }
+}
+
+/// A good generator with its top output bit stuck at zero: every bounded index Lemire draws
+/// falls in the lower half of its range. Subtler than [`Stuck`], and still a defect every
+/// fairness test must catch.
+#[derive(Debug, Clone)]
+pub struct HalfRange<R>(pub R);
+
+impl<R: Rng> TryRng for HalfRange<R> {
+    type Error = Infallible;
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        Ok(self.0.next_u32() >> 1)
+    }
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        Ok(self.0.next_u64() >> 1)
+    }
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        self.0.fill_bytes(dst);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lehmer_rank_is_lexicographic() {
+        assert_eq!(lehmer_rank(&[0, 1, 2]), 0);
+        assert_eq!(lehmer_rank(&[0, 2, 1]), 1);
+        assert_eq!(lehmer_rank(&[1, 0, 2]), 2);
+        assert_eq!(lehmer_rank(&[2, 1, 0]), 5);
+        assert_eq!(lehmer_rank(&[3, 2, 1, 0]), 23);
+    }
+
+    #[test]
+    fn chi_square_of_equal_counts_is_zero_with_p_one() {
+        let (chi2, p) = chi_square_uniform(&[10, 10, 10]);
+        assert_eq!(chi2, 0.0);
+        assert!((p - 1.0).abs() < 1e-12);
+        let (_, p) = chi_square_uniform(&[1000, 0, 0]);
+        assert!(p < 1e-9);
+    }
+}
