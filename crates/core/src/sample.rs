@@ -128,8 +128,21 @@ mod tests {
 
     #[test]
     fn stays_in_range_for_edge_bounds() {
-        let mut rng = Sweep { next: 0, step: 0x9E37_79B9 };
-        for bound in [1usize, 2, 3, 7, 52, 1000, u32::MAX as usize, 1 << 32, (1 << 32) + 1] {
+        let mut rng = Sweep {
+            next: 0,
+            step: 0x9E37_79B9,
+        };
+        for bound in [
+            1usize,
+            2,
+            3,
+            7,
+            52,
+            1000,
+            u32::MAX as usize,
+            1 << 32,
+            (1 << 32) + 1,
+        ] {
             for _ in 0..1000 {
                 assert!(lemire_index_below(&mut rng, bound) < bound, "bound {bound}");
             }
@@ -150,7 +163,10 @@ mod tests {
             counts[(v / (bound / 3)) as usize] += 1;
         }
         let expected = f64::from(DRAWS) / 3.0;
-        let chi2: f64 = counts.iter().map(|&c| (f64::from(c) - expected).powi(2) / expected).sum();
+        let chi2: f64 = counts
+            .iter()
+            .map(|&c| (f64::from(c) - expected).powi(2) / expected)
+            .sum();
         1.0 - ChiSquared::new(2.0).unwrap().cdf(chi2)
     }
 
@@ -159,7 +175,10 @@ mod tests {
         use rand::SeedableRng;
         const BOUND: u64 = 3 << 30;
         let mut rng = rand_pcg::Pcg64::seed_from_u64(2024);
-        let p_lemire = thirds_p_value(|| lemire_index_below(&mut rng, BOUND as usize) as u64, BOUND);
+        let p_lemire = thirds_p_value(
+            || lemire_index_below(&mut rng, BOUND as usize) as u64,
+            BOUND,
+        );
         assert!(p_lemire > 1e-6, "Lemire rejected: p = {p_lemire}");
         let mut rng = rand_pcg::Pcg64::seed_from_u64(2024);
         let p_modulo = thirds_p_value(|| u64::from(rng.next_u32()) % BOUND, BOUND);

@@ -1,10 +1,9 @@
 //! Property tests: the shuffle is a permutation, reproducible for a seed, and makes exactly the
 //! draws Java's `Collections.shuffle` and Python's `random.shuffle` make.
 
-
-use fairdeal_testkit::Recording;
 use fairdeal_core::{ShuffleError, Shuffler};
 use fairdeal_inplace::{INFO, Inplace};
+use fairdeal_testkit::Recording;
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;

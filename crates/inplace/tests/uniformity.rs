@@ -1,10 +1,9 @@
 //! Exact-uniformity sanity checks over all `n!` orders for small `n`, with fixed seeds and a
 //! negative control the same test must reject.
 
-
-use fairdeal_testkit::{Stuck, permutation_p_value};
 use fairdeal_core::{IndexSampler, Lemire, Shuffler};
 use fairdeal_inplace::Inplace;
+use fairdeal_testkit::{Stuck, permutation_p_value};
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 

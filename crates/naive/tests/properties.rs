@@ -1,10 +1,9 @@
 //! Property tests for `Naive`, `Biased` and `SortKey`: permutations, reproducibility, the draws
 //! they make, and prefix errors that leave the data untouched.
 
-
-use fairdeal_testkit::Recording;
 use fairdeal_core::{Complexity, ShuffleError, Shuffler};
 use fairdeal_naive::{BIASED_INFO, Biased, NAIVE_INFO, Naive, SORT_KEY_INFO, SortKey};
+use fairdeal_testkit::Recording;
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;

@@ -1,10 +1,9 @@
 //! Chi-square over all `n!` orders for small `n`, with fixed seeds: the fair algorithms pass
 //! (p > 1e-6) and the same test rejects `Biased` and a broken RNG (p < 1e-9).
 
-
-use fairdeal_testkit::{Stuck, permutation_p_value};
 use fairdeal_core::Shuffler;
 use fairdeal_naive::{Biased, Naive, SortKey};
+use fairdeal_testkit::{Stuck, permutation_p_value};
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 

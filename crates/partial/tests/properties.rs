@@ -1,10 +1,9 @@
 //! Property tests for `Partial` and `Dealer`: permutations, reproducibility, O(k) draws, and
 //! errors that leave the data untouched.
 
-
-use fairdeal_testkit::Recording;
 use fairdeal_core::{ShuffleError, Shuffler};
 use fairdeal_partial::{Dealer, INFO, Partial};
+use fairdeal_testkit::Recording;
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;

@@ -1,10 +1,9 @@
 //! `sample_range`: the sparse virtual partial shuffle equals the materialized one, handles the
 //! whole `u64` range, and reports bad arguments as errors.
 
-
-use fairdeal_testkit::Recording;
 use fairdeal_core::{Lemire, Rng, Shuffler};
 use fairdeal_partial::{Partial, SampleRangeError, sample_range};
+use fairdeal_testkit::Recording;
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;

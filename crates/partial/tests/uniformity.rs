@@ -2,10 +2,9 @@
 //! hands over all ordered pairs (fresh and reused decks, and the sparse range sampler), each
 //! with a negative control the same test must reject.
 
-
-use fairdeal_testkit::{Stuck, chi_square_uniform, permutation_p_value};
 use fairdeal_core::{IndexSampler, Lemire, Shuffler};
 use fairdeal_partial::{Dealer, Partial, sample_range};
+use fairdeal_testkit::{Stuck, chi_square_uniform, permutation_p_value};
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
