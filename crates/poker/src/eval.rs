@@ -73,11 +73,6 @@ impl Acc {
             mask: self.mask | other.mask,
         }
     }
-
-    #[inline(always)]
-    pub(crate) fn len(self) -> u32 {
-        self.mask.count_ones()
-    }
 }
 
 /// A perfect hash from base-5 rank-count keys to hand values ("hash and displace", Belazzougui,
@@ -204,15 +199,16 @@ pub fn warm_up() {
 }
 
 impl Tables {
-    /// The value of a hand of 5, 6 or 7 distinct cards summarised by `acc`.
+    /// The value of a hand of `n` (5, 6 or 7) distinct cards summarised by `acc` (callers
+    /// know `n`, so the mask's bits need not be counted again).
     #[inline(always)]
-    pub(crate) fn value(&self, acc: Acc) -> HandValue {
+    pub(crate) fn value(&self, acc: Acc, n: usize) -> HandValue {
         let flush = (((acc.key >> 32) as u32) + 0x3333) & 0x8888;
         if flush != 0 {
             let suit = flush.trailing_zeros() >> 2;
             self.flush[((acc.mask >> (16 * suit)) & 0x1fff) as usize]
         } else {
-            match acc.len() {
+            match n {
                 7 => self.seven.get(acc.key as u32),
                 6 => self.six.get(acc.key as u32),
                 _ => self.five.get(acc.key as u32),
@@ -394,14 +390,15 @@ pub fn evaluate(cards: &[Card]) -> Result<HandValue, PokerError> {
         return Err(PokerError::HandSize { len: cards.len() });
     }
     let acc = cards.iter().fold(Acc::EMPTY, |a, &c| a.add(c));
-    if acc.len() as usize != cards.len() {
+    // A repeated card sets no new bit in the mask.
+    if acc.mask.count_ones() as usize != cards.len() {
         let mut seen = CardSet::new();
         let card = cards.iter().copied().find(|&c| !seen.insert(c));
         return Err(PokerError::DuplicateCard {
             card: card.unwrap_or(cards[0]),
         });
     }
-    Ok(tables().value(acc))
+    Ok(tables().value(acc, cards.len()))
 }
 
 /// Evaluates a set of 5, 6 or 7 cards (a set cannot hold duplicates).
@@ -422,7 +419,7 @@ pub fn evaluate_set(cards: CardSet) -> Result<HandValue, PokerError> {
         return Err(PokerError::HandSize { len: cards.len() });
     }
     let acc = cards.iter().fold(Acc::EMPTY, |a, c| a.add(c));
-    Ok(tables().value(acc))
+    Ok(tables().value(acc, cards.len()))
 }
 
 #[cfg(test)]

@@ -73,7 +73,7 @@ pub fn exhaustive_5() -> CategoryCounts {
                     for d in c + 1..51 {
                         let pd = pc.add_index(d);
                         for e in d + 1..52 {
-                            counts[t.value(pd.add_index(e)).category_index()] += 1;
+                            counts[t.value(pd.add_index(e), 5).category_index()] += 1;
                         }
                     }
                 }
