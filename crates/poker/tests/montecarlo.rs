@@ -1,34 +1,14 @@
 //! Monte Carlo 7-card tables against the exact table: fair shuffles agree, a biased shuffle
 //! and a broken RNG do not, and the thread count never changes a seeded result.
 
-use core::convert::Infallible;
-
-use fairdeal_core::{Rng, Shuffler};
+use fairdeal_core::Shuffler;
 use fairdeal_inplace::Inplace;
 use fairdeal_naive::{Biased, Naive};
 use fairdeal_partial::Partial;
 use fairdeal_poker::{Category, Deal, McReport, PokerError, monte_carlo};
+use fairdeal_testkit::HalfRange;
 use rand::SeedableRng;
-use rand_core::TryRng;
 use rand_pcg::Pcg64;
-
-/// A deliberately broken generator: a good one with its top output bit stuck at zero, so every
-/// bounded index falls in the lower half of its range.
-struct StuckBit(Pcg64);
-
-impl TryRng for StuckBit {
-    type Error = Infallible;
-    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
-        Ok(self.0.next_u32() >> 1)
-    }
-    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
-        Ok(self.0.next_u64() >> 1)
-    }
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
-        self.0.fill_bytes(dst);
-        Ok(())
-    }
-}
 
 fn run<S: Shuffler + Sync>(s: &S, hands: u64, seed: u64, deal: Deal) -> McReport {
     monte_carlo(s, Pcg64::seed_from_u64, hands, seed, deal).unwrap()
@@ -75,7 +55,9 @@ fn the_biased_shuffle_is_rejected() {
 
 #[test]
 fn a_broken_rng_is_rejected() {
-    let factory = |s: u64| StuckBit(Pcg64::seed_from_u64(s));
+    // A good generator with its top output bit stuck at zero: every index falls in the lower
+    // half of its range.
+    let factory = |s: u64| HalfRange(Pcg64::seed_from_u64(s));
     let r = monte_carlo(&Inplace::new(), factory, 200_000, 14, Deal::Fresh).unwrap();
     assert!(
         r.p_value < 1e-9,
