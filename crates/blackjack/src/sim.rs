@@ -349,20 +349,27 @@ where
         sa.merge(&sb);
         Ok((ca, sa))
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.threads)
-        .build()
-        .map_err(|e| SimError::ThreadPool {
-            threads: config.threads,
-            message: e.to_string(),
-        })?;
     let range = chunks.clone();
-    let (counts, sums) = pool.install(|| {
+    let (counts, sums) = if config.threads == 1 {
+        // No pool for one thread: the same chunks, the same exact sums.
         range
-            .into_par_iter()
             .map(run)
-            .reduce(|| Ok((Counts::default(), Sums::default())), combine)
-    })?;
+            .fold(Ok((Counts::default(), Sums::default())), combine)?
+    } else {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(config.threads)
+            .build()
+            .map_err(|e| SimError::ThreadPool {
+                threads: config.threads,
+                message: e.to_string(),
+            })?;
+        pool.install(|| {
+            range
+                .into_par_iter()
+                .map(run)
+                .reduce(|| Ok((Counts::default(), Sums::default())), combine)
+        })?
+    };
     Ok(SimResult {
         seed: config.seed,
         configured_rounds: config.rounds,
