@@ -224,3 +224,44 @@ fn a_different_game_fails_the_published_comparison() {
         51,
     );
 }
+
+/// Hi-Lo with a 1–12 spread at 85 % penetration turns the six-deck game in the player's favour
+/// (the count bets more when the remaining shoe is rich in tens and aces); with a continuous
+/// shuffler the count is zero at every bet, so the same ramp is exactly flat betting.
+#[test]
+fn hi_lo_spread_beats_flat_betting_and_is_useless_against_a_continuous_shuffler() {
+    let run = |penetration, betting| {
+        let rules = Rules {
+            penetration,
+            ..Rules::default()
+        };
+        let strategy = Strategy::basic(&rules).unwrap();
+        let config = SimConfig {
+            rounds: 3_000_000,
+            seed: 77,
+            threads: 0,
+            betting,
+        };
+        simulate(&strategy, &config, &fairdeal_partial::Partial::new(), pcg).unwrap()
+    };
+    let ramp = Betting::HiLo(BetRamp { min: 1, max: 12 });
+    let flat = run(Penetration::CutCard(0.85), Betting::Flat);
+    let counted = run(Penetration::CutCard(0.85), ramp);
+    let gain = flat.house_edge_percent() - counted.house_edge_percent();
+    let se = flat.std_error_percent().hypot(counted.std_error_percent());
+    assert!(gain > 5.0 * se, "gain {gain:.3} ± {se:.3}");
+    assert!(
+        counted.house_edge_percent() < 0.0,
+        "{}",
+        counted.house_edge_percent()
+    );
+    assert!(counted.initial_wagers() > flat.initial_wagers());
+
+    let csm_flat = run(Penetration::Continuous, Betting::Flat);
+    let csm_counted = run(Penetration::Continuous, ramp);
+    assert_eq!(csm_flat.counts, csm_counted.counts);
+    assert_eq!(
+        csm_flat.house_edge_percent(),
+        csm_counted.house_edge_percent()
+    );
+}
