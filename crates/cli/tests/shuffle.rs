@@ -193,17 +193,8 @@ fn head_count_is_a_sample_of_distinct_values() {
 #[test]
 fn a_huge_range_with_head_count_is_sampled_without_materialising_it() {
     // 10^12 u64 values would take 8 TB: this only works through the sparse path.
-    for algo in ["inplace", "partial", "biased"] {
-        let run = fairdeal(&[
-            "shuffle",
-            "-i",
-            "1-1000000000000",
-            "-n",
-            "5",
-            "--algo",
-            algo,
-        ])
-        .ok();
+    for algo in [&["--algo", "partial"][..], &[]] {
+        let run = fairdeal(&[&["shuffle", "-i", "1-1000000000000", "-n", "5"], algo].concat()).ok();
         let values = run.numbers();
         assert_eq!(values.len(), 5);
         assert!(values.iter().all(|v| (1..=1_000_000_000_000).contains(v)));
@@ -234,6 +225,25 @@ fn a_huge_range_with_head_count_is_sampled_without_materialising_it() {
     ])
     .ok();
     assert_eq!(run.stdout, again.stdout);
+}
+
+/// Only `partial` has a sparse form: another algorithm on a range too large to hold is refused
+/// with one line, never silently replaced by `partial`.
+#[test]
+fn a_huge_range_with_another_algorithm_is_an_error() {
+    for algo in ["inplace", "naive", "biased"] {
+        let line = fairdeal(&[
+            "shuffle",
+            "-i",
+            "1-1000000000000",
+            "-n",
+            "5",
+            "--algo",
+            algo,
+        ])
+        .error();
+        assert!(line.contains("--algo partial"), "{line}");
+    }
 }
 
 /// `partial` takes the sparse path for a small K and the materialised one for a large K; the

@@ -6,11 +6,12 @@
 //!
 //! With `-n K` only a prefix is shuffled: `shuffle_prefix`, which is O(k) for the `partial`
 //! algorithm, so `partial` is the default algorithm with `-n` (`fairdeal::DEFAULT_ALGORITHM`,
-//! `inplace`, without); an explicit `--algo` is always honoured. A range with `-n` is sampled without materialising it (a sparse virtual partial
-//! shuffle, `fairdeal::partial::sample_range`) when it is too large to hold, or when the
-//! algorithm is `partial` and K is small next to the range: that function returns exactly what
-//! `partial` returns on the materialised range, so the output does not depend on which path
-//! ran.
+//! `inplace`, without); an explicit `--algo` is always honoured. With `partial`, a range is
+//! sampled without materialising it (a sparse virtual partial shuffle,
+//! `fairdeal::partial::sample_range`) when it is too large to hold or K is small next to it:
+//! that function returns exactly what `partial` returns on the materialised range, so the
+//! output does not depend on which path ran. Other algorithms have no sparse form, so a range
+//! too large to hold is an error for them rather than a silent switch of algorithm.
 
 use std::io::{self, Read as _, Write};
 use std::path::{Path, PathBuf};
@@ -147,14 +148,28 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     };
     let input = match args.input_range {
         Some(range) => {
-            if args.head_count.is_none() && range.len() > u128::from(MAX_RANGE_IN_MEMORY) {
-                return Err(usage(format!(
-                    "range {}-{} holds {} numbers, more than the {MAX_RANGE_IN_MEMORY} that can \
-                     be shuffled in memory; use -n K to sample from it",
-                    range.lo,
-                    range.hi,
-                    range.len()
-                )));
+            if range.len() > u128::from(MAX_RANGE_IN_MEMORY) {
+                if args.head_count.is_none() {
+                    return Err(usage(format!(
+                        "range {}-{} holds {} numbers, more than the {MAX_RANGE_IN_MEMORY} that \
+                         can be shuffled in memory; use -n K to sample from it",
+                        range.lo,
+                        range.hi,
+                        range.len()
+                    )));
+                }
+                // Only the partial shuffle has a sparse form; running another algorithm's
+                // sample through it would silently answer a different question.
+                if selection.algorithm != PREFIX_ALGORITHM {
+                    return Err(usage(format!(
+                        "range {}-{} holds {} numbers, more than the {MAX_RANGE_IN_MEMORY} that \
+                         can be held in memory, and only --algo {PREFIX_ALGORITHM} can sample \
+                         from a range without holding it",
+                        range.lo,
+                        range.hi,
+                        range.len()
+                    )));
+                }
             }
             Input::Range(range)
         }
@@ -234,8 +249,9 @@ impl WithResolved for Job {
                     .map(|k| u128::try_from(k).unwrap_or(u128::MAX).min(len));
                 let sparse = match sparse_k {
                     Some(k) => {
-                        len > u128::from(MAX_RANGE_IN_MEMORY)
-                            || (self.sparse_allowed && k * u128::from(SPARSE_RATIO) <= len)
+                        self.sparse_allowed
+                            && (len > u128::from(MAX_RANGE_IN_MEMORY)
+                                || k * u128::from(SPARSE_RATIO) <= len)
                     }
                     None => false,
                 };
