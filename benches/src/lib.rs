@@ -88,7 +88,7 @@ pub fn sizes(complexity: Complexity) -> Vec<usize> {
     };
     let exps: Vec<u32> = if quick() {
         match complexity {
-            Complexity::Quadratic => vec![8, 10, 12],
+            Complexity::Quadratic => vec![10, 12, 14],
             _ => vec![10, 15, 20],
         }
     } else {

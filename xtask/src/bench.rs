@@ -742,22 +742,31 @@ fn write_plots(
 }
 
 fn print_comparison_digest(comparisons: &[Comparison]) {
+    // The headline algorithm per case: partial (O(k)) for dealing, inplace otherwise.
+    let lead = |case: &str| {
+        if case == CASE_DEAL {
+            "partial"
+        } else {
+            "inplace"
+        }
+    };
     let picked: Vec<&Comparison> = comparisons
         .iter()
-        .filter(|c| c.ours == "inplace" && c.backend == catalogue::default_backend())
+        .filter(|c| c.ours == lead(&c.case) && c.backend == catalogue::default_backend())
         .collect();
     if picked.is_empty() {
         return;
     }
     println!(
-        "inplace vs peers on {} (speedup = peer / ours):",
+        "ours vs peers on {} (speedup = peer / ours, above 1: ours faster):",
         catalogue::default_backend()
     );
     for c in picked {
         println!(
-            "  {:<12} n={:<8} vs {:<22} {:.2}×",
+            "  {:<12} n={:<8} {:<8} vs {:<22} {:.2}×",
             c.case,
             c.n,
+            c.ours,
             c.peer,
             c.speedup()
         );

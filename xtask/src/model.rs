@@ -10,7 +10,8 @@ pub(crate) enum Metric {
     /// Callgrind's instruction count (`Ir`) for one call: deterministic.
     Instructions,
     /// iai-callgrind's estimated cycles from callgrind's cache simulation
-    /// (`Ir + 5·(L1 misses) + 35·(LL misses)`): deterministic, but a model.
+    /// (`L1 hits + 5·LL hits + 35·RAM hits`, over instruction fetches and data accesses):
+    /// deterministic, but a model of a cache, not of this machine.
     EstimatedCycles,
 }
 

@@ -310,8 +310,15 @@ pub(crate) fn markdown(
                 let _ = write!(header, " {subj} |");
                 rule.push_str("---|");
             }
+            // The headline algorithm of each case: the O(k) partial shuffle for dealing, the
+            // reference in-place shuffle otherwise.
+            let lead = if case == CASE_DEAL {
+                "partial"
+            } else {
+                "inplace"
+            };
             for p in &peers {
-                let _ = write!(header, " inplace vs {p} |");
+                let _ = write!(header, " {lead} vs {p} |");
                 rule.push_str("---|");
             }
             let _ = writeln!(s, "{header}\n{rule}");
@@ -340,7 +347,7 @@ pub(crate) fn markdown(
                 for p in &peers {
                     match list
                         .iter()
-                        .find(|c| c.backend == b && c.ours == "inplace" && c.peer == *p)
+                        .find(|c| c.backend == b && c.ours == lead && c.peer == *p)
                     {
                         Some(c) => {
                             let _ = write!(line, " {:.2}× |", c.speedup());
