@@ -99,7 +99,8 @@ pub(crate) fn dots(
         return Ok(false);
     }
     let y0 = ys.iter().copied().fold(f64::MAX, f64::min) / 1.5;
-    let y1 = ys.iter().copied().fold(f64::MIN, f64::max) * 1.5;
+    // Headroom above the highest point for the legend.
+    let y1 = ys.iter().copied().fold(f64::MIN, f64::max) * 4.0;
     let root = SVGBackend::new(path, (1000, 600)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
     let k = categories.len() as f64;
