@@ -182,6 +182,10 @@ impl<'a> Engine<'a> {
 
     /// Plays one round with `bet` units on every seat; returns the table's net result in
     /// tenths of a unit (positive = players win) and updates `counts`.
+    ///
+    /// Dispatches to a copy of the round compiled for the table's number of seats, so the
+    /// per-seat loops have constant bounds (the one-seat case has no loops left at all).
+    #[inline]
     pub(crate) fn play_round<C: CardSource>(
         &self,
         src: &mut C,
@@ -189,18 +193,36 @@ impl<'a> Engine<'a> {
         counts: &mut Counts,
         scratch: &mut Scratch,
     ) -> i64 {
+        match self.rules.seats {
+            1 => self.play_round_for::<C, 1>(src, bet, counts, scratch),
+            2 => self.play_round_for::<C, 2>(src, bet, counts, scratch),
+            3 => self.play_round_for::<C, 3>(src, bet, counts, scratch),
+            4 => self.play_round_for::<C, 4>(src, bet, counts, scratch),
+            5 => self.play_round_for::<C, 5>(src, bet, counts, scratch),
+            6 => self.play_round_for::<C, 6>(src, bet, counts, scratch),
+            _ => self.play_round_for::<C, MAX_SEATS>(src, bet, counts, scratch),
+        }
+    }
+
+    fn play_round_for<C: CardSource, const SEATS: usize>(
+        &self,
+        src: &mut C,
+        bet: u32,
+        counts: &mut Counts,
+        scratch: &mut Scratch,
+    ) -> i64 {
         let rules = &self.rules;
-        let seats = usize::from(rules.seats);
+        let seats = SEATS;
         let b = i64::from(bet);
         counts.rounds += 1;
 
         let mut c1 = [0u8; MAX_SEATS];
         let mut c2 = [0u8; MAX_SEATS];
-        for c in c1.iter_mut().take(seats) {
+        for c in &mut c1[..seats] {
             *c = src.next_value();
         }
         let up = src.next_value();
-        for c in c2.iter_mut().take(seats) {
+        for c in &mut c2[..seats] {
             *c = src.next_value();
         }
         let peek = rules.hole_card == HoleCard::Peek;
@@ -227,7 +249,7 @@ impl<'a> Engine<'a> {
 
         if peek && natural(up, hole) {
             counts.dealer_blackjacks += 1;
-            for &st in status.iter().take(seats) {
+            for &st in &status[..seats] {
                 match st {
                     1 => {
                         counts.pushes += 1;
@@ -282,7 +304,7 @@ impl<'a> Engine<'a> {
             }
             return net;
         }
-        for &st in status.iter().take(seats) {
+        for &st in &status[..seats] {
             if st == 1 {
                 counts.wins += 1;
                 counts.hands += 1;

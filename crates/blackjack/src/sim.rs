@@ -215,18 +215,20 @@ impl SimResult {
     }
 }
 
-/// A shoe plus an RNG plus a running count, as the engine's card source.
-struct ShoeSource<'a, S, R: ?Sized> {
+/// A shoe plus an RNG plus (when `COUNT`) a Hi-Lo running count, as the engine's card source.
+struct ShoeSource<'a, S, R: ?Sized, const COUNT: bool> {
     shoe: &'a mut Shoe<S>,
     rng: &'a mut R,
     running: i32,
 }
 
-impl<S: Shuffler, R: Rng + ?Sized> CardSource for ShoeSource<'_, S, R> {
+impl<S: Shuffler, R: Rng + ?Sized, const COUNT: bool> CardSource for ShoeSource<'_, S, R, COUNT> {
     #[inline]
     fn next_value(&mut self) -> u8 {
         let v = card_value(self.shoe.draw(self.rng));
-        self.running += hi_lo_tag(v);
+        if COUNT {
+            self.running += hi_lo_tag(v);
+        }
         v
     }
 }
@@ -252,13 +254,23 @@ where
         if shoe.start_round(rng) {
             running = 0;
         }
-        let bet = match betting {
-            Betting::Flat => 1,
-            Betting::HiLo(ramp) => ramp.units(true_count_floor(running, shoe.remaining())),
+        let (net, bet) = match betting {
+            Betting::Flat => {
+                let mut src = ShoeSource::<S, R, false> {
+                    shoe,
+                    rng,
+                    running: 0,
+                };
+                (engine.play_round(&mut src, 1, &mut counts, &mut scratch), 1)
+            }
+            Betting::HiLo(ramp) => {
+                let bet = ramp.units(true_count_floor(running, shoe.remaining()));
+                let mut src = ShoeSource::<S, R, true> { shoe, rng, running };
+                let net = engine.play_round(&mut src, bet, &mut counts, &mut scratch);
+                running = src.running;
+                (net, bet)
+            }
         };
-        let mut src = ShoeSource { shoe, rng, running };
-        let net = engine.play_round(&mut src, bet, &mut counts, &mut scratch);
-        running = src.running;
         sums.add(net, u64::from(bet) * seats);
     }
     (counts, sums)
