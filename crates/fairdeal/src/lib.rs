@@ -139,6 +139,11 @@ pub use fairdeal_cards as cards;
 #[cfg(feature = "poker")]
 pub use fairdeal_poker as poker;
 
+/// The README's code blocks, compiled and run as doc-tests so the front page stays true.
+#[cfg(all(doctest, feature = "rng", feature = "inplace", feature = "partial"))]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
+
 #[cfg(feature = "blackjack")]
 pub use fairdeal_blackjack as blackjack;
 
