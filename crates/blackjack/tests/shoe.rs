@@ -1,8 +1,6 @@
 //! The shoe deals every card once per shuffle, in a uniformly random order, with any shuffler.
 #![allow(missing_docs)]
 
-mod common;
-
 use fairdeal_blackjack::{Penetration, Rules, Shoe};
 use fairdeal_cards::Card;
 use fairdeal_core::{Rng, Shuffler};
@@ -132,13 +130,13 @@ fn every_position_is_uniform_with_any_shuffler_and_a_stuck_rng_is_caught() {
         }
         // Negative controls: the same test rejects a generator whose indices all fall in the
         // lower half of their range, and one stuck at all ones.
-        let mut half = common::HalfRange(rand_pcg::Pcg64Mcg::seed_from_u64(12));
+        let mut half = fairdeal_testkit::HalfRange(rand_pcg::Pcg64Mcg::seed_from_u64(12));
         for p in rank_p_values(&fairdeal_partial::Partial::new(), &mut half, pen, true) {
             assert!(p < 1e-9, "half-range RNG not detected, {pen:?}: p = {p}");
         }
         for p in rank_p_values(
             &fairdeal_partial::Partial::new(),
-            &mut common::Stuck,
+            &mut fairdeal_testkit::Stuck(u64::MAX),
             pen,
             true,
         ) {

@@ -2,8 +2,6 @@
 //! edge against published figures.
 #![allow(missing_docs)]
 
-mod common;
-
 use fairdeal_blackjack::{
     BetRamp, Betting, HoleCard, Penetration, Rules, SimConfig, SimError, Strategy, simulate,
     simulate_chunks,
