@@ -153,7 +153,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
             if args.quick { " in quick mode" } else { "" },
             report_dir.join("criterion.log").display()
         ));
-        let done = Regex::new(r"\btime:\s+\[").expect("valid regex");
+        let done = Regex::new(CRITERION_DONE).expect("valid regex");
         run_streaming(
             runcmd,
             &report_dir.join("criterion.log"),
@@ -294,6 +294,11 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
         Ok(ExitCode::FAILURE)
     }
 }
+
+/// Criterion prints one `time: [low median high]` line per finished benchmark; the
+/// `time: [-1.2% …]` line of a comparison with the previous run carries percentages and is not
+/// counted.
+const CRITERION_DONE: &str = r"^\s*time:\s+\[[^%]*\]\s*$";
 
 fn fairdeal_benches_quick_env() -> &'static str {
     // Kept in sync with `fairdeal_benches::QUICK_ENV` (the xtask does not link the bench crate).
@@ -867,6 +872,15 @@ mod tests {
                      (0.15.2) is >= '0.3.0'";
         assert_eq!(parse_runner_version(other).as_deref(), Some("0.15.2"));
         assert_eq!(parse_runner_version("command not found"), None);
+    }
+
+    #[test]
+    fn counts_each_criterion_benchmark_once() {
+        let re = Regex::new(CRITERION_DONE).unwrap();
+        assert!(re.is_match("                        time:   [4.3732 µs 4.8876 µs 5.4206 µs]"));
+        assert!(
+            !re.is_match("                        time:   [-3.1% +1.2% +5.0%] (p = 0.62 > 0.05)")
+        );
     }
 
     #[test]
