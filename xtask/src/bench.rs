@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result, bail};
-use fairdeal_core::AlgorithmInfo;
+use fairdeal::AlgorithmInfo;
 use regex::Regex;
 
 use crate::model::{CASE_DEAL, CASE_DECK, CASE_SHUFFLE, GenericWall, Metric, Sample};
@@ -211,14 +211,14 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
         generic.retain(|g| re.is_match(&g.id));
     }
     let algorithms = catalogue::algorithms();
-    let claims: Vec<(&str, fairdeal_core::Complexity)> =
+    let claims: Vec<(&str, fairdeal::Complexity)> =
         algorithms.iter().map(|a| (a.name, a.complexity)).collect();
     let verdicts = verdict::all_verdicts(&samples, &claims);
-    let comparisons = report::comparisons(&samples, &algorithms);
+    let comparisons = report::comparisons(&samples, algorithms);
 
     let mut missing = Vec::new();
     if want_instructions && filter.is_none() {
-        for a in &algorithms {
+        for a in algorithms {
             for b in catalogue::backends() {
                 if !verdicts.iter().any(|v| {
                     v.metric == Metric::Instructions && v.algorithm == a.name && v.backend == b
@@ -236,7 +236,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
         missing.push("every algorithm (no instruction counts were parsed)".to_owned());
     }
 
-    let plots = write_plots(&report_dir, &samples, &comparisons, &algorithms)?;
+    let plots = write_plots(&report_dir, &samples, &comparisons, algorithms)?;
     let command = command_line(args);
     let ctx = ReportContext {
         command: &command,

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use fairdeal_core::{AlgorithmInfo, Complexity};
+use fairdeal::{AlgorithmInfo, Complexity};
 use serde_json::{Value, json};
 
 use crate::model::{CASE_DEAL, CASE_DECK, CASE_SHUFFLE, GenericWall, Metric, Sample};

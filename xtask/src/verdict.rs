@@ -1,6 +1,6 @@
 //! Does a fitted slope agree with the complexity an algorithm declares?
 
-use fairdeal_core::Complexity;
+use fairdeal::Complexity;
 
 use crate::fit::{PowerFit, fit_largest};
 use crate::model::{Metric, Sample};
