@@ -158,7 +158,7 @@ impl<S: IndexSampler> Partial<S> {
         k: usize,
         rng: &mut R,
     ) -> Result<alloc::vec::Vec<u64>, SampleRangeError> {
-        range::sparse_partial(lo, hi, k, rng, &self.sampler)
+        range::sample_range(lo, hi, k, rng, &self.sampler)
     }
 
     /// The loop itself: fixes `data[..k]`, with `k <= data.len()` already checked.

@@ -88,20 +88,6 @@ where
     R: Rng + ?Sized,
     S: IndexSampler + ?Sized,
 {
-    sparse_partial(lo, hi, k, rng, sampler)
-}
-
-pub(crate) fn sparse_partial<R, S>(
-    lo: u64,
-    hi: u64,
-    k: usize,
-    rng: &mut R,
-    sampler: &S,
-) -> Result<Vec<u64>, SampleRangeError>
-where
-    R: Rng + ?Sized,
-    S: IndexSampler + ?Sized,
-{
     if hi < lo {
         return Err(SampleRangeError::Reversed { lo, hi });
     }
