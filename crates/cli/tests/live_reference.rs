@@ -7,7 +7,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{fairdeal, scratch};
+use common::{inplace_order, scratch};
 
 /// `(seed, n)` pairs absent from `crates/rng/fixtures/*_shuffle.txt`.
 const CASES: &[(u64, usize)] = &[
@@ -20,24 +20,6 @@ const CASES: &[(u64, usize)] = &[
     ((1 << 63) + 11, 500),
     (18_446_744_073_709_551_000, 999),
 ];
-
-fn cli_order(backend: &str, seed: u64, n: usize) -> Vec<u64> {
-    let range = format!("0-{}", n - 1);
-    let seed = seed.to_string();
-    fairdeal(&[
-        "shuffle",
-        "--algo",
-        "inplace",
-        "--backend",
-        backend,
-        "--seed",
-        &seed,
-        "-i",
-        &range,
-    ])
-    .ok()
-    .numbers()
-}
 
 /// Parses "seed n v0 v1 …" lines into `(seed, n) -> order`.
 fn parse(text: &str) -> Vec<((u64, usize), Vec<u64>)> {
@@ -59,7 +41,7 @@ fn compare(backend: &str, reference: &str) {
     for ((seed, n), order) in rows {
         assert_eq!(order.len(), n);
         assert_eq!(
-            cli_order(backend, seed, n),
+            inplace_order(backend, &seed.to_string(), n),
             order,
             "{backend}: seed {seed}, n {n}"
         );

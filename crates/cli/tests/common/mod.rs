@@ -101,6 +101,25 @@ pub fn fairdeal(args: &[&str]) -> Run {
     fairdeal_with_input(args, b"")
 }
 
+/// The order `fairdeal shuffle --algo inplace --backend BACKEND --seed SEED -i 0-(N-1)` prints:
+/// what the Java and Python bit-exactness tests compare with the real languages.
+pub fn inplace_order(backend: &str, seed: &str, n: usize) -> Vec<u64> {
+    let range = format!("0-{}", n - 1);
+    fairdeal(&[
+        "shuffle",
+        "--algo",
+        "inplace",
+        "--backend",
+        backend,
+        "--seed",
+        seed,
+        "--input-range",
+        &range,
+    ])
+    .ok()
+    .numbers()
+}
+
 /// A fresh path in cargo's scratch directory for integration tests.
 pub fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fairdeal-cli-tests");
