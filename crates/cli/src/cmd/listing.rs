@@ -89,11 +89,7 @@ pub(crate) fn run_algorithms(args: &AlgorithmsArgs) -> anyhow::Result<()> {
         rows: rows
             .iter()
             .map(|r| {
-                let name = if r.default {
-                    format!("{} (default)", r.name)
-                } else {
-                    r.name.to_owned()
-                };
+                let name = marked_default(r.name, r.default);
                 let fair = if r.fair { "yes" } else { "NO (biased)" };
                 vec![
                     name,
@@ -121,11 +117,7 @@ pub(crate) fn run_backends(args: &BackendsArgs) -> anyhow::Result<()> {
         rows: rows
             .iter()
             .map(|r| {
-                let name = if r.default {
-                    format!("{} (default)", r.name)
-                } else {
-                    r.name.to_owned()
-                };
+                let name = marked_default(r.name, r.default);
                 let crypto = if r.crypto { "yes" } else { "NOT cryptographic" };
                 vec![
                     name,
@@ -156,4 +148,13 @@ fn notes(row: &BackendRow) -> String {
         format!("cannot reach all {DECK}! orders")
     };
     format!("{reach}; {}", row.summary)
+}
+
+/// The name as the tables print it: `chacha12 (default)` for the default, else the bare name.
+fn marked_default(name: &str, default: bool) -> String {
+    if default {
+        format!("{name} (default)")
+    } else {
+        name.to_owned()
+    }
 }
