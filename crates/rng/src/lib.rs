@@ -84,6 +84,10 @@ needs at least 226 bits of state for every order to be *possible*.
 2^177 of all deck orders; `wyrand` (64 bits) stops at 20, `pcg32` and `pcg64mcg` (127 bits) at
 33. Reaching every order is necessary, not sufficient: the fairness tests check uniformity.
 
+The state only counts when it is filled with that many random bits. [`Backend::from_os`] fills
+the whole seed; [`Backend::seeded`] starts from a `u64`, so a seeded run of *any* backend can
+produce at most 2^64 different shuffles. Seeds are for reproducing results, not for dealing.
+
 Separately, only the ChaCha backends are **cryptographically secure**: for every other backend
 an observer who sees some outputs (dealt cards) can compute the rest, so they must never deal
 real-money games. Their summaries say "NOT cryptographic". Real dealing should use the default,
