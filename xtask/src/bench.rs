@@ -15,7 +15,7 @@ use regex::Regex;
 use crate::model::{CASE_DEAL, CASE_DECK, CASE_SHUFFLE, GenericWall, Metric, Sample};
 use crate::report::{self, Comparison, ReportContext};
 use crate::verdict::{self, Verdict};
-use crate::{catalogue, criterion, iai, plot};
+use crate::{catalogue, criterion, iai, plot, targets};
 
 /// Options of `cargo xtask bench` (see `cargo xtask bench --help`).
 #[derive(Debug, Clone, clap::Args)]
@@ -41,6 +41,11 @@ pub(crate) struct BenchArgs {
     /// counts are skipped (or, with --instructions-only, the command fails).
     #[arg(long)]
     pub(crate) no_install: bool,
+    /// Compare this run's instruction counts with those of an earlier run's `summary.json`
+    /// (copy `<target>/bench-report/summary.json` away first): prints the change per algorithm
+    /// × backend at the largest N and lists every point in report.md. Informational.
+    #[arg(long, value_name = "SUMMARY_JSON")]
+    pub(crate) baseline: Option<PathBuf>,
 }
 
 struct Env {
@@ -57,6 +62,12 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
         .filter
         .as_deref()
         .map(|f| Regex::new(f).with_context(|| format!("--filter {f:?} is not a valid regex")))
+        .transpose()?;
+    // Read the baseline first: a bad path should not cost a benchmark run.
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(|p| crate::baseline::read(p).map(|samples| (p.display().to_string(), samples)))
         .transpose()?;
     let env = discover()?;
     let mut notes = Vec::new();
@@ -215,6 +226,10 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
         algorithms.iter().map(|a| (a.name, a.complexity)).collect();
     let verdicts = verdict::all_verdicts(&samples, &claims);
     let comparisons = report::comparisons(&samples, algorithms);
+    let target_rows = targets::rows(&samples, &targets::target_backends());
+    let baseline_diff = baseline
+        .as_ref()
+        .map(|(source, before)| crate::baseline::diff(source, before, &samples));
 
     let mut missing = Vec::new();
     if want_instructions && filter.is_none() {
@@ -245,10 +260,12 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
         elapsed_secs: t0.elapsed().as_secs_f64(),
         plots: &plots,
         notes: &notes,
+        targets: &target_rows,
+        baseline: baseline_diff.as_ref(),
     };
     let md = report::markdown(&ctx, &verdicts, &comparisons, &samples, &generic);
     std::fs::write(report_dir.join("report.md"), md)?;
-    let summary = report::summary_json(&verdicts, &comparisons);
+    let summary = report::summary_json(&verdicts, &comparisons, &target_rows, &samples);
     std::fs::write(
         report_dir.join("summary.json"),
         serde_json::to_string_pretty(&summary)? + "\n",
@@ -256,6 +273,12 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
 
     println!("\n{}", report::verdict_table_text(&verdicts));
     print_comparison_digest(&comparisons);
+    if !target_rows.is_empty() {
+        println!("{}", targets::text(&target_rows));
+    }
+    if let Some(d) = &baseline_diff {
+        println!("{}", d.text());
+    }
     println!(
         "report: {}\n        {}\n        {} plots in {}",
         report_dir.join("report.md").display(),
@@ -795,6 +818,9 @@ fn command_line(args: &BenchArgs) -> String {
     }
     if args.no_install {
         s.push_str(" --no-install");
+    }
+    if let Some(b) = &args.baseline {
+        s.push_str(&format!(" --baseline {}", b.display()));
     }
     s
 }

@@ -17,6 +17,7 @@ only used for progress.
 */
 #![forbid(unsafe_code)]
 
+mod baseline;
 mod bench;
 mod catalogue;
 mod criterion;
@@ -25,6 +26,7 @@ mod iai;
 mod model;
 mod plot;
 mod report;
+mod targets;
 mod verdict;
 
 use std::process::ExitCode;

@@ -43,7 +43,7 @@ impl fmt::Display for Metric {
 /// `case` with the `backend` RNG cost `value` in `metric`.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Sample {
-    /// The benchmark case: `shuffle_u32`, `deck52` or `deal7_of_52`.
+    /// The benchmark case: `shuffle_u32`, `deck52`, `deal7_of_52` or `huge_u32`.
     pub(crate) case: String,
     /// Algorithm name (`inplace`) or peer name (`rand-shuffle`).
     pub(crate) subject: String,
@@ -74,5 +74,8 @@ pub(crate) const CASE_SHUFFLE: &str = "shuffle_u32";
 pub(crate) const CASE_DECK: &str = "deck52";
 /// Case name: dealing 7 cards from a reused 52-card deck.
 pub(crate) const CASE_DEAL: &str = "deal7_of_52";
+/// Case name: shuffling a `Vec<u32>` of 10^8 elements (400 MB, far beyond the caches), measured
+/// at that single size in full mode only; no slope is fitted on it.
+pub(crate) const CASE_HUGE: &str = "huge_u32";
 /// The cases of our own matrix; any other criterion group is reported generically.
-pub(crate) const CASES: [&str; 3] = [CASE_SHUFFLE, CASE_DECK, CASE_DEAL];
+pub(crate) const CASES: [&str; 4] = [CASE_SHUFFLE, CASE_DECK, CASE_DEAL, CASE_HUGE];

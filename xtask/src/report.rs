@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use fairdeal::{AlgorithmInfo, Complexity};
 use serde_json::{Value, json};
 
-use crate::model::{CASE_DEAL, CASE_DECK, CASE_SHUFFLE, GenericWall, Metric, Sample};
+use crate::model::{CASE_DEAL, CASE_DECK, CASE_HUGE, CASE_SHUFFLE, GenericWall, Metric, Sample};
 use crate::verdict::{LINEAR_TOLERANCE, QUADRATIC_TOLERANCE, Verdict};
 
 /// Sizes the comparisons are reported at for the `shuffle_u32` sweep (the nearest measured size
@@ -42,7 +42,9 @@ pub(crate) fn nearest(sizes: &BTreeSet<u64>, target: u64) -> Option<u64> {
 }
 
 /// Wall-clock comparisons of each fair O(N) algorithm of ours with every peer measured in the
-/// same group: `shuffle_u32` near 1 000 and 1 000 000, `deck52` and `deal7_of_52`.
+/// same group: `shuffle_u32` near 1 000 and 1 000 000, `deck52`, `deal7_of_52` and `huge_u32`
+/// (one size each). Any subject that is not one of our algorithms is a peer, including
+/// `inplace-lemire` (our reference path), so `inplace` vs `inplace-lemire` is what batching buys.
 pub(crate) fn comparisons(samples: &[Sample], algorithms: &[AlgorithmInfo]) -> Vec<Comparison> {
     let ours_names: BTreeSet<&str> = algorithms
         .iter()
@@ -61,6 +63,7 @@ pub(crate) fn comparisons(samples: &[Sample], algorithms: &[AlgorithmInfo]) -> V
         .collect();
     targets.push((CASE_DECK, None));
     targets.push((CASE_DEAL, None));
+    targets.push((CASE_HUGE, None));
     let backends: BTreeSet<&str> = wall.iter().map(|s| s.backend.as_str()).collect();
     for (case, target) in targets {
         for &backend in &backends {
@@ -106,8 +109,14 @@ fn round(x: f64, digits: i32) -> f64 {
     (x * f).round() / f
 }
 
-/// The `summary.json` document (shape fixed by issue 3).
-pub(crate) fn summary_json(verdicts: &[Verdict], comparisons: &[Comparison]) -> Value {
+/// The `summary.json` document: `verdicts` and `comparisons` (shape fixed by issue 3),
+/// `targets` (issue 6) and `samples`, every measured point (what `--baseline` reads back).
+pub(crate) fn summary_json(
+    verdicts: &[Verdict],
+    comparisons: &[Comparison],
+    targets: &[crate::targets::TargetRow],
+    samples: &[Sample],
+) -> Value {
     let verdicts: Vec<Value> = verdicts
         .iter()
         .map(|v| {
@@ -138,7 +147,30 @@ pub(crate) fn summary_json(verdicts: &[Verdict], comparisons: &[Comparison]) -> 
             })
         })
         .collect();
-    json!({ "verdicts": verdicts, "comparisons": comparisons })
+    let mut sorted: Vec<&Sample> = samples.iter().collect();
+    sorted.sort_by(|a, b| {
+        (a.metric, &a.case, &a.subject, &a.backend, a.n)
+            .cmp(&(b.metric, &b.case, &b.subject, &b.backend, b.n))
+    });
+    let samples: Vec<Value> = sorted
+        .into_iter()
+        .map(|s| {
+            json!({
+                "case": s.case,
+                "subject": s.subject,
+                "backend": s.backend,
+                "n": s.n,
+                "metric": s.metric.name(),
+                "value": round(s.value, 3),
+            })
+        })
+        .collect();
+    json!({
+        "verdicts": verdicts,
+        "comparisons": comparisons,
+        "targets": crate::targets::json(targets),
+        "samples": samples,
+    })
 }
 
 fn verdict_cell(v: Option<&Verdict>) -> String {
@@ -207,6 +239,10 @@ pub(crate) struct ReportContext<'a> {
     pub(crate) elapsed_secs: f64,
     pub(crate) plots: &'a [(String, String)],
     pub(crate) notes: &'a [String],
+    /// The issue-6 targets table (empty: no section).
+    pub(crate) targets: &'a [crate::targets::TargetRow],
+    /// Instruction counts against `--baseline`, if given.
+    pub(crate) baseline: Option<&'a crate::baseline::BaselineDiff>,
 }
 
 /// Renders `report.md`.
@@ -273,6 +309,13 @@ pub(crate) fn markdown(
         gating.len()
     );
 
+    if !ctx.targets.is_empty() {
+        s.push_str(&crate::targets::markdown(ctx.targets));
+    }
+    if let Some(b) = ctx.baseline {
+        s.push_str(&b.markdown());
+    }
+
     if !comparisons.is_empty() {
         let _ = writeln!(
             s,
@@ -283,7 +326,10 @@ pub(crate) fn markdown(
             "Median time per call divided by N (ns/element; for `deal7_of_52`, per dealt card). \
              Speedup = peer / ours: above 1 means ours is faster. rip_shuffle is driven by the same \
              backend through a `rand_core` 0.6 adapter; fastrand only appears with `wyrand`, its own \
-             generator.\n"
+             generator. `inplace-lemire` is our in-place shuffle with one Lemire draw per step \
+             (the reference path) instead of the backend's default sampler, so `inplace vs \
+             inplace-lemire` is what batched dice buy. `huge_u32` (N = 10^8, full mode only) runs \
+             the parallel subjects on a 2-thread pool.\n"
         );
         let mut cases: BTreeMap<(usize, u64), Vec<&Comparison>> = BTreeMap::new();
         let order = |c: &str| {
@@ -469,7 +515,7 @@ mod tests {
         assert!((c[0].speedup() - 1.5).abs() < 1e-12);
         let deck = c.iter().find(|c| c.case == "deck52").unwrap();
         assert!((deck.speedup() - 0.5).abs() < 1e-12, "slower shows as < 1");
-        let json = summary_json(&[], &c);
+        let json = summary_json(&[], &c, &[], &[]);
         assert_eq!(json["comparisons"][0]["ours"], "inplace/pcg64");
         assert_eq!(json["comparisons"][0]["peer"], "rand-shuffle/pcg64");
         assert_eq!(json["comparisons"][0]["metric"], "wall_ns");
@@ -490,7 +536,7 @@ mod tests {
             &pts,
         )
         .unwrap();
-        let json = summary_json(&[v], &[]);
+        let json = summary_json(&[v], &[], &[], &[]);
         let obj = json["verdicts"][0].as_object().unwrap();
         let keys: Vec<&str> = obj.keys().map(String::as_str).collect();
         let mut expected = vec![
