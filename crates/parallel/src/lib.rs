@@ -1,0 +1,264 @@
+/*!
+A cache-aware, parallel, exactly fair shuffle for arrays far larger than the cache.
+
+Fisher-Yates on an array of 10⁸ `u32` (400 MB) spends nearly all its time waiting for memory:
+every swap touches a random cache line, so each element costs a cache miss and a TLB miss.
+[`Parallel`] instead follows Sanders (1998, *Random permutations on distributed, external and
+hierarchical memory*): give every element an iid uniform *bucket label*, move the elements into
+contiguous buckets by label (a handful of sequential write streams, which the memory system
+handles well), then shuffle every bucket independently, recursively until a bucket fits in
+the L2 cache, where Fisher-Yates ([`fairdeal_inplace::Inplace`]) is fast. The buckets are
+independent, so they are shuffled in parallel on the rayon pool the caller runs in.
+
+# Quick start
+
+```
+use fairdeal_parallel::Parallel;
+use rand::SeedableRng;
+
+let mut data: Vec<u32> = (0..1_000_000).collect();
+let mut rng = rand_pcg::Pcg64::seed_from_u64(42);
+Parallel::new().shuffle(&mut data, &mut rng);
+
+// The thread count is the pool's; the result is the same on any pool.
+let mut again: Vec<u32> = (0..1_000_000).collect();
+let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+pool.install(|| Parallel::new().shuffle(&mut again, &mut rand_pcg::Pcg64::seed_from_u64(42)));
+assert_eq!(data, again);
+
+data.sort_unstable();
+assert!(data.iter().copied().eq(0..1_000_000)); // still a permutation
+# Ok::<(), Box<dyn std::error::Error>>(())
+```
+
+# Why it is fair
+
+Let the scatter give `n` elements iid uniform labels in `[0, K)` and put the elements labelled
+`b` in bucket `b`, whose size `c_b` is the number of such labels; then shuffle each bucket
+uniformly and independently. Fix any final order `π`. For each size vector `c` there is
+exactly one labelling that puts the right elements in the right buckets for `π` (the element
+that `π` puts at a position inside bucket `b`'s range must have label `b`), with probability
+`K^-n`, and then the in-bucket shuffles must produce exactly `π`'s order, with probability
+`Π 1/c_b!`. So `P(π) = Σ_c K^-n Π_b 1/c_b!`, the same for every `π`: uniform. The order in
+which the scatter happens to leave elements inside a bucket does not matter; the bucket's own
+uniform shuffle washes it out. A bucket's shuffle is the same algorithm again (a uniform
+shuffle by induction) or, at a leaf, Fisher-Yates.
+
+# Design choices
+
+* **Labels without storing them.** The labels come from a generator seeded from the caller's
+  generator. A first pass only counts them (bucket sizes); the second pass re-seeds the same
+  generator and hands the labels out in the order the American-flag cycle takes elements. Every
+  element is taken exactly once and which element is taken next depends only on earlier labels,
+  so each element's label is a fresh uniform draw: the labels are iid and their counts are the
+  first pass's. No label array (it would cost a byte per element and two more memory passes).
+* **Power-of-two bucket counts** so a label is `bits` bits of a 64-bit word: exactly uniform
+  with no rejection, `⌊64 / bits⌋` labels per RNG call.
+* **Swaps only.** The scatter and the leaves only swap, so `T` needs no `Clone`, `Copy` or
+  `Default`.
+* **One prefetch hint, the only `unsafe`.** Each bucket head advances sequentially, but a
+  thousand heads are far more streams than the hardware prefetchers follow, so without help
+  every new cache line a head reaches is a stalling miss. The scatter issues
+  `_mm_prefetch` a few lines ahead of the head it just advanced (x86-64 only; elsewhere the hint
+  compiles to nothing). It cannot change results, and it halved the scatter's time.
+* **A decomposition that depends only on the length.** Each scatter draws, in a fixed order,
+  its label seed and one child generator per bucket (`R::from_rng`, hence `R: SeedableRng`);
+  the number of buckets depends only on the sub-array's length. Which thread shuffles which
+  bucket therefore cannot change anything: [`Parallel::shuffle`] gives the same result on a
+  pool of 1, 2 or 64 threads, and [`Parallel::shuffle_sequential`] (no rayon at all) gives it
+  too. A slice of at most one leaf is plain [`Inplace`](fairdeal_inplace::Inplace) with the
+  caller's generator, draw for draw.
+* **Tunable shape.** [`Parallel::with_shape`] sets the leaf size in bytes and the maximum fan-out
+  (the tests use tiny leaves so the recursion runs at `n = 4`); the defaults were measured
+  (`docs/algorithms.md`, section "Huge N").
+
+The top-level scatter runs on one thread (its American-flag cycle is inherently sequential);
+everything below it is parallel.
+*/
+// One scoped exception, `prefetch.rs` (a cache hint; see the crate's Cargo.toml).
+#![deny(unsafe_code)]
+#![deny(missing_docs)]
+#![doc(test(attr(deny(warnings))))]
+
+extern crate alloc;
+
+mod prefetch;
+mod scatter;
+
+use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Rng, SeedableRng};
+
+use scatter::Shape;
+
+/// The self-description of [`Parallel`]: name `"parallel"`, O(N), fair.
+///
+/// ```
+/// assert_eq!(fairdeal_parallel::INFO.name, "parallel");
+/// assert!(fairdeal_parallel::INFO.fair);
+/// ```
+pub const INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "parallel",
+    complexity: Complexity::Linear,
+    fair: true,
+    summary: "Sanders' scatter shuffle: iid bucket labels, an in-place scatter into contiguous \
+              buckets, then every bucket shuffled independently (in parallel, recursively down \
+              to cache-sized Fisher-Yates leaves); same result on any number of threads",
+};
+
+/// The default leaf size: sub-arrays of at most this many bytes are shuffled by Fisher-Yates.
+/// Measured on a machine with 2 MiB of L2 per core (see `docs/algorithms.md`).
+pub const DEFAULT_LEAF_BYTES: usize = 1 << 20;
+
+/// The default maximum fan-out of one scatter: `2^DEFAULT_MAX_BUCKET_BITS` buckets.
+pub const DEFAULT_MAX_BUCKET_BITS: u32 = 10;
+
+/// The largest accepted `max_bucket_bits` (65,536 buckets).
+pub const MAX_BUCKET_BITS: u32 = 16;
+
+/// A rejected [`Parallel::with_shape`] argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum ShapeError {
+    /// The leaf size was zero bytes.
+    #[error("the leaf size must be at least one byte")]
+    EmptyLeaf,
+    /// The fan-out was outside `1..=MAX_BUCKET_BITS` bits.
+    #[error("max_bucket_bits must be in 1..={max}, got {got}")]
+    BucketBits {
+        /// The rejected value.
+        got: u32,
+        /// [`MAX_BUCKET_BITS`].
+        max: u32,
+    },
+}
+
+/// Sanders' scatter shuffle, parallel on rayon, drawing leaf indices through the sampler `S`.
+///
+/// ```
+/// use fairdeal_parallel::Parallel;
+/// use rand::SeedableRng;
+///
+/// let mut v: Vec<u64> = (0..10_000).collect();
+/// let mut rng = rand_pcg::Pcg64::seed_from_u64(1);
+/// Parallel::new().shuffle(&mut v, &mut rng);
+/// let mut w: Vec<u64> = (0..10_000).collect();
+/// Parallel::new().shuffle_sequential(&mut w, &mut rand_pcg::Pcg64::seed_from_u64(1));
+/// assert_eq!(v, w);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Parallel<S = Lemire> {
+    sampler: S,
+    leaf_bytes: usize,
+    max_bucket_bits: u32,
+}
+
+impl Parallel {
+    /// The shuffle with the default sampler and shape.
+    pub const fn new() -> Self {
+        Self::with_sampler(Lemire)
+    }
+}
+
+impl<S: Default> Default for Parallel<S> {
+    fn default() -> Self {
+        Self::with_sampler(S::default())
+    }
+}
+
+impl<S> Parallel<S> {
+    /// The shuffle drawing its leaf indices through `sampler`, with the default shape.
+    pub const fn with_sampler(sampler: S) -> Self {
+        Self {
+            sampler,
+            leaf_bytes: DEFAULT_LEAF_BYTES,
+            max_bucket_bits: DEFAULT_MAX_BUCKET_BITS,
+        }
+    }
+
+    /// The same shuffle with another shape: sub-arrays of at most `leaf_bytes` bytes (and at
+    /// least one element) are shuffled by Fisher-Yates, and one scatter makes at most
+    /// `2^max_bucket_bits` buckets. Changing the shape changes which permutation a seed gives,
+    /// never the fairness.
+    ///
+    /// # Errors
+    ///
+    /// [`ShapeError`] when `leaf_bytes` is 0 or `max_bucket_bits` is not in
+    /// `1..=`[`MAX_BUCKET_BITS`].
+    ///
+    /// ```
+    /// use fairdeal_parallel::Parallel;
+    /// // One-element leaves and two buckets per scatter: the recursion runs even for 4 elements.
+    /// let tiny = Parallel::new().with_shape(1, 1)?;
+    /// assert_eq!(tiny.leaf_bytes(), 1);
+    /// assert!(Parallel::new().with_shape(0, 4).is_err());
+    /// # Ok::<(), fairdeal_parallel::ShapeError>(())
+    /// ```
+    pub fn with_shape(self, leaf_bytes: usize, max_bucket_bits: u32) -> Result<Self, ShapeError> {
+        if leaf_bytes == 0 {
+            return Err(ShapeError::EmptyLeaf);
+        }
+        if max_bucket_bits == 0 || max_bucket_bits > MAX_BUCKET_BITS {
+            return Err(ShapeError::BucketBits {
+                got: max_bucket_bits,
+                max: MAX_BUCKET_BITS,
+            });
+        }
+        Ok(Self {
+            leaf_bytes,
+            max_bucket_bits,
+            ..self
+        })
+    }
+
+    /// The sampler the leaves draw indices with.
+    pub const fn sampler(&self) -> &S {
+        &self.sampler
+    }
+
+    /// The leaf size in bytes.
+    pub const fn leaf_bytes(&self) -> usize {
+        self.leaf_bytes
+    }
+
+    /// The maximum number of bucket bits per scatter.
+    pub const fn max_bucket_bits(&self) -> u32 {
+        self.max_bucket_bits
+    }
+
+    /// The algorithm's self-description, [`INFO`].
+    pub const fn info(&self) -> AlgorithmInfo {
+        INFO
+    }
+
+    fn shape<T>(&self) -> Shape {
+        let size = core::mem::size_of::<T>().max(1);
+        Shape {
+            leaf_len: (self.leaf_bytes / size).max(1),
+            max_bits: self.max_bucket_bits,
+        }
+    }
+}
+
+impl<S: IndexSampler + Copy + Send + Sync> Parallel<S> {
+    /// Shuffles `data` uniformly, with the buckets shuffled in parallel on the current rayon
+    /// pool (the global pool unless called inside [`rayon::ThreadPool::install`]).
+    ///
+    /// The result depends on `data`, the generator's state and the shape only: the same on any
+    /// number of threads, and the same as [`shuffle_sequential`](Self::shuffle_sequential).
+    pub fn shuffle<T, R>(&self, data: &mut [T], rng: &mut R)
+    where
+        T: Send,
+        R: Rng + SeedableRng + Send,
+    {
+        scatter::shuffle_par(data, rng, self.shape::<T>(), self.sampler);
+    }
+}
+
+impl<S: IndexSampler + Copy> Parallel<S> {
+    /// The same shuffle as [`shuffle`](Self::shuffle) on the calling thread only, without rayon
+    /// (and without requiring `Send`).
+    pub fn shuffle_sequential<T, R>(&self, data: &mut [T], rng: &mut R)
+    where
+        R: Rng + SeedableRng,
+    {
+        scatter::shuffle_seq(data, rng, self.shape::<T>(), self.sampler);
+    }
+}

@@ -1,0 +1,202 @@
+//! The scatter step (Sanders 1998): iid bucket labels, counted, then an in-place
+//! American-flag permutation into contiguous buckets; and the recursion over the buckets.
+
+use alloc::vec::Vec;
+
+use fairdeal_core::{IndexSampler, Rng, SeedableRng, Shuffler};
+use fairdeal_inplace::Inplace;
+
+use crate::prefetch::prefetch;
+
+/// How far ahead of a bucket head the scatter prefetches, in bytes (four 64-byte lines).
+const PREFETCH_AHEAD_BYTES: usize = 256;
+
+/// A stream of iid uniform labels in `[0, 2^bits)`, cut from 64-bit words: `64 / bits` labels
+/// per word, the leftover high bits discarded. Every label is exactly uniform because the
+/// bucket count is a power of two (no rejection needed).
+struct Labels<R> {
+    rng: R,
+    word: u64,
+    left: u32,
+    bits: u32,
+    per_word: u32,
+    mask: u64,
+}
+
+impl<R: Rng> Labels<R> {
+    fn new(rng: R, bits: u32) -> Self {
+        Self {
+            rng,
+            word: 0,
+            left: 0,
+            bits,
+            per_word: 64 / bits,
+            mask: (1u64 << bits) - 1,
+        }
+    }
+
+    #[inline(always)]
+    fn next_label(&mut self) -> usize {
+        if self.left == 0 {
+            self.word = self.rng.next_u64();
+            self.left = self.per_word;
+        }
+        let label = (self.word & self.mask) as usize;
+        self.word >>= self.bits;
+        self.left -= 1;
+        label
+    }
+
+    /// How many of the next `n` labels fall in each bucket (consumes them).
+    fn count(&mut self, n: usize, counts: &mut [usize]) {
+        let per_word = self.per_word as usize;
+        let mut remaining = n;
+        while remaining >= per_word {
+            let mut word = self.rng.next_u64();
+            for _ in 0..per_word {
+                counts[(word & self.mask) as usize] += 1;
+                word >>= self.bits;
+            }
+            remaining -= per_word;
+        }
+        for _ in 0..remaining {
+            counts[self.next_label()] += 1;
+        }
+    }
+}
+
+/// The tuning of the recursion: where it stops and how wide it fans out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Shape {
+    /// Sub-arrays of at most this many elements are shuffled by Fisher-Yates.
+    pub(crate) leaf_len: usize,
+    /// At most `2^max_bits` buckets per scatter.
+    pub(crate) max_bits: u32,
+}
+
+impl Shape {
+    /// Bucket bits for a sub-array of `len > leaf_len` elements: the fewest buckets whose
+    /// expected size is at most a leaf, between 2 and `2^max_bits`. Depends on `len` only.
+    fn bits_for(self, len: usize) -> u32 {
+        let needed = len.div_ceil(self.leaf_len);
+        let bits = usize::BITS - (needed - 1).leading_zeros();
+        bits.clamp(1, self.max_bits)
+    }
+}
+
+/// Permutes `data` in place so that bucket `b` occupies `bounds[b]..bounds[b + 1]` and holds
+/// exactly the elements whose label is `b`, the labels being iid uniform draws from the
+/// generator `R::from_seed(seed)`. Returns `bounds` (length `2^bits + 1`).
+///
+/// Two passes over the same label stream (the generator is re-seeded from `seed`): the first
+/// only counts, so the bucket sizes are known; the second runs the American-flag cycle: the
+/// element at the head of the current bucket's unplaced part takes the next label and is
+/// swapped to the head of its bucket. Every element is labelled exactly once, when it is first
+/// taken, and which element is taken next depends only on earlier labels, so element `e`'s
+/// label is a fresh uniform draw independent of all others: the labels are iid, and the counts
+/// of the first pass are exactly the counts of the labels handed out in the second.
+pub(crate) fn scatter<T, R>(data: &mut [T], bits: u32, seed: &R::Seed) -> Vec<usize>
+where
+    R: Rng + SeedableRng,
+{
+    let k = 1usize << bits;
+    let mut counts = alloc::vec![0usize; k];
+    Labels::new(R::from_seed(seed.clone()), bits).count(data.len(), &mut counts);
+
+    let mut bounds = Vec::with_capacity(k + 1);
+    let mut start = 0;
+    bounds.push(0);
+    for &c in &counts {
+        start += c;
+        bounds.push(start);
+    }
+    let mut head: Vec<usize> = bounds[..k].to_vec();
+
+    // Every head advances sequentially, but there are too many of them for the hardware
+    // prefetchers: hint the line a little ahead of the head that just moved.
+    let ahead = (PREFETCH_AHEAD_BYTES / core::mem::size_of::<T>().max(1)).max(1);
+    for &h in &head {
+        prefetch(data, h);
+    }
+    let mut labels = Labels::new(R::from_seed(seed.clone()), bits);
+    for b in 0..k {
+        let end = bounds[b + 1];
+        let mut here = head[b];
+        while here < end {
+            let label = labels.next_label();
+            if label == b {
+                here += 1;
+                prefetch(data, here + ahead);
+            } else {
+                let there = head[label];
+                data.swap(here, there);
+                head[label] = there + 1;
+                prefetch(data, there + ahead);
+            }
+        }
+        head[b] = here;
+    }
+    bounds
+}
+
+/// Draws the label seed of one scatter from `rng`.
+fn draw_seed<R: Rng + SeedableRng>(rng: &mut R) -> R::Seed {
+    let mut seed = R::Seed::default();
+    rng.fill_bytes(seed.as_mut());
+    seed
+}
+
+/// Splits `data` at `bounds` into the buckets, front to back.
+fn split_buckets<'a, T>(mut data: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
+    let mut out = Vec::with_capacity(bounds.len() - 1);
+    for w in bounds.windows(2) {
+        let (bucket, rest) = data.split_at_mut(w[1] - w[0]);
+        out.push(bucket);
+        data = rest;
+    }
+    out
+}
+
+/// One node of the recursion, run on the current thread: a leaf is Fisher-Yates with `rng`
+/// itself; an inner node draws its label seed, then one child generator per bucket in bucket
+/// order, scatters and recurses.
+pub(crate) fn shuffle_seq<T, R, S>(data: &mut [T], rng: &mut R, shape: Shape, sampler: S)
+where
+    R: Rng + SeedableRng,
+    S: IndexSampler + Copy,
+{
+    if data.len() <= shape.leaf_len {
+        Inplace::with_sampler(sampler).shuffle(data, rng);
+        return;
+    }
+    let bits = shape.bits_for(data.len());
+    let seed = draw_seed(rng);
+    let mut children: Vec<R> = (0..1usize << bits).map(|_| R::from_rng(rng)).collect();
+    let bounds = scatter::<T, R>(data, bits, &seed);
+    for (bucket, child) in split_buckets(data, &bounds).into_iter().zip(&mut children) {
+        shuffle_seq(bucket, child, shape, sampler);
+    }
+}
+
+/// [`shuffle_seq`] with the buckets of every inner node shuffled as parallel rayon tasks.
+/// Same draws, same generators, same result.
+pub(crate) fn shuffle_par<T, R, S>(data: &mut [T], rng: &mut R, shape: Shape, sampler: S)
+where
+    T: Send,
+    R: Rng + SeedableRng + Send,
+    S: IndexSampler + Copy + Send + Sync,
+{
+    use rayon::prelude::*;
+    if data.len() <= shape.leaf_len {
+        Inplace::with_sampler(sampler).shuffle(data, rng);
+        return;
+    }
+    let bits = shape.bits_for(data.len());
+    let seed = draw_seed(rng);
+    let children: Vec<R> = (0..1usize << bits).map(|_| R::from_rng(rng)).collect();
+    let bounds = scatter::<T, R>(data, bits, &seed);
+    split_buckets(data, &bounds)
+        .into_par_iter()
+        .zip(children)
+        .for_each(|(bucket, mut child)| shuffle_par(bucket, &mut child, shape, sampler));
+}
