@@ -2,19 +2,28 @@
 //! peers a Rust user would otherwise pick in the same groups (same RNG, size and element type).
 //!
 //! Benchmark ids are `<case>/<backend>/<subject>/<n>` with cases `shuffle_u32` (a `Vec<u32>` of
-//! n elements), `deck52` (a `[u8; 52]` deck) and `deal7_of_52` (7 cards from a reused deck);
-//! `cargo xtask bench` parses them back from criterion's JSON.
+//! n elements), `deck52` (a `[u8; 52]` deck), `deal7_of_52` (7 cards from a reused deck, by the
+//! O(k) partial shuffle and the peers) and, in full mode only, `huge_u32` (a `Vec<u32>` of 10^8
+//! elements on [`huge_backends`], parallel subjects on a 2-thread pool); `cargo xtask bench`
+//! parses them back from criterion's JSON.
+//!
+//! Besides our algorithms, `inplace-lemire` is the in-place shuffle with one Lemire draw per step
+//! (the reference path); the peers run at the sizes the report compares
+//! ([`target_peer_sizes`], [`rip_sizes`]).
 
 use std::hint::black_box;
+use std::time::Duration;
 
 use criterion::{
-    BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
-    measurement::WallTime,
+    BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
+    criterion_main, measurement::WallTime,
 };
 use fairdeal_benches::{
-    AlgorithmVisitor, Compat06, SEED, criterion_config, for_each_algorithm, sampling, sizes,
+    AlgorithmVisitor, Compat06, HUGE_N, SEED, criterion_config, for_each_algorithm, huge_backends,
+    measuring, quick, rip_sizes, sampling, sizes, target_peer_sizes,
 };
-use fairdeal_core::{AlgorithmInfo, Complexity, Shuffler};
+use fairdeal_core::{AlgorithmInfo, Lemire, Shuffler};
+use fairdeal_inplace::Inplace;
 use fairdeal_rng::{Backend, BackendVisitor};
 use rand::seq::SliceRandom;
 use rip_shuffle::{RipShuffleParallel, RipShuffleSequential};
@@ -22,6 +31,10 @@ use rip_shuffle::{RipShuffleParallel, RipShuffleSequential};
 /// The backend whose generator is fastrand's own (wyrand), the fair pairing for
 /// `fastrand::Rng::shuffle`.
 const FASTRAND_PAIR: &str = "wyrand";
+
+/// Our in-place shuffle with one Lemire draw per step: the reference path beside the default
+/// (batched) sampler, so the report shows what batching buys.
+const INPLACE_LEMIRE: &str = "inplace-lemire";
 
 fn for_each_backend(mut f: impl FnMut(&'static str)) {
     for b in fairdeal_rng::backends() {
@@ -60,9 +73,16 @@ impl BackendVisitor for ShuffleU32<'_> {
         }
         for_each_algorithm::<B::Sampler, _>(&mut Ours::<B>(&mut group, std::marker::PhantomData));
 
-        for n in sizes(Complexity::Linear) {
+        // The reference path (one Lemire draw per step) and the peers of the issue-6 targets
+        // beside our default at the target sizes; rip_shuffle at the comparison sizes only.
+        for n in target_peer_sizes() {
             let mut data: Vec<u32> = (0..n as u32).collect();
             group.throughput(Throughput::Elements(n as u64));
+            let reference = Inplace::with_sampler(Lemire);
+            let mut rng = B::seeded(SEED);
+            group.bench_with_input(BenchmarkId::new(INPLACE_LEMIRE, n), &n, |b, _| {
+                b.iter(|| reference.shuffle(black_box(data.as_mut_slice()), &mut rng));
+            });
             let mut rng = B::seeded(SEED);
             group.bench_with_input(BenchmarkId::new("rand-shuffle", n), &n, |b, _| {
                 b.iter(|| black_box(data.as_mut_slice()).shuffle(&mut rng));
@@ -73,6 +93,10 @@ impl BackendVisitor for ShuffleU32<'_> {
                     b.iter(|| rng.shuffle(black_box(data.as_mut_slice())));
                 });
             }
+        }
+        for n in rip_sizes() {
+            let mut data: Vec<u32> = (0..n as u32).collect();
+            group.throughput(Throughput::Elements(n as u64));
             let mut rng = Compat06::<B>::seeded(SEED);
             group.bench_with_input(BenchmarkId::new("rip-seq-shuffle", n), &n, |b, _| {
                 b.iter(|| black_box(data.as_mut_slice()).seq_shuffle(&mut rng));
@@ -132,13 +156,16 @@ impl BackendVisitor for Cards<'_> {
         );
         impl<B: Backend> AlgorithmVisitor for Ours<'_, '_, B> {
             fn visit<A: Shuffler + Copy + 'static>(&mut self, alg: A, info: AlgorithmInfo) {
+                self.bench(alg, info.name);
+            }
+        }
+        impl<B: Backend> Ours<'_, '_, B> {
+            fn bench<A: Shuffler + Copy>(&mut self, alg: A, name: &str) {
                 let mut deck = new_deck();
                 let mut rng = B::seeded(SEED);
                 let case = self.1;
-                self.0.bench_with_input(
-                    BenchmarkId::new(info.name, DECK),
-                    &DECK,
-                    |b, _| match case {
+                self.0
+                    .bench_with_input(BenchmarkId::new(name, DECK), &DECK, |b, _| match case {
                         CardCase::Deck => {
                             b.iter(|| alg.shuffle(black_box(&mut deck[..]), &mut rng));
                         }
@@ -147,15 +174,24 @@ impl BackendVisitor for Cards<'_> {
                                 .expect("7 <= 52");
                             black_box(&deck[..HAND]);
                         }),
-                    },
-                );
+                    });
             }
         }
-        for_each_algorithm::<B::Sampler, _>(&mut Ours::<B>(
-            &mut group,
-            case,
-            std::marker::PhantomData,
-        ));
+        let mut ours = Ours::<B>(&mut group, case, std::marker::PhantomData);
+        match case {
+            // Every algorithm shuffles the deck; the reference path shows what batching buys.
+            CardCase::Deck => {
+                for_each_algorithm::<B::Sampler, _>(&mut ours);
+                let reference = Inplace::with_sampler(Lemire);
+                ours.bench(reference, INPLACE_LEMIRE);
+            }
+            // Only the partial shuffle deals in O(k); the others' `shuffle_prefix` shuffles the
+            // whole deck, which `deck52` already measures (and `rand-shuffle` below shows).
+            CardCase::Deal => {
+                let partial = fairdeal_partial::Partial::with_sampler(B::Sampler::default());
+                ours.bench(partial, fairdeal_partial::INFO.name);
+            }
+        }
 
         let mut deck = new_deck();
         let mut rng = B::seeded(SEED);
@@ -212,9 +248,82 @@ fn cards(c: &mut Criterion) {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// huge_u32: N = 10^8, full mode only.
+
+/// Threads of the parallel subjects in `huge_u32` (the issue's "two threads" target), fixed so
+/// the result does not depend on the machine's core count.
+const HUGE_THREADS: usize = 2;
+
+struct Huge<'a>(&'a mut Criterion, &'a rayon::ThreadPool);
+
+impl BackendVisitor for Huge<'_> {
+    type Output = ();
+    fn visit<B: Backend>(self) {
+        let Huge(c, pool) = self;
+        let mut group = c.benchmark_group(format!("huge_u32/{}", B::INFO.name));
+        // One call takes 1 to 5 s: criterion's minimum of 10 samples, one call each, after a
+        // single warm-up call. (Criterion warns that 10 samples cannot finish in the 1 s
+        // target; that is expected.)
+        group
+            .sampling_mode(SamplingMode::Flat)
+            .sample_size(10)
+            .warm_up_time(Duration::from_millis(1))
+            .measurement_time(Duration::from_secs(1))
+            .throughput(Throughput::Elements(HUGE_N as u64));
+        // 400 MB, allocated on the first benchmark that runs (none when filtered out) and
+        // reused by every subject: a shuffled permutation costs the same to shuffle again.
+        let mut data: Option<Vec<u32>> = None;
+        let mut bench = |name: &str, f: &mut dyn FnMut(&mut [u32])| {
+            group.bench_function(BenchmarkId::new(name, HUGE_N), |b| {
+                let data = data.get_or_insert_with(|| (0..HUGE_N as u32).collect());
+                b.iter(|| f(black_box(data.as_mut_slice())));
+            });
+        };
+
+        // Ours on one thread: the default in-place shuffle with the backend's sampler.
+        let inplace = Inplace::with_sampler(B::Sampler::default());
+        let mut rng = B::seeded(SEED);
+        bench(fairdeal_inplace::INFO.name, &mut |d| {
+            inplace.shuffle(d, &mut rng);
+        });
+        // HOOK(fairdeal-parallel): ours on HUGE_THREADS threads, subject "parallel", goes here
+        // once the crate is committed (the xtask's targets table already expects it):
+        //     let parallel = fairdeal_parallel::Parallel::with_sampler(B::Sampler::default());
+        //     let mut rng = B::seeded(SEED);
+        //     bench("parallel", &mut |d| pool.install(|| parallel.shuffle(d, &mut rng)));
+        let mut rng = B::seeded(SEED);
+        bench("rand-shuffle", &mut |d| d.shuffle(&mut rng));
+        if B::INFO.name == FASTRAND_PAIR {
+            let mut rng = fastrand::Rng::with_seed(SEED);
+            bench("fastrand-shuffle", &mut |d| rng.shuffle(d));
+        }
+        let mut rng = Compat06::<B>::seeded(SEED);
+        bench("rip-seq-shuffle", &mut |d| d.seq_shuffle(&mut rng));
+        let mut rng = Compat06::<B>::seeded(SEED);
+        bench("rip-par-shuffle", &mut |d| {
+            pool.install(|| d.par_shuffle(&mut rng));
+        });
+        group.finish();
+    }
+}
+
+fn huge(c: &mut Criterion) {
+    if quick() || !measuring() {
+        return;
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(HUGE_THREADS)
+        .build()
+        .expect("thread pool");
+    for name in huge_backends() {
+        fairdeal_rng::with_backend(name, Huge(c, &pool)).expect("listed backend");
+    }
+}
+
 criterion_group! {
     name = benches;
     config = criterion_config();
-    targets = shuffle_u32, cards
+    targets = shuffle_u32, cards, huge
 }
 criterion_main!(benches);

@@ -20,6 +20,8 @@ Design choices:
   resolves the names before the measured call.
 * **Quick and full modes** are chosen by the `FAIRDEAL_BENCH_QUICK` environment variable
   (set by `cargo xtask bench --quick`): see [`quick`], [`criterion_config`] and [`sizes`].
+  Peers are measured at the sizes the report compares ([`target_peer_sizes`],
+  [`rip_sizes`]); the N = 10^8 case ([`HUGE_N`], [`huge_backends`]) runs in full mode only.
 * **`rip_shuffle` speaks `rand` 0.8.** [`Compat06`] adapts a backend's `rand_core` 0.10
   generator to `rand_core` 0.6's `RngCore`/`SeedableRng`, so the peer consumes exactly the
   same random stream type as our algorithms.
@@ -44,6 +46,14 @@ pub fn quick() -> bool {
     std::env::var(QUICK_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
+/// Whether the benchmark binary was started to measure (`cargo bench` passes `--bench`), as
+/// opposed to criterion's test mode (`cargo test --benches`/`--all-targets`), which runs every
+/// benchmark once to check that it works. The 10^8-element case is skipped in test mode: it
+/// would add half a minute and 400 MB to a test run.
+pub fn measuring() -> bool {
+    std::env::args().any(|a| a == "--bench")
+}
+
 /// The criterion configuration for the current mode: short warm-up and measurement in quick
 /// mode, longer in full mode. Command-line arguments (a filter, `--list` …) still apply.
 ///
@@ -52,14 +62,16 @@ pub fn criterion_config() -> Criterion {
     // 10 000 bootstrap resamples instead of 100 000: the report uses medians, and the
     // analysis otherwise costs a noticeable share of a quick run.
     let base = Criterion::default().without_plots().nresamples(10_000);
+    // Full mode: 0.2 s of warm-up and 0.8 s of measurement per point (1.3 s until the N = 10^8
+    // cases were added; the difference pays for most of their ~5 minutes).
     let tuned = if quick() {
         base.sample_size(10)
             .warm_up_time(Duration::from_millis(50))
             .measurement_time(Duration::from_millis(150))
     } else {
         base.sample_size(20)
-            .warm_up_time(Duration::from_millis(300))
-            .measurement_time(Duration::from_secs(1))
+            .warm_up_time(Duration::from_millis(200))
+            .measurement_time(Duration::from_millis(800))
     };
     tuned.configure_from_args()
 }
@@ -95,6 +107,35 @@ pub fn sizes(complexity: Complexity) -> Vec<usize> {
         (4..=max_exp).step_by(2).collect()
     };
     exps.into_iter().map(|e| 1usize << e).collect()
+}
+
+/// The `shuffle_u32` sizes at which the peers that the issue-6 targets compare with (`rand`,
+/// `fastrand`) and our one-draw-per-step reference path (`inplace-lemire`) are measured: every
+/// size up to 2^12 (the targets' "N ≤ 10^4") and 2^20 (≈ 10^6) in full mode; 2^10 and 2^20 in
+/// quick mode. A subset of [`sizes`]`(Linear)`, so every point has our algorithms beside it.
+pub fn target_peer_sizes() -> Vec<usize> {
+    let exps: Vec<u32> = if quick() {
+        vec![10, 20]
+    } else {
+        vec![4, 6, 8, 10, 12, 20]
+    };
+    exps.into_iter().map(|e| 1usize << e).collect()
+}
+
+/// The `shuffle_u32` sizes at which `rip_shuffle` is measured: 2^10 and 2^20, the sizes of the
+/// report's comparison tables (its targets are at N = 10^8, in the `huge_u32` group). Measuring
+/// it over the whole sweep cost ~3 minutes of a full run for ratios nobody read.
+pub fn rip_sizes() -> Vec<usize> {
+    vec![1 << 10, 1 << 20]
+}
+
+/// The size of the `huge_u32` case: 10^8 `u32` (400 MB), far beyond any cache.
+pub const HUGE_N: usize = 100_000_000;
+
+/// The backends of the `huge_u32` case (full mode only): fastrand's generator `wyrand` (the fast
+/// pairing) and the default backend.
+pub fn huge_backends() -> [&'static str; 2] {
+    ["wyrand", fairdeal_rng::DEFAULT_BACKEND]
 }
 
 /// Receives each algorithm in turn from [`for_each_algorithm`].
@@ -316,5 +357,25 @@ mod tests {
         }
         assert!(sizes(Complexity::Quadratic).last() <= Some(&(1 << 14)));
         assert!(sizes(Complexity::Linear).last() == Some(&(1 << 20)));
+    }
+
+    #[test]
+    fn peer_sizes_are_measured_sizes_of_our_sweep() {
+        let ours = sizes(Complexity::Linear);
+        for s in [target_peer_sizes(), rip_sizes()] {
+            assert!(s.iter().all(|n| ours.contains(n)), "{s:?} ⊄ {ours:?}");
+            assert!(s.contains(&(1 << 20)), "≈ 10^6 is a target size: {s:?}");
+            assert!(
+                s.iter().any(|&n| n <= 10_000),
+                "N ≤ 10^4 is a target: {s:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn huge_backends_are_catalogue_backends() {
+        for b in huge_backends() {
+            assert!(fairdeal_rng::backends().iter().any(|i| i.name == b), "{b}");
+        }
     }
 }
