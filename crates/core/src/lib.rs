@@ -7,12 +7,15 @@ It holds three ideas and nothing else:
   inside-out, partial, the naive O(N²) shuffle, the biased negative control, sort-by-key) and
   every engine is generic over. Algorithms describe themselves with [`AlgorithmInfo`] so the
   CLI and the benchmark report never hard-code a name, complexity or fairness claim.
-* [`IndexSampler`]: how an algorithm turns random bits into "an index in `[0, n)`". The default,
-  [`Lemire`], is *exactly* unbiased (multiply-shift with rejection). A backend that must
-  reproduce another language bit for bit (Java's `nextInt`, Python's `_randbelow`) supplies its
-  own sampler; the algorithm is unchanged.
-* [`ShuffleError`]: the errors a caller can provoke with bad values (asking for more elements
-  than exist).
+* [`IndexSampler`]: how an algorithm turns random bits into "an index in `[0, n)`", one at a
+  time or a whole run of them. Both samplers here are *exactly* unbiased: [`Batched`] (the
+  default of the fast algorithms) rolls up to six indices from one 64-bit word with one
+  rejection check per batch; [`Lemire`] (multiply-shift with rejection) draws one word per index
+  and is the reference path. A backend that must reproduce another language bit for bit (Java's
+  `nextInt`, Python's `_randbelow`) supplies its own one-at-a-time sampler; the algorithm is
+  unchanged.
+* [`ShuffleError`] and [`BatchError`]: the errors a caller can provoke with bad values (asking
+  for more elements than exist, a batch of dice that does not fit in a word).
 
 The RNG trait is the ecosystem's: [`rand_core::Rng`] (re-exported as [`Rng`]), so any
 generator from `rand`, `rand_pcg`, `rand_chacha` … plugs in unchanged.
@@ -51,12 +54,14 @@ no features to switch.
 
 extern crate alloc;
 
+mod batched;
 mod error;
 mod info;
 mod sample;
 mod shuffler;
 mod stream;
 
+pub use batched::{BatchError, Batched};
 pub use error::ShuffleError;
 pub use info::{AlgorithmInfo, Complexity};
 pub use rand_core::{self, Rng, SeedableRng};

@@ -20,6 +20,49 @@ use rand_core::Rng;
 pub trait IndexSampler {
     /// Returns an index in `[0, bound)`. `bound` is at least 1.
     fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize;
+
+    /// Draws one index below each bound of the run `high, high - 1, …, low` (in that order) and
+    /// calls `f(bound, index)` for each. Nothing happens when `high < low`; a `low` of 0 is
+    /// treated as 1.
+    ///
+    /// This is the loop of every Fisher-Yates variant, handed to the sampler so that it can
+    /// draw several indices at once ([`Batched`](crate::Batched)). The default makes one
+    /// [`index_below`](IndexSampler::index_below) call per bound, in order, which is what a
+    /// sampler reproducing another language draw for draw needs.
+    ///
+    /// ```
+    /// use fairdeal_core::{IndexSampler, Lemire};
+    /// use rand::SeedableRng;
+    /// let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    /// let mut deck = [0u8, 1, 2, 3, 4, 5];
+    /// // Durstenfeld's shuffle: swap position bound - 1 with an index below bound.
+    /// Lemire.for_each_index_descending(&mut rng, deck.len(), 2, |bound, j| deck.swap(bound - 1, j));
+    /// ```
+    #[inline]
+    fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, mut f: F)
+    where
+        R: Rng + ?Sized,
+        F: FnMut(usize, usize),
+    {
+        for bound in (low.max(1)..=high).rev() {
+            f(bound, self.index_below(rng, bound));
+        }
+    }
+
+    /// Draws one index below each bound of the run `low, low + 1, …, high` (in that order) and
+    /// calls `f(bound, index)` for each: the loop of the inside-out shuffle. Nothing happens
+    /// when `high < low`; a `low` of 0 is treated as 1. The default makes one
+    /// [`index_below`](IndexSampler::index_below) call per bound.
+    #[inline]
+    fn for_each_index_ascending<R, F>(&self, rng: &mut R, low: usize, high: usize, mut f: F)
+    where
+        R: Rng + ?Sized,
+        F: FnMut(usize, usize),
+    {
+        for bound in low.max(1)..=high {
+            f(bound, self.index_below(rng, bound));
+        }
+    }
 }
 
 /// Lemire's nearly-divisionless bounded sampling: multiply, keep the high half, and reject the
