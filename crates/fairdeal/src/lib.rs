@@ -111,8 +111,8 @@ algorithm features and `cards` the crate is `no_std` (it needs `alloc`).
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use fairdeal_core::{
-    AlgorithmInfo, Complexity, IndexSampler, Lemire, Rng, SeedableRng, ShuffleError, Shuffler,
-    check_prefix, lemire_index_below, rand_core, stream_seed,
+    AlgorithmInfo, BatchError, Batched, Complexity, IndexSampler, Lemire, Rng, SeedableRng,
+    ShuffleError, Shuffler, check_prefix, lemire_index_below, rand_core, stream_seed,
 };
 
 #[cfg(feature = "inplace")]

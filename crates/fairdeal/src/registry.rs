@@ -15,7 +15,7 @@ extern crate alloc;
 use alloc::string::String;
 use core::fmt;
 
-use fairdeal_core::{AlgorithmInfo, IndexSampler, Lemire, Rng, ShuffleError, Shuffler};
+use fairdeal_core::{AlgorithmInfo, Batched, IndexSampler, Rng, ShuffleError, Shuffler};
 use fairdeal_inplace::Inplace;
 use fairdeal_inside_out::InsideOut;
 use fairdeal_naive::{Biased, Naive, SortKey};
@@ -52,7 +52,7 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
 /// own algorithm, which is O(k) only for `partial`.
 ///
 /// ```
-/// let default = fairdeal::algorithm_by_name(fairdeal::DEFAULT_ALGORITHM, fairdeal::Lemire)?;
+/// let default = fairdeal::algorithm_by_name(fairdeal::DEFAULT_ALGORITHM, fairdeal::Batched)?;
 /// assert!(fairdeal::Shuffler::info(&default).fair);
 /// # Ok::<(), fairdeal::UnknownAlgorithm>(())
 /// ```
@@ -72,12 +72,12 @@ pub const DEFAULT_ALGORITHM: &str = fairdeal_inplace::INFO.name;
 /// let algo = AnyShuffler::Partial(Partial::with_sampler(Lemire));
 /// let mut rng = rand_pcg::Pcg64::seed_from_u64(5);
 /// let mut deck: Vec<u8> = (0..52).collect();
-/// algo.shuffle_prefix(&mut deck, 5, &mut rng)?; // 5 draws, 5 swaps
+/// algo.shuffle_prefix(&mut deck, 5, &mut rng)?; // 5 draws (Lemire: one word each), 5 swaps
 /// assert_eq!(algo.info().name, "partial");
 /// # Ok::<(), fairdeal::ShuffleError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AnyShuffler<S = Lemire> {
+pub enum AnyShuffler<S = Batched> {
     /// Durstenfeld's in-place Fisher-Yates (`"inplace"`).
     Inplace(Inplace<S>),
     /// The inside-out Fisher-Yates that builds a shuffled `Vec` (`"inside-out"`).
@@ -216,9 +216,9 @@ impl<S: IndexSampler> Shuffler for AnyShuffler<S> {
 mod tests {
     use super::*;
     use alloc::vec::Vec;
-    use fairdeal_core::SeedableRng;
+    use fairdeal_core::{Lemire, SeedableRng};
 
-    fn every(sampler: Lemire) -> Vec<AnyShuffler> {
+    fn every(sampler: Lemire) -> Vec<AnyShuffler<Lemire>> {
         ALGORITHMS
             .iter()
             .map(|info| algorithm_by_name(info.name, sampler).unwrap())
@@ -271,7 +271,7 @@ mod tests {
         let mut direct: Vec<u32> = (0..40).collect();
         Inplace::new().shuffle(&mut direct, &mut seeded());
         assert_eq!(
-            run_whole(&algorithm_by_name("inplace", Lemire).unwrap()),
+            run_whole(&algorithm_by_name("inplace", Batched).unwrap()),
             direct
         );
 
@@ -280,14 +280,14 @@ mod tests {
             .shuffle_prefix(&mut direct, 5, &mut seeded())
             .unwrap();
         let mut via: Vec<u32> = (0..40).collect();
-        algorithm_by_name("partial", Lemire)
+        algorithm_by_name("partial", Batched)
             .unwrap()
             .shuffle_prefix(&mut via, 5, &mut seeded())
             .unwrap();
         assert_eq!(via, direct);
 
         let direct = InsideOut::new().shuffled(0..40u32, &mut seeded());
-        let via = algorithm_by_name("inside-out", Lemire)
+        let via = algorithm_by_name("inside-out", Batched)
             .unwrap()
             .shuffled(0..40u32, &mut seeded());
         assert_eq!(via, direct);

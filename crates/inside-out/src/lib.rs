@@ -27,16 +27,21 @@ assert_eq!(sorted, (1..100u32).map(|x| x * x).filter(|x| x % 2 == 1).collect::<V
 # Design choices
 
 * **Native [`Shuffler::shuffled`].** The trait's default collects and then shuffles; here each
-  item is placed as it arrives, in a single pass, with one draw per item after the first (whose
-  only possible index is 0, so no draw is made). The output is reserved from the iterator's
-  lower size hint and otherwise grows as `Vec` does.
+  item is placed as it arrives, in a single pass, with one index per item after the first
+  (whose only possible index is 0, so none is drawn). Items are taken 1024 at a time so that
+  the sampler can roll their indices in batches; placing a chunk's items before their swaps
+  gives the same result as one at a time, because the swap for position `i` only touches
+  positions up to `i`. The output is reserved from the iterator's lower size hint and
+  otherwise grows as `Vec` does.
 * **The same walk on slices.** [`Shuffler::shuffle`] runs the same loop over a slice: for `i`
-  from 1 up, swap `data[i]` with `data[j]`, `j` uniform in `[0, i]`. This is exactly what
-  `shuffled` does with the slice's elements as the input, so for a given RNG state
+  from 1 up, swap `data[i]` with `data[j]`, `j` uniform in `[0, i]`, in the same chunks. This is
+  exactly what `shuffled` does with the slice's elements as the input, so for a given RNG state
   `shuffled(v)` equals `shuffle(&mut v)`. The bounds requested are `2, 3, …, n`: the mirror image
   of `fairdeal-inplace`, and just as fair (`2 · 3 · … · n = n!` equally likely draw tuples, each
   giving a different permutation).
-* **Sampler as a type parameter**, defaulting to the exactly unbiased [`Lemire`].
+* **Sampler as a type parameter**, defaulting to [`Batched`] (batched dice: up to six exactly
+  unbiased indices per random word); `InsideOut::with_sampler(Lemire)` is the
+  one-draw-per-step reference path.
 * [`Shuffler::shuffle_prefix`] keeps the trait default (a whole shuffle); use
   `fairdeal-partial` for an O(k) prefix.
 
@@ -51,7 +56,7 @@ extern crate alloc;
 
 use alloc::vec::Vec;
 
-use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Rng, Shuffler};
+use fairdeal_core::{AlgorithmInfo, Batched, Complexity, IndexSampler, Rng, Shuffler};
 
 /// The self-description of [`InsideOut`]: name `"inside-out"`, O(N), fair.
 ///
@@ -67,6 +72,9 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
               chosen position at or before it (one pass, any iterator)",
 };
 
+/// How many items [`InsideOut::shuffled`] takes from its iterator before drawing their indices.
+const CHUNK: usize = 1024;
+
 /// The inside-out Fisher-Yates shuffle, drawing indices through the sampler `S`.
 ///
 /// ```
@@ -80,14 +88,15 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
 /// assert_eq!(order.len(), 4);
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct InsideOut<S = Lemire> {
+pub struct InsideOut<S = Batched> {
     sampler: S,
 }
 
 impl InsideOut {
-    /// The shuffle with the default, exactly unbiased [`Lemire`] sampler.
+    /// The shuffle with the default sampler, [`Batched`]: exactly unbiased, up to six indices
+    /// per random word.
     pub const fn new() -> Self {
-        Self { sampler: Lemire }
+        Self { sampler: Batched }
     }
 }
 
@@ -103,6 +112,19 @@ impl<S> InsideOut<S> {
     }
 }
 
+impl<S: IndexSampler> InsideOut<S> {
+    /// Places the items `data[start..]`, whose predecessors are already shuffled: item `i`
+    /// swaps with an index below `i + 1` (bounds `start + 1, …, len`; item 0 draws nothing).
+    #[inline]
+    fn place<T, R: Rng + ?Sized>(&self, data: &mut [T], start: usize, rng: &mut R) {
+        let end = data.len();
+        self.sampler
+            .for_each_index_ascending(rng, (start + 1).max(2), end, |bound, j| {
+                data.swap(bound - 1, j);
+            });
+    }
+}
+
 impl<S: IndexSampler> Shuffler for InsideOut<S> {
     fn info(&self) -> AlgorithmInfo {
         INFO
@@ -110,9 +132,12 @@ impl<S: IndexSampler> Shuffler for InsideOut<S> {
 
     #[inline]
     fn shuffle<T, R: Rng + ?Sized>(&self, data: &mut [T], rng: &mut R) {
-        for i in 1..data.len() {
-            let j = self.sampler.index_below(rng, i + 1);
-            data.swap(i, j);
+        // The same chunks as `shuffled`, so both give the same order for the same RNG state.
+        let mut start = 0;
+        while start < data.len() {
+            let end = (start + CHUNK).min(data.len());
+            self.place(&mut data[..end], start, rng);
+            start = end;
         }
     }
 
@@ -121,18 +146,19 @@ impl<S: IndexSampler> Shuffler for InsideOut<S> {
         I: IntoIterator<Item = T>,
         R: Rng + ?Sized,
     {
-        let items = items.into_iter();
+        let mut items = items.into_iter();
         let mut out = Vec::with_capacity(items.size_hint().0);
-        for item in items {
-            let i = out.len();
-            out.push(item);
-            if i > 0 {
-                let j = self.sampler.index_below(rng, i + 1);
-                if j != i {
-                    out.swap(i, j);
-                }
+        // Items arrive in chunks so that the sampler sees runs of bounds it can batch. Pushing a
+        // whole chunk before its swaps changes nothing: the swap for position i only touches
+        // positions up to i, which all hold the items they would hold one item at a time.
+        loop {
+            let start = out.len();
+            out.extend(items.by_ref().take(CHUNK));
+            let end = out.len();
+            if end == start {
+                return out;
             }
+            self.place(&mut out, start, rng);
         }
-        out
     }
 }

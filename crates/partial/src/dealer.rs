@@ -2,7 +2,7 @@
 
 use alloc::vec::Vec;
 
-use fairdeal_core::{IndexSampler, Lemire, Rng, ShuffleError, Shuffler};
+use fairdeal_core::{Batched, IndexSampler, Rng, ShuffleError, Shuffler};
 
 use crate::Partial;
 
@@ -30,13 +30,13 @@ use crate::Partial;
 /// # Ok::<(), fairdeal_core::ShuffleError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Dealer<T, S = Lemire> {
+pub struct Dealer<T, S = Batched> {
     deck: Vec<T>,
     shuffler: Partial<S>,
 }
 
 impl<T> Dealer<T> {
-    /// A dealer for `deck` using the default [`Lemire`] sampler. The deck's current order is
+    /// A dealer for `deck` using the default [`Batched`] sampler. The deck's current order is
     /// irrelevant to fairness.
     pub const fn new(deck: Vec<T>) -> Self {
         Self {

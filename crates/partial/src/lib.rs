@@ -58,7 +58,10 @@ assert!(picks.iter().all(|&x| (1..=1_000_000_000_000).contains(&x)));
   untouched; [`sample_range`] reports a reversed range, a `k` larger than the range, or a `k`
   whose output cannot be allocated as a [`SampleRangeError`]. Ranges of up to `2^64` numbers
   (`0..=u64::MAX`) are handled: sizes are computed in `u128`.
-* **Sampler as a type parameter**, defaulting to the exactly unbiased [`Lemire`].
+* **Sampler as a type parameter**, defaulting to [`Batched`] (batched dice: up to six exactly
+  unbiased indices per random word, so a hand of 7 from 52 costs two words). The loop hands its
+  run of bounds to the sampler; `Partial::with_sampler(Lemire)` is the one-draw-per-step
+  reference path.
 
 `#![no_std]` with `alloc`.
 */
@@ -76,7 +79,7 @@ pub use dealer::Dealer;
 pub use range::{SampleRangeError, sample_range};
 
 use fairdeal_core::{
-    AlgorithmInfo, Complexity, IndexSampler, Lemire, Rng, ShuffleError, Shuffler, check_prefix,
+    AlgorithmInfo, Batched, Complexity, IndexSampler, Rng, ShuffleError, Shuffler, check_prefix,
 };
 
 /// The self-description of [`Partial`]: name `"partial"`, O(N) for a whole shuffle, fair.
@@ -112,14 +115,15 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
 /// # Ok::<(), fairdeal_core::ShuffleError>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct Partial<S = Lemire> {
+pub struct Partial<S = Batched> {
     sampler: S,
 }
 
 impl Partial {
-    /// The shuffle with the default, exactly unbiased [`Lemire`] sampler.
+    /// The shuffle with the default sampler, [`Batched`]: exactly unbiased, up to six indices
+    /// per random word (a hand of 7 from 52 costs two random words).
     pub const fn new() -> Self {
-        Self { sampler: Lemire }
+        Self { sampler: Batched }
     }
 }
 
@@ -165,11 +169,14 @@ impl<S: IndexSampler> Partial<S> {
     #[inline]
     fn prefix_unchecked<T, R: Rng + ?Sized>(&self, data: &mut [T], k: usize, rng: &mut R) {
         let n = data.len();
-        // Position n-1 has only itself to swap with: no draw is needed there.
-        for i in 0..k.min(n.saturating_sub(1)) {
-            let j = i + self.sampler.index_below(rng, n - i);
-            data.swap(i, j);
-        }
+        // Position i draws below n - i, so the bounds run n, n - 1, …, n - k + 1. Position n - 1
+        // has only itself to swap with: the bound 1 is never drawn.
+        let lowest = (n - k + 1).max(2);
+        self.sampler
+            .for_each_index_descending(rng, n, lowest, |bound, j| {
+                let i = n - bound;
+                data.swap(i, i + j);
+            });
     }
 }
 

@@ -66,12 +66,13 @@ pub enum SampleRangeError {
 /// * [`SampleRangeError::OutOfMemory`] if the output of `k` numbers cannot be allocated.
 ///
 /// ```
-/// use fairdeal_core::{Lemire, Shuffler};
+/// use fairdeal_core::{Batched, Shuffler};
 /// use fairdeal_partial::{Partial, sample_range};
 /// use rand::SeedableRng;
 ///
-/// // On a small range, the sparse result equals the materialized partial shuffle.
-/// let sparse = sample_range(10, 29, 4, &mut rand_pcg::Pcg64::seed_from_u64(5), &Lemire)?;
+/// // On a small range, the sparse result equals the materialized partial shuffle with the same
+/// // sampler (`Partial::new()` uses `Batched`).
+/// let sparse = sample_range(10, 29, 4, &mut rand_pcg::Pcg64::seed_from_u64(5), &Batched)?;
 /// let mut dense: Vec<u64> = (10..=29).collect();
 /// Partial::new().shuffle_prefix(&mut dense, 4, &mut rand_pcg::Pcg64::seed_from_u64(5))?;
 /// assert_eq!(sparse, dense[..4]);
@@ -103,44 +104,73 @@ where
     out.try_reserve_exact(k)
         .map_err(|_| SampleRangeError::OutOfMemory { requested: k })?;
 
-    // displaced[p] = the offset (value - lo) now at slot p, for slots a swap has touched and
-    // that may still be read. Untouched slots hold their own offset.
-    let mut displaced: BTreeMap<u64, u64> = BTreeMap::new();
-    for i in 0..k {
-        // i < k <= n <= 2^64, so i fits in u64.
-        let i = i as u64;
-        let left = n - u128::from(i);
-        // The same rule as `Partial`: no draw when only slot i itself is left.
-        let j = if left > 1 {
-            i + draw_below(rng, sampler, left)
-        } else {
-            i
-        };
+    let mut deck = VirtualDeck {
+        displaced: BTreeMap::new(),
+        next: 0,
+        lo,
+        out,
+    };
+    // The bounds are n, n - 1, …, n - k + 1, as in `Partial`. A bound that does not fit in
+    // `usize` (only 2^64, the first bound of the full u64 range, on 64-bit targets) is drawn on
+    // its own; the rest go through the sampler's run, batched or not, exactly as `Partial`
+    // hands them over.
+    while deck.out.len() < k {
+        let left = n - u128::from(deck.next);
+        if usize::try_from(left).is_ok() {
+            break;
+        }
+        let j = draw_wide(rng, left);
+        deck.deal(j);
+    }
+    if deck.out.len() < k {
+        // Fits: `left <= usize::MAX` was just checked, and k <= n.
+        let high = (n - u128::from(deck.next)) as usize;
+        let lowest = (n - k as u128 + 1).max(2) as usize;
+        sampler.for_each_index_descending(rng, high, lowest, |_, j| deck.deal(j as u64));
+        // The same rule as `Partial`: no draw when only the last slot itself is left.
+        if deck.out.len() < k {
+            deck.deal(0);
+        }
+    }
+    Ok(deck.out)
+}
+
+/// The state of a partial shuffle over the virtual array `0..n` of offsets from `lo`.
+struct VirtualDeck {
+    /// `displaced[p]` = the offset now at slot p, for slots a swap has touched and that may
+    /// still be read. Untouched slots hold their own offset.
+    displaced: BTreeMap<u64, u64>,
+    /// The slot dealt next (the number dealt so far).
+    next: u64,
+    lo: u64,
+    out: Vec<u64>,
+}
+
+impl VirtualDeck {
+    /// Deals slot `next` after swapping it with slot `next + j`.
+    fn deal(&mut self, j: u64) {
+        let i = self.next;
+        let j = i + j;
         // Slot i is never read again once it is dealt, so its entry can go.
-        let at_i = displaced.remove(&i).unwrap_or(i);
+        let at_i = self.displaced.remove(&i).unwrap_or(i);
         let dealt = if j == i {
             at_i
         } else {
-            displaced.insert(j, at_i).unwrap_or(j)
+            self.displaced.insert(j, at_i).unwrap_or(j)
         };
         // dealt <= hi - lo, so this cannot overflow.
-        out.push(lo + dealt);
+        self.out.push(self.lo + dealt);
+        self.next += 1;
     }
-    Ok(out)
 }
 
-/// A uniform value in `[0, bound)` for `2 <= bound <= 2^64`, through the sampler whenever the
-/// bound fits in `usize` (so that the draws match `Partial` on a materialized range).
-fn draw_below<R, S>(rng: &mut R, sampler: &S, bound: u128) -> u64
-where
-    R: Rng + ?Sized,
-    S: IndexSampler + ?Sized,
-{
-    match usize::try_from(bound) {
-        Ok(small) => sampler.index_below(rng, small) as u64,
-        Err(_) if bound == 1 << 64 => rng.next_u64(),
+/// A uniform value in `[0, bound)` for a bound above `usize::MAX` (and at most `2^64`).
+fn draw_wide<R: Rng + ?Sized>(rng: &mut R, bound: u128) -> u64 {
+    if bound == 1 << 64 {
+        rng.next_u64()
+    } else {
         // Only reachable where usize is narrower than 64 bits.
-        Err(_) => lemire_u64(rng, bound as u64),
+        lemire_u64(rng, bound as u64)
     }
 }
 
@@ -159,7 +189,6 @@ fn lemire_u64<R: Rng + ?Sized>(rng: &mut R, bound: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fairdeal_core::Lemire;
     use rand::SeedableRng;
 
     #[test]
@@ -176,6 +205,6 @@ mod tests {
     fn draws_below_two_to_the_64_use_the_full_word() {
         let mut a = rand_pcg::Pcg64::seed_from_u64(9);
         let mut b = a.clone();
-        assert_eq!(draw_below(&mut a, &Lemire, 1 << 64), b.next_u64());
+        assert_eq!(draw_wide(&mut a, 1 << 64), b.next_u64());
     }
 }

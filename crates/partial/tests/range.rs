@@ -1,16 +1,16 @@
 //! `sample_range`: the sparse virtual partial shuffle equals the materialized one, handles the
 //! whole `u64` range, and reports bad arguments as errors.
 
-use fairdeal_core::{Lemire, Rng, Shuffler};
+use fairdeal_core::{Batched, IndexSampler, Lemire, Rng, Shuffler};
 use fairdeal_partial::{Partial, SampleRangeError, sample_range};
 use fairdeal_testkit::Recording;
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
-fn materialized(lo: u64, hi: u64, k: usize, seed: u64) -> Vec<u64> {
+fn materialized<S: IndexSampler>(sampler: S, lo: u64, hi: u64, k: usize, seed: u64) -> Vec<u64> {
     let mut all: Vec<u64> = (lo..=hi).collect();
-    Partial::new()
+    Partial::with_sampler(sampler)
         .shuffle_prefix(&mut all, k, &mut Pcg64::seed_from_u64(seed))
         .unwrap();
     all.truncate(k);
@@ -28,8 +28,12 @@ proptest! {
     #[test]
     fn sparse_equals_materialized((lo, span, k) in lo_span_k(), seed: u64) {
         let hi = lo + span;
+        // Both the one-draw-per-step and the batched sampler: the sparse walk hands the sampler
+        // the same run of bounds as the dense one.
         let sparse = sample_range(lo, hi, k, &mut Pcg64::seed_from_u64(seed), &Lemire).unwrap();
-        prop_assert_eq!(sparse, materialized(lo, hi, k, seed));
+        prop_assert_eq!(sparse, materialized(Lemire, lo, hi, k, seed));
+        let sparse = sample_range(lo, hi, k, &mut Pcg64::seed_from_u64(seed), &Batched).unwrap();
+        prop_assert_eq!(sparse, materialized(Batched, lo, hi, k, seed));
     }
 
     #[test]
@@ -47,7 +51,7 @@ proptest! {
     fn method_and_function_agree((lo, span, k) in lo_span_k(), seed: u64) {
         let hi = lo + span;
         let a = Partial::new().sample_range(lo, hi, k, &mut Pcg64::seed_from_u64(seed));
-        let b = sample_range(lo, hi, k, &mut Pcg64::seed_from_u64(seed), &Lemire);
+        let b = sample_range(lo, hi, k, &mut Pcg64::seed_from_u64(seed), &Batched);
         prop_assert_eq!(a, b);
     }
 

@@ -3,7 +3,9 @@
 
 use core::fmt;
 
-use fairdeal_core::{IndexSampler, Lemire};
+#[cfg(doc)]
+use fairdeal_core::Lemire;
+use fairdeal_core::{Batched, IndexSampler};
 use rand::rngs::SysRng;
 use rand_core::{Rng, SeedableRng};
 
@@ -34,9 +36,11 @@ use crate::{BackendInfo, JavaRandom, JavaSampler, PythonRandom, PythonSampler, R
 pub trait Backend: Copy + Default + fmt::Debug + Send + Sync + 'static {
     /// The generator.
     type Rng: Rng + SeedableRng + Send + Sync + fmt::Debug;
-    /// How algorithms turn this generator's bits into "an index in `[0, n)`": [`Lemire`] for
-    /// every backend except `java` and `python`, which use their language's own method so that
-    /// shuffles match bit for bit.
+    /// How algorithms turn this generator's bits into "an index in `[0, n)`": [`Batched`]
+    /// (batched dice, up to six exactly unbiased indices per 64-bit word) for every backend
+    /// except `java` and `python`, which use their language's own one-draw-per-step method so
+    /// that shuffles match bit for bit. ([`Lemire`], one draw per index, is the reference path
+    /// a caller can still pick with `with_sampler`.)
     type Sampler: IndexSampler + Copy + Default + Send + Sync + fmt::Debug;
     /// Name, summary, state size, security.
     const INFO: BackendInfo;
@@ -135,11 +139,11 @@ macro_rules! backends {
 backends! {
     /// `chacha8`: ChaCha with 8 rounds (`rand`'s `ChaCha8Rng`). A CSPRNG with a smaller
     /// security margin than 12 or 20 rounds (no known attack), and the fastest of the three.
-    ChaCha8: rng = rand::rngs::ChaCha8Rng, sampler = Lemire,
+    ChaCha8: rng = rand::rngs::ChaCha8Rng, sampler = Batched,
     info = ("chacha8",
         "ChaCha stream cipher, 8 rounds (rand's ChaCha8Rng): cryptographically secure, the \
          fastest ChaCha; 256-bit key, 2^64 streams of 2^68 words each",
-        256, true, "lemire");
+        256, true, "batched");
 
     /// `chacha12`: ChaCha with 12 rounds, the generator behind `rand`'s `StdRng`, and
     /// fairdeal's default ([`DEFAULT_BACKEND`]).
@@ -147,59 +151,59 @@ backends! {
     /// Its `Rng` is `ChaCha12Rng` rather than `StdRng` itself: the two produce identical
     /// streams today (a test checks it), but `rand` reserves the right to change `StdRng`'s
     /// algorithm in a future release, and a backend *named* `chacha12` must not change.
-    ChaCha12: rng = rand::rngs::ChaCha12Rng, sampler = Lemire,
+    ChaCha12: rng = rand::rngs::ChaCha12Rng, sampler = Batched,
     info = ("chacha12",
         "ChaCha stream cipher, 12 rounds (the generator of rand's StdRng): cryptographically \
          secure, the default; 256-bit key, 2^64 streams of 2^68 words each",
-        256, true, "lemire");
+        256, true, "batched");
 
     /// `chacha20`: ChaCha with 20 rounds (`rand`'s `ChaCha20Rng`), the cipher of RFC 8439.
     /// The most conservative CSPRNG here, and the slowest.
-    ChaCha20: rng = rand::rngs::ChaCha20Rng, sampler = Lemire,
+    ChaCha20: rng = rand::rngs::ChaCha20Rng, sampler = Batched,
     info = ("chacha20",
         "ChaCha stream cipher, 20 rounds (rand's ChaCha20Rng, RFC 8439 strength): \
          cryptographically secure, the most conservative and slowest; 256-bit key",
-        256, true, "lemire");
+        256, true, "batched");
 
     /// `xoshiro256pp`: xoshiro256++ (`rand`'s `Xoshiro256PlusPlus`, which is `SmallRng` on
     /// 64-bit platforms). Fast, statistically excellent, not cryptographic.
-    Xoshiro256pp: rng = rand::rngs::Xoshiro256PlusPlus, sampler = Lemire,
+    Xoshiro256pp: rng = rand::rngs::Xoshiro256PlusPlus, sampler = Batched,
     info = ("xoshiro256pp",
         "xoshiro256++ (rand's SmallRng on 64-bit targets): fast, NOT cryptographic (its outputs \
          reveal its state); period 2^256 - 1",
-        256, false, "lemire");
+        256, false, "batched");
 
     /// `pcg32`: PCG XSH RR 64/32 (`rand_pcg::Pcg32`): 64-bit state plus a 63-bit stream
     /// selector. Not cryptographic.
-    Pcg32: rng = rand_pcg::Pcg32, sampler = Lemire,
+    Pcg32: rng = rand_pcg::Pcg32, sampler = Batched,
     info = ("pcg32",
         "PCG XSH RR 64/32 (rand_pcg::Pcg32): NOT cryptographic; 64-bit LCG state plus a 63-bit \
          stream, period 2^64 per stream, so at most 2^127 starting points",
-        127, false, "lemire");
+        127, false, "batched");
 
     /// `pcg64`: PCG XSL RR 128/64 (`rand_pcg::Pcg64`): 128-bit state plus a 127-bit stream
     /// selector. Not cryptographic.
-    Pcg64: rng = rand_pcg::Pcg64, sampler = Lemire,
+    Pcg64: rng = rand_pcg::Pcg64, sampler = Batched,
     info = ("pcg64",
         "PCG XSL RR 128/64 (rand_pcg::Pcg64): NOT cryptographic; 128-bit LCG state plus a \
          127-bit stream, period 2^128 per stream",
-        255, false, "lemire");
+        255, false, "batched");
 
     /// `pcg64mcg`: PCG XSL RR 128/64 on a multiplicative generator (`rand_pcg::Pcg64Mcg`):
     /// 128-bit odd state, no stream. Not cryptographic; the fastest PCG.
-    Pcg64Mcg: rng = rand_pcg::Pcg64Mcg, sampler = Lemire,
+    Pcg64Mcg: rng = rand_pcg::Pcg64Mcg, sampler = Batched,
     info = ("pcg64mcg",
         "PCG XSL RR 128/64 MCG (rand_pcg::Pcg64Mcg): NOT cryptographic; 128-bit odd state \
          (127 free bits), period 2^126",
-        127, false, "lemire");
+        127, false, "batched");
 
     /// `wyrand`: fastrand's generator through the [`WyRand`](crate::WyRand) adapter. Not
     /// cryptographic; 64 bits of state.
-    WyRand: rng = crate::WyRand, sampler = Lemire,
+    WyRand: rng = crate::WyRand, sampler = Batched,
     info = ("wyrand",
         "wyrand (fastrand's generator, via an adapter): NOT cryptographic; 64-bit state, \
          period 2^64",
-        64, false, "lemire");
+        64, false, "batched");
 
     /// `java`: [`JavaRandom`] with [`JavaSampler`]; `seeded(s)` is `new Random(s)` and an
     /// in-place Fisher-Yates shuffle is `Collections.shuffle` exactly. Not cryptographic;

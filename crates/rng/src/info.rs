@@ -37,7 +37,7 @@ pub struct BackendInfo {
     /// reachable in principle. Above it, most orders can never be dealt. A 52-card deck needs
     /// `log2(52!) ≈ 225.6` bits.
     pub max_full_permutation_n: u32,
-    /// The bounded-index sampler the backend shuffles with: `"lemire"`, `"java-nextint"` or
+    /// The bounded-index sampler the backend shuffles with: `"batched"`, `"java-nextint"` or
     /// `"python-randbelow"`.
     pub sampler: &'static str,
 }

@@ -81,7 +81,7 @@ fn metadata_is_consistent() {
         let expected_sampler = match info.name {
             "java" => "java-nextint",
             "python" => "python-randbelow",
-            _ => "lemire",
+            _ => "batched",
         };
         assert_eq!(info.sampler, expected_sampler);
         assert_eq!(backend_info(info.name).unwrap(), *info);
