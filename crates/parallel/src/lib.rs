@@ -82,10 +82,11 @@ everything below it is parallel.
 
 extern crate alloc;
 
+mod leaf;
 mod prefetch;
 mod scatter;
 
-use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Rng, SeedableRng};
+use fairdeal_core::{AlgorithmInfo, Batched, Complexity, IndexSampler, Rng, SeedableRng};
 
 use scatter::Shape;
 
@@ -144,16 +145,16 @@ pub enum ShapeError {
 /// assert_eq!(v, w);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Parallel<S = Lemire> {
+pub struct Parallel<S = Batched> {
     sampler: S,
     leaf_bytes: usize,
     max_bucket_bits: u32,
 }
 
 impl Parallel {
-    /// The shuffle with the default sampler and shape.
+    /// The shuffle with the default sampler ([`Batched`]) and shape.
     pub const fn new() -> Self {
-        Self::with_sampler(Lemire)
+        Self::with_sampler(Batched)
     }
 }
 

@@ -3,10 +3,15 @@
 
 use alloc::vec::Vec;
 
-use fairdeal_core::{IndexSampler, Rng, SeedableRng, Shuffler};
-use fairdeal_inplace::Inplace;
+use fairdeal_core::{IndexSampler, Rng, SeedableRng};
 
+use crate::leaf::prefetching_fisher_yates;
 use crate::prefetch::prefetch;
+
+/// The smallest fan-out worth a scatter: with 2 buckets the "label is the current bucket"
+/// branch is a coin flip and mispredicts half the time; with 8 it is rarely taken. A bucket
+/// that would need only 2 or 4 sub-buckets gets 8 smaller ones instead.
+const MIN_FANOUT_BITS: u32 = 3;
 
 /// How far ahead of a bucket head the scatter prefetches, in bytes (four 64-byte lines).
 const PREFETCH_AHEAD_BYTES: usize = 256;
@@ -76,11 +81,12 @@ pub(crate) struct Shape {
 
 impl Shape {
     /// Bucket bits for a sub-array of `len > leaf_len` elements: the fewest buckets whose
-    /// expected size is at most a leaf, between 2 and `2^max_bits`. Depends on `len` only.
+    /// expected size is at most a leaf, but at least [`MIN_FANOUT_BITS`] (when `max_bits`
+    /// allows) and at most `max_bits`. Depends on `len` only.
     fn bits_for(self, len: usize) -> u32 {
         let needed = len.div_ceil(self.leaf_len);
         let bits = usize::BITS - (needed - 1).leading_zeros();
-        bits.clamp(1, self.max_bits)
+        bits.clamp(MIN_FANOUT_BITS.min(self.max_bits), self.max_bits)
     }
 }
 
@@ -123,16 +129,24 @@ where
         let end = bounds[b + 1];
         let mut here = head[b];
         while here < end {
-            let label = labels.next_label();
-            if label == b {
-                here += 1;
-                prefetch(data, here + ahead);
-            } else {
+            // While bucket `b` fills, every bucket before it is full, so every label drawn is
+            // at least `b` and every target lies after `here`: split there so that the element
+            // in hand provably aliases none of them and can stay in a register.
+            let (front, back) = data.split_at_mut(here + 1);
+            let hand = &mut front[here];
+            let offset = here + 1;
+            loop {
+                let label = labels.next_label();
+                if label == b {
+                    break;
+                }
                 let there = head[label];
-                data.swap(here, there);
+                core::mem::swap(hand, &mut back[there - offset]);
                 head[label] = there + 1;
-                prefetch(data, there + ahead);
+                prefetch(back, there - offset + ahead);
             }
+            here += 1;
+            prefetch(data, here + ahead);
         }
         head[b] = here;
     }
@@ -166,7 +180,7 @@ where
     S: IndexSampler + Copy,
 {
     if data.len() <= shape.leaf_len {
-        Inplace::with_sampler(sampler).shuffle(data, rng);
+        prefetching_fisher_yates(data, rng, sampler);
         return;
     }
     let bits = shape.bits_for(data.len());
@@ -188,7 +202,7 @@ where
 {
     use rayon::prelude::*;
     if data.len() <= shape.leaf_len {
-        Inplace::with_sampler(sampler).shuffle(data, rng);
+        prefetching_fisher_yates(data, rng, sampler);
         return;
     }
     let bits = shape.bits_for(data.len());

@@ -6,7 +6,7 @@
 use core::convert::Infallible;
 
 use fairdeal_core::rand_core::TryRng;
-use fairdeal_core::{AlgorithmInfo, IndexSampler, Lemire, Rng, SeedableRng, Shuffler};
+use fairdeal_core::{AlgorithmInfo, Batched, IndexSampler, Lemire, Rng, SeedableRng, Shuffler};
 use fairdeal_fairness::{PASS_THRESHOLD, permutation_test, position_test};
 use fairdeal_parallel::Parallel;
 use fairdeal_testkit::chi_square_uniform;
@@ -14,7 +14,7 @@ use rand_pcg::Pcg64;
 
 /// [`Parallel`] as a [`Shuffler`] for the fairness crate: each shuffle seeds a generator `G`
 /// from the test's generator (the scatter needs a seedable generator for its children).
-struct Seeded<G, S = Lemire> {
+struct Seeded<G, S = Batched> {
     inner: Parallel<S>,
     generator: core::marker::PhantomData<G>,
 }
