@@ -72,6 +72,49 @@ pub fn permutation_p_value(n: usize, trials: u64, mut shuffle: impl FnMut(&mut [
     chi_square_uniform(&counts).1
 }
 
+/// Runs `shuffle` on `[0, 1, …, n-1]` `trials` times and tests the `blocks × blocks` table of
+/// which block of elements lands in which block of positions (block of `x` = `x · blocks / n`).
+/// Returns the p-value of "a uniform permutation".
+///
+/// This is the position test for sizes whose `n × n` matrix is too large to count: it sees
+/// first-order bias between regions of the slice, such as a batch-size boundary of the sampler
+/// that skewed where elements go. For one uniform permutation the table is a random
+/// contingency table with fixed margins, whose Pearson statistic has mean
+/// `(blocks - 1)² · n / (n - 1)` (Haldane 1940); the sum over independent trials has the same
+/// mean, so the statistic is scaled by `(n - 1) / n` and compared with `χ²((blocks - 1)²)`.
+pub fn block_position_p_value(
+    n: usize,
+    blocks: usize,
+    trials: u64,
+    mut shuffle: impl FnMut(&mut [u32]),
+) -> f64 {
+    assert!(blocks >= 2 && n >= blocks && u32::try_from(n).is_ok());
+    let block_of = |x: usize| x * blocks / n;
+    let mut size = vec![0u64; blocks];
+    for x in 0..n {
+        size[block_of(x)] += 1;
+    }
+    let mut counts = vec![0u64; blocks * blocks];
+    let mut v: Vec<u32> = Vec::with_capacity(n);
+    for _ in 0..trials {
+        v.clear();
+        v.extend(0..n as u32);
+        shuffle(&mut v);
+        for (position, &element) in v.iter().enumerate() {
+            counts[block_of(element as usize) * blocks + block_of(position)] += 1;
+        }
+    }
+    let nf = n as f64;
+    let mut chi2 = 0.0;
+    for (cell, &observed) in counts.iter().enumerate() {
+        let (a, b) = (cell / blocks, cell % blocks);
+        let expected = trials as f64 * size[a] as f64 * size[b] as f64 / nf;
+        chi2 += (observed as f64 - expected).powi(2) / expected;
+    }
+    let df = ((blocks - 1) * (blocks - 1)) as u64;
+    chi_square_p_value(chi2 * (nf - 1.0) / nf, df)
+}
+
 /// A [`Lemire`] sampler that also writes down every bound it is asked for.
 #[derive(Debug, Default)]
 pub struct Recording {
