@@ -24,6 +24,7 @@ use fairdeal_benches::{
 };
 use fairdeal_core::{AlgorithmInfo, Lemire, Shuffler};
 use fairdeal_inplace::Inplace;
+use fairdeal_parallel::Parallel;
 use fairdeal_rng::{Backend, BackendVisitor};
 use rand::seq::SliceRandom;
 use rip_shuffle::{RipShuffleParallel, RipShuffleSequential};
@@ -287,11 +288,12 @@ impl BackendVisitor for Huge<'_> {
         bench(fairdeal_inplace::INFO.name, &mut |d| {
             inplace.shuffle(d, &mut rng);
         });
-        // HOOK(fairdeal-parallel): ours on HUGE_THREADS threads, subject "parallel", goes here
-        // once the crate is committed (the xtask's targets table already expects it):
-        //     let parallel = fairdeal_parallel::Parallel::with_sampler(B::Sampler::default());
-        //     let mut rng = B::seeded(SEED);
-        //     bench("parallel", &mut |d| pool.install(|| parallel.shuffle(d, &mut rng)));
+        // Ours on HUGE_THREADS threads: the scatter shuffle, buckets in parallel on the pool.
+        let parallel = Parallel::with_sampler(B::Sampler::default());
+        let mut rng = B::seeded(SEED);
+        bench(fairdeal_parallel::INFO.name, &mut |d| {
+            pool.install(|| parallel.shuffle(d, &mut rng));
+        });
         let mut rng = B::seeded(SEED);
         bench("rand-shuffle", &mut |d| d.shuffle(&mut rng));
         if B::INFO.name == FASTRAND_PAIR {

@@ -282,6 +282,16 @@ fn side(case_subject: (&str, &str)) -> String {
     format!("{}/{}", case_subject.0, case_subject.1)
 }
 
+/// The likely reason a goal has no ratio: the huge case only runs in full mode; every other
+/// case runs in both modes, so only `--filter` (or a missing subject) leaves it out.
+fn why_unmeasured(g: &Goal) -> &'static str {
+    if g.ours.0 == CASE_HUGE || g.peer.0 == CASE_HUGE {
+        "huge_u32 runs in full mode only, and only what --filter matches"
+    } else {
+        "not matched by --filter"
+    }
+}
+
 fn goal_text(g: &Goal) -> String {
     g.goal.map_or_else(|| "–".to_owned(), |x| format!("≥ {x}×"))
 }
@@ -327,10 +337,11 @@ pub(crate) fn text(rows: &[TargetRow]) -> String {
     for g in unmeasured_goals(rows) {
         let _ = writeln!(
             s,
-            "  not measured in this run: {} ({} vs {}; N = 10^8 runs in full mode only)",
+            "  not measured in this run: {} ({} vs {}: {})",
             g.label,
             side(g.ours),
-            side(g.peer)
+            side(g.peer),
+            why_unmeasured(&g)
         );
     }
     s
@@ -378,10 +389,11 @@ pub(crate) fn markdown(rows: &[TargetRow]) -> String {
     for g in unmeasured_goals(rows) {
         let _ = writeln!(
             s,
-            "\nNot measured in this run: {} (`{}` vs `{}`).",
+            "\nNot measured in this run: {} (`{}` vs `{}`: {}).",
             g.label,
             side(g.ours),
-            side(g.peer)
+            side(g.peer),
+            why_unmeasured(&g)
         );
     }
     let _ = writeln!(s);
