@@ -482,3 +482,59 @@ fn help_and_version_succeed() {
     let version = fairdeal(&["--version"]).ok();
     assert!(version.text().starts_with("fairdeal "));
 }
+
+#[test]
+fn threads_use_the_parallel_shuffle_and_do_not_change_its_output() {
+    // 300,000 u64 is past one default leaf (1 MiB), so the scatter runs.
+    let run = |threads: &str| {
+        fairdeal(&[
+            "shuffle",
+            "--seed",
+            "9",
+            "-i",
+            "0-299999",
+            "--threads",
+            threads,
+        ])
+        .ok()
+    };
+    let one = run("1");
+    assert_eq!(one.stdout, run("2").stdout);
+    assert_eq!(one.stdout, run("3").stdout);
+    assert_eq!(sorted(&one.numbers()), (0..300_000).collect::<Vec<u64>>());
+    let sequential = fairdeal(&["shuffle", "--seed", "9", "-i", "0-299999"]).ok();
+    assert_ne!(one.stdout, sequential.stdout, "a different algorithm");
+
+    let input: Vec<u8> = (0..500)
+        .flat_map(|i| format!("line {i}\n").into_bytes())
+        .collect();
+    let a = fairdeal_with_input(&["shuffle", "--seed", "4", "--threads", "1"], &input).ok();
+    let b = fairdeal_with_input(&["shuffle", "--seed", "4", "--threads", "2"], &input).ok();
+    assert_eq!(a.stdout, b.stdout);
+    assert_eq!(sorted(&lines(&a.stdout)), sorted(&lines(&input)));
+}
+
+#[test]
+fn threads_reject_zero_an_algorithm_and_a_head_count() {
+    let status = |args: &[&str]| fairdeal(args).status;
+    assert_eq!(
+        status(&["shuffle", "-i", "1-10", "--threads", "0"]),
+        Some(2)
+    );
+    assert_eq!(
+        status(&[
+            "shuffle",
+            "-i",
+            "1-10",
+            "--threads",
+            "2",
+            "--algo",
+            "inplace"
+        ]),
+        Some(2)
+    );
+    assert_eq!(
+        status(&["shuffle", "-i", "1-10", "--threads", "2", "-n", "3"]),
+        Some(2)
+    );
+}

@@ -12,8 +12,14 @@
 //! that function returns exactly what `partial` returns on the materialised range, so the
 //! output does not depend on which path ran. Other algorithms have no sparse form, so a range
 //! too large to hold is an error for them rather than a silent switch of algorithm.
+//!
+//! `--threads N` shuffles with `fairdeal_parallel::Parallel` (Sanders' scatter shuffle, the
+//! fast one for huge inputs) on a pool of N threads; its output for a `--seed` is the same for
+//! every N. It has no prefix form and is not in the `--algo` registry (it needs a seedable
+//! generator), so it excludes `--algo` and `-n`.
 
 use std::io::{self, Read as _, Write};
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
@@ -88,6 +94,11 @@ pub(crate) struct Args {
     /// be the input file).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<PathBuf>,
+
+    /// Shuffle with the parallel scatter shuffle (fairdeal-parallel) on N threads. The output
+    /// for a given --seed is the same for every N. Not with --algo or -n.
+    #[arg(long, value_name = "N", conflicts_with_all = ["algo", "head_count"])]
+    threads: Option<NonZeroUsize>,
 }
 
 /// An inclusive range of integers `LO..=HI` with `LO <= HI`.
@@ -180,6 +191,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         head_count: args.head_count,
         sparse_allowed: selection.algorithm == PREFIX_ALGORITHM,
         output: args.output,
+        threads: args.threads,
     };
     with_selection(&selection, job)
 }
@@ -224,6 +236,8 @@ struct Job {
     /// it gives the same output as the chosen algorithm, i.e. for `partial`).
     sparse_allowed: bool,
     output: Option<PathBuf>,
+    /// `--threads N`: shuffle with `fairdeal_parallel::Parallel` on N threads.
+    threads: Option<NonZeroUsize>,
 }
 
 impl WithResolved for Job {
@@ -231,10 +245,14 @@ impl WithResolved for Job {
 
     fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<()> {
         let Resolved { mut rng, shuffler } = resolved;
+        let threads = self.threads;
         match self.input {
             Input::Lines(buffer) => {
                 let mut lines = split_lines(&buffer);
-                let k = shuffle_head(&shuffler, &mut lines, self.head_count, &mut rng)?;
+                let k = match threads {
+                    Some(n) => shuffle_parallel::<B, _>(&mut lines, &mut rng, n)?,
+                    None => shuffle_head(&shuffler, &mut lines, self.head_count, &mut rng)?,
+                };
                 let mut out = open_output(self.output.as_deref())?;
                 for line in &lines[..k] {
                     out.write_all(line)?;
@@ -268,7 +286,10 @@ impl WithResolved for Job {
                     .context("cannot sample from the range")?
                 } else {
                     let mut values: Vec<u64> = (range.lo..=range.hi).collect();
-                    let k = shuffle_head(&shuffler, &mut values, self.head_count, &mut rng)?;
+                    let k = match threads {
+                        Some(n) => shuffle_parallel::<B, _>(&mut values, &mut rng, n)?,
+                        None => shuffle_head(&shuffler, &mut values, self.head_count, &mut rng)?,
+                    };
                     values.truncate(k);
                     values
                 };
@@ -281,6 +302,22 @@ impl WithResolved for Job {
         }
         Ok(())
     }
+}
+
+/// Shuffles `items` whole with the parallel scatter shuffle on a pool of `threads` threads,
+/// drawing leaf indices with the backend's sampler; returns how many items to print (all).
+fn shuffle_parallel<B: Backend, T: Send>(
+    items: &mut [T],
+    rng: &mut B::Rng,
+    threads: NonZeroUsize,
+) -> anyhow::Result<usize> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.get())
+        .build()
+        .context("cannot start the thread pool")?;
+    let parallel = fairdeal_parallel::Parallel::with_sampler(B::Sampler::default());
+    pool.install(|| parallel.shuffle(items, rng));
+    Ok(items.len())
 }
 
 /// Shuffles `items` whole, or only a prefix of `min(k, len)` for `-n K`; returns how many
