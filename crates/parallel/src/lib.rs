@@ -5,10 +5,14 @@ Fisher-Yates on an array of 10⁸ `u32` (400 MB) spends nearly all its time wait
 every swap touches a random cache line, so each element costs a cache miss and a TLB miss.
 [`Parallel`] instead follows Sanders (1998, *Random permutations on distributed, external and
 hierarchical memory*): give every element an iid uniform *bucket label*, move the elements into
-contiguous buckets by label (a handful of sequential write streams, which the memory system
-handles well), then shuffle every bucket independently, recursively until a bucket fits in
-the L2 cache, where Fisher-Yates ([`fairdeal_inplace::Inplace`]) is fast. The buckets are
-independent, so they are shuffled in parallel on the rayon pool the caller runs in.
+contiguous buckets by label (one sequential write stream per bucket, instead of a random
+line per element), then shuffle every bucket independently, recursively until a bucket fits in
+the L2 cache, where Fisher-Yates ([`fairdeal_inplace::Inplace`]'s loop) is fast. The buckets
+are independent, so they are shuffled in parallel on the rayon pool the caller runs in.
+
+At 10⁸ `u32` on the 2-core development machine this is about 2× rip_shuffle's sequential
+shuffle and 3× plain Fisher-Yates on one thread (`docs/algorithms.md`, "Huge N", has the
+numbers, the command and the profile that shaped it).
 
 # Quick start
 
@@ -68,6 +72,10 @@ shuffle by induction) or, at a leaf, Fisher-Yates.
   pool of 1, 2 or 64 threads, and [`Parallel::shuffle_sequential`] (no rayon at all) gives it
   too. A slice of at most one leaf is plain [`Inplace`](fairdeal_inplace::Inplace) with the
   caller's generator, draw for draw.
+* **Prefetching leaves.** A leaf is [`Inplace`](fairdeal_inplace::Inplace)'s exact loop (same
+  draws through [`IndexSampler::for_each_index_descending`], same swaps, same result), with
+  each swap carried out 64 draws after its index was drawn and its target prefetched: the
+  scatter has just evicted the bucket, and the draws never depend on the data.
 * **Tunable shape.** [`Parallel::with_shape`] sets the leaf size in bytes and the maximum fan-out
   (the tests use tiny leaves so the recursion runs at `n = 4`); the defaults were measured
   (`docs/algorithms.md`, section "Huge N").
