@@ -3,8 +3,9 @@ Fair shuffles and card dealing, in one crate.
 
 `fairdeal` is a facade: it re-exports the workspace's small crates behind features, so a user
 adds one dependency and gets the [`Shuffler`] trait, the algorithms, the RNG backends and (on
-request) the fairness tests; it adds one thing of its own, a run-time registry of the
-algorithms by name ([`algorithm_by_name`], [`AnyShuffler`], [`ALGORITHMS`]).
+request) the fairness tests; it adds one thing of its own, run-time registries of the
+algorithms by name ([`algorithm_by_name`], [`AnyShuffler`], [`ALGORITHMS`]) and of the index
+samplers ([`sampler_by_name`], [`AnySampler`], [`SAMPLERS`]).
 
 # Quick start
 
@@ -154,6 +155,9 @@ pub use fairdeal_blackjack as blackjack;
     feature = "naive"
 ))]
 mod registry;
+mod sampler;
+
+pub use sampler::{AnySampler, SAMPLERS, UnknownSampler, sampler_by_name};
 
 #[cfg(all(
     feature = "inplace",

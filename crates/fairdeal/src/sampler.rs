@@ -1,0 +1,161 @@
+//! Choosing how random words become indices at run time, by name.
+
+extern crate alloc;
+
+use alloc::string::String;
+use core::fmt;
+
+use fairdeal_core::{Batched, IndexSampler, Lemire, Rng};
+
+/// The names [`sampler_by_name`] accepts, in the order `fairdeal --help` lists them.
+///
+/// ```
+/// assert_eq!(fairdeal::SAMPLERS, ["backend", "batched", "lemire"]);
+/// ```
+pub const SAMPLERS: [&str; 3] = ["backend", "batched", "lemire"];
+
+/// An [`IndexSampler`] chosen at run time: the backend's own, or one of the two general ones.
+///
+/// The match happens once per run of bounds (once per shuffle) in
+/// [`for_each_index_descending`](IndexSampler::for_each_index_descending) and
+/// [`for_each_index_ascending`](IndexSampler::for_each_index_ascending), so the batched loop
+/// keeps its speed; only single [`index_below`](IndexSampler::index_below) calls pay a branch each.
+///
+/// ```
+/// use fairdeal::{AnySampler, IndexSampler, Lemire, SeedableRng};
+///
+/// let reference: AnySampler<Lemire> = fairdeal::sampler_by_name("lemire", Lemire)?;
+/// let mut rng = rand_pcg::Pcg64::seed_from_u64(1);
+/// assert!(reference.index_below(&mut rng, 52) < 52);
+/// # Ok::<(), fairdeal::UnknownSampler>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AnySampler<S> {
+    /// The backend's own sampler (`"backend"`): [`Batched`] for the rand-family generators,
+    /// Java's `nextInt` and Python's `_randbelow` for `java` and `python`, which bit-exactness
+    /// with those languages needs.
+    Backend(S),
+    /// [`Batched`] dice (`"batched"`): up to six exactly unbiased indices per 64-bit word.
+    Batched,
+    /// [`Lemire`] (`"lemire"`): one word per index, exactly unbiased; the reference path.
+    Lemire,
+}
+
+/// The error for a sampler name [`sampler_by_name`] does not know; its message lists the valid
+/// names.
+///
+/// ```
+/// let err = fairdeal::sampler_by_name("fast", fairdeal::Lemire).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "unknown sampler 'fast' (valid: backend, batched, lemire)"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownSampler {
+    /// The name that was asked for.
+    pub name: String,
+}
+
+impl fmt::Display for UnknownSampler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown sampler '{}' (valid: {})",
+            self.name,
+            SAMPLERS.join(", ")
+        )
+    }
+}
+
+impl core::error::Error for UnknownSampler {}
+
+/// The sampler called `name` (one of [`SAMPLERS`]), with `backend` as the backend's own.
+///
+/// # Errors
+///
+/// [`UnknownSampler`] for any other name (names are exact and lower-case).
+pub fn sampler_by_name<S>(name: &str, backend: S) -> Result<AnySampler<S>, UnknownSampler> {
+    match name {
+        "backend" => Ok(AnySampler::Backend(backend)),
+        "batched" => Ok(AnySampler::Batched),
+        "lemire" => Ok(AnySampler::Lemire),
+        _ => Err(UnknownSampler {
+            name: String::from(name),
+        }),
+    }
+}
+
+impl<S: IndexSampler> IndexSampler for AnySampler<S> {
+    #[inline]
+    fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
+        match self {
+            Self::Backend(sampler) => sampler.index_below(rng, bound),
+            Self::Batched => Batched.index_below(rng, bound),
+            Self::Lemire => Lemire.index_below(rng, bound),
+        }
+    }
+
+    #[inline]
+    fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, f: F)
+    where
+        R: Rng + ?Sized,
+        F: FnMut(usize, usize),
+    {
+        match self {
+            Self::Backend(sampler) => sampler.for_each_index_descending(rng, high, low, f),
+            Self::Batched => Batched.for_each_index_descending(rng, high, low, f),
+            Self::Lemire => Lemire.for_each_index_descending(rng, high, low, f),
+        }
+    }
+
+    #[inline]
+    fn for_each_index_ascending<R, F>(&self, rng: &mut R, low: usize, high: usize, f: F)
+    where
+        R: Rng + ?Sized,
+        F: FnMut(usize, usize),
+    {
+        match self {
+            Self::Backend(sampler) => sampler.for_each_index_ascending(rng, low, high, f),
+            Self::Batched => Batched.for_each_index_ascending(rng, low, high, f),
+            Self::Lemire => Lemire.for_each_index_ascending(rng, low, high, f),
+        }
+    }
+}
+
+#[cfg(all(test, feature = "inplace", feature = "rng"))]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+    use fairdeal_core::{SeedableRng, Shuffler};
+    use fairdeal_inplace::Inplace;
+
+    fn order<S: IndexSampler>(sampler: S) -> Vec<u32> {
+        let mut v: Vec<u32> = (0..600).collect();
+        Inplace::with_sampler(sampler).shuffle(&mut v, &mut rand_pcg::Pcg64::seed_from_u64(4));
+        v
+    }
+
+    /// Each name gives exactly the sampler it names: the same shuffle, draw for draw.
+    #[test]
+    fn every_name_delegates_to_its_sampler() {
+        let java = fairdeal_rng::JavaSampler;
+        for name in SAMPLERS {
+            let chosen = order(sampler_by_name(name, java).unwrap());
+            let direct = match name {
+                "backend" => order(java),
+                "batched" => order(Batched),
+                _ => order(Lemire),
+            };
+            assert_eq!(chosen, direct, "{name}");
+        }
+        assert_ne!(order(Batched), order(Lemire));
+        for bad in ["", "Lemire", "java", "batched "] {
+            assert_eq!(
+                sampler_by_name(bad, java).unwrap_err().name,
+                bad,
+                "{bad:?} accepted"
+            );
+        }
+    }
+}
