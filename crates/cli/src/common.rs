@@ -8,8 +8,14 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use fairdeal::rng::{Backend, BackendVisitor};
-use fairdeal::{AnyShuffler, algorithm_by_name};
+use fairdeal::{AnySampler, AnyShuffler, algorithm_by_name, sampler_by_name};
 use indicatif::{ProgressBar, ProgressStyle};
+
+/// The help text of every `--sampler` option.
+pub(crate) const SAMPLER_HELP: &str = "How random words become indices: `backend` (the \
+    backend's own: batched dice for the rand-family generators, Java's nextInt or Python's \
+    _randbelow for java and python, which bit-exactness needs), `batched` (up to six indices per \
+    64-bit word) or `lemire` (one word per index, the reference path). All are exactly unbiased";
 
 /// An error caused by how the command was called (unknown name, malformed range …) rather
 /// than by the environment (unreadable file, full disk). `main` exits with status 2 for these,
@@ -116,6 +122,8 @@ pub(crate) struct Selection {
     pub(crate) algorithm: String,
     /// The backend's stable name (`chacha12`, `java`, …).
     pub(crate) backend: String,
+    /// How indices are drawn: `backend` (the backend's own sampler), `batched` or `lemire`.
+    pub(crate) sampler: String,
     /// A fixed seed, or `None` to seed from the operating system.
     pub(crate) seed: Option<u64>,
 }
@@ -125,8 +133,11 @@ pub(crate) struct Selection {
 pub(crate) struct Resolved<B: Backend> {
     /// The generator, seeded from `--seed` or from the OS.
     pub(crate) rng: B::Rng,
-    /// The chosen algorithm, drawing indices with the backend's sampler.
-    pub(crate) shuffler: AnyShuffler<B::Sampler>,
+    /// The chosen algorithm, drawing indices with the chosen sampler (by default the
+    /// backend's own).
+    pub(crate) shuffler: AnyShuffler<AnySampler<B::Sampler>>,
+    /// The chosen sampler itself, for code that draws indices without the algorithm.
+    pub(crate) sampler: AnySampler<B::Sampler>,
 }
 
 /// Code that runs once the backend's static type is known. The CLI's counterpart of
@@ -147,14 +158,19 @@ impl<W: WithResolved> BackendVisitor for Dispatch<'_, W> {
     type Output = anyhow::Result<W::Output>;
 
     fn visit<B: Backend>(self) -> Self::Output {
-        let sampler = B::Sampler::default();
+        let sampler = sampler_by_name(&self.selection.sampler, B::Sampler::default())
+            .map_err(|e| usage(e.to_string()))?;
         let shuffler = algorithm_by_name(&self.selection.algorithm, sampler)
             .map_err(|e| usage(e.to_string()))?;
         let rng = match self.selection.seed {
             Some(seed) => B::seeded(seed),
             None => B::from_os().context("cannot seed the generator from the operating system")?,
         };
-        self.work.run(Resolved::<B> { rng, shuffler })
+        self.work.run(Resolved::<B> {
+            rng,
+            shuffler,
+            sampler,
+        })
     }
 }
 
@@ -167,6 +183,7 @@ pub(crate) fn with_selection<W: WithResolved>(
     // Check the algorithm name first so that a typo in it is reported even when the backend
     // name is fine, and before any seeding from the OS.
     algorithm_by_name(&selection.algorithm, fairdeal::Lemire).map_err(|e| usage(e.to_string()))?;
+    sampler_by_name(&selection.sampler, ()).map_err(|e| usage(e.to_string()))?;
     fairdeal::rng::with_backend(&selection.backend, Dispatch { selection, work })
         .map_err(|e| usage(e.to_string()))?
 }

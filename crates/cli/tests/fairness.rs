@@ -230,3 +230,27 @@ fn backends_lists_the_catalogue_with_its_warnings() {
     assert!(text.contains("NOT cryptographic"), "{text}");
     assert!(text.contains("cannot reach all 52! orders"), "{text}");
 }
+
+#[test]
+fn every_sampler_passes_and_is_reported() {
+    for sampler in ["backend", "batched", "lemire"] {
+        let report = json(&[
+            "fairness",
+            "--n",
+            "4",
+            "--trials",
+            "48000",
+            "--seed",
+            "3",
+            "--sampler",
+            sampler,
+            "--json",
+        ]);
+        assert_eq!(report["sampler"], sampler);
+        assert!(report["p_value"].as_f64().unwrap() > 1e-6, "{sampler}");
+    }
+    let text = fairdeal(&["fairness", "--seed", "3", "--sampler", "lemire"])
+        .ok()
+        .text();
+    assert!(text.contains("with chacha12, sampler lemire"), "{text}");
+}

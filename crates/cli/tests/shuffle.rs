@@ -538,3 +538,53 @@ fn threads_reject_zero_an_algorithm_and_a_head_count() {
         Some(2)
     );
 }
+
+#[test]
+fn the_sampler_option_picks_how_indices_are_drawn() {
+    use fairdeal::rng::{Backend, backend::Pcg64};
+    use fairdeal::{Batched, IndexSampler, Inplace, Lemire, Shuffler};
+
+    let run = |backend: &str, sampler: &str| {
+        fairdeal(&[
+            "shuffle",
+            "--seed",
+            "7",
+            "--backend",
+            backend,
+            "--sampler",
+            sampler,
+            "-i",
+            "0-599",
+        ])
+        .ok()
+        .numbers()
+    };
+    fn library<S: IndexSampler>(sampler: S) -> Vec<u64> {
+        let mut v: Vec<u64> = (0..600).collect();
+        Inplace::with_sampler(sampler).shuffle(&mut v, &mut Pcg64::seeded(7));
+        v
+    }
+    assert_eq!(run("pcg64", "lemire"), library(Lemire));
+    assert_eq!(run("pcg64", "batched"), library(Batched));
+    assert_eq!(run("pcg64", "backend"), library(Batched));
+    // Java's own sampler (the bit-exact path) is the default for `java`; batching its words is
+    // a different, equally fair, order.
+    let java = run("java", "backend");
+    assert_eq!(
+        fairdeal(&["shuffle", "--seed", "7", "--backend", "java", "-i", "0-599"])
+            .ok()
+            .numbers(),
+        java
+    );
+    assert_ne!(run("java", "batched"), java);
+}
+
+#[test]
+fn unknown_sampler_lists_the_valid_names() {
+    let line = fairdeal(&["shuffle", "--sampler", "fast", "-i", "1-3"]).error();
+    for name in ["fast", "backend", "batched", "lemire"] {
+        assert!(line.contains(name), "{line}");
+    }
+    let line = fairdeal(&["fairness", "--sampler", "Lemire"]).error();
+    assert!(line.contains("unknown sampler 'Lemire'"), "{line}");
+}

@@ -339,7 +339,9 @@ impl WithResolved for SimulateWork<'_> {
     type Output = (SimResult, u64, f64);
 
     fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<Self::Output> {
-        let Resolved { mut rng, shuffler } = resolved;
+        let Resolved {
+            mut rng, shuffler, ..
+        } = resolved;
         // With --seed the run is reproducible; without it one master seed is drawn from the
         // OS-seeded generator and reported.
         let seed = self.args.seed.unwrap_or_else(|| rng.next_u64());
@@ -393,6 +395,7 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
     let selection = Selection {
         algorithm: args.algo.clone(),
         backend: args.backend.clone(),
+        sampler: String::from("backend"),
         seed: args.seed,
     };
     let (result, seed, seconds) = with_selection(

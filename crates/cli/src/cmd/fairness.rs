@@ -21,7 +21,8 @@ use indicatif::ProgressBar;
 use serde::Serialize;
 
 use crate::common::{
-    Resolved, Selection, Table, WithResolved, print_json, progress_bar, usage, with_selection,
+    Resolved, SAMPLER_HELP, Selection, Table, WithResolved, print_json, progress_bar, usage,
+    with_selection,
 };
 
 /// Runs with more element-draws than this show a progress bar (on a terminal).
@@ -46,6 +47,9 @@ pub(crate) struct Args {
     #[arg(long, value_name = "NAME", default_value = DEFAULT_BACKEND)]
     backend: String,
 
+    #[arg(long, value_name = "NAME", default_value = "backend", help = SAMPLER_HELP)]
+    sampler: String,
+
     /// How many elements to shuffle: up to 8 counts every order, above the element positions.
     #[arg(long = "n", value_name = "N", default_value_t = 3)]
     n: usize,
@@ -67,11 +71,21 @@ pub(crate) struct Args {
     plot: Option<PathBuf>,
 }
 
+/// ", sampler lemire" when a sampler other than the backend's own was chosen, else nothing.
+fn sampler_note(sampler: &str) -> String {
+    if sampler == "backend" {
+        String::new()
+    } else {
+        format!(", sampler {sampler}")
+    }
+}
+
 /// The JSON document `--json` prints.
 #[derive(Debug, Serialize)]
 struct JsonReport<'a> {
     algorithm: &'a str,
     backend: &'a str,
+    sampler: &'a str,
     seed: Option<u64>,
     n: usize,
     trials: u64,
@@ -99,6 +113,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let selection = Selection {
         algorithm: args.algo,
         backend: args.backend,
+        sampler: args.sampler,
         seed: args.seed,
     };
     let show_progress = args.trials.saturating_mul(args.n as u64) > PROGRESS_THRESHOLD;
@@ -118,6 +133,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         print_json(&JsonReport {
             algorithm: &selection.algorithm,
             backend: &selection.backend,
+            sampler: &selection.sampler,
             seed: args.seed,
             n: report.n,
             trials: report.trials,
@@ -148,7 +164,9 @@ impl WithResolved for Experiment {
     type Output = FairnessReport;
 
     fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<FairnessReport> {
-        let Resolved { mut rng, shuffler } = resolved;
+        let Resolved {
+            mut rng, shuffler, ..
+        } = resolved;
         let bar = progress_bar(self.trials, self.show_progress, "shuffling");
         let counted = Counted::new(&shuffler, &bar);
         let report = if self.n <= MAX_PERMUTATION_N {
@@ -252,8 +270,12 @@ fn write_text(
     };
     writeln!(
         out,
-        "{} test: {} with {} (seed {seed}), {} shuffles, counting {what}",
-        report.test, selection.algorithm, selection.backend, report.trials
+        "{} test: {} with {}{} (seed {seed}), {} shuffles, counting {what}",
+        report.test,
+        selection.algorithm,
+        selection.backend,
+        sampler_note(&selection.sampler),
+        report.trials
     )?;
 
     let counts = &report.counts;

@@ -181,6 +181,7 @@ fn selection(random: RandomArgs) -> Selection {
     Selection {
         algorithm: random.algo,
         backend: random.backend,
+        sampler: String::from("backend"),
         seed: random.seed,
     }
 }
@@ -350,7 +351,9 @@ impl WithResolved for McTable {
     type Output = (McReport, u64);
 
     fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<(McReport, u64)> {
-        let Resolved { mut rng, shuffler } = resolved;
+        let Resolved {
+            mut rng, shuffler, ..
+        } = resolved;
         // Chunk c uses B::seeded(stream_seed(seed, c)). Without --seed the OS-seeded generator
         // picks the seed, which is reported so the run can be reproduced.
         let seed = self.seed.unwrap_or_else(|| rng.next_u64());
@@ -477,7 +480,9 @@ impl WithResolved for McEquity<'_> {
     type Output = (EquityReport, u64);
 
     fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<(EquityReport, u64)> {
-        let Resolved { mut rng, shuffler } = resolved;
+        let Resolved {
+            mut rng, shuffler, ..
+        } = resolved;
         let seed = self.seed.unwrap_or_else(|| rng.next_u64());
         let bar = progress_bar(
             self.trials,

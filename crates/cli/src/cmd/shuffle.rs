@@ -27,7 +27,7 @@ use fairdeal::rng::{Backend, DEFAULT_BACKEND};
 use fairdeal::{DEFAULT_ALGORITHM, IndexSampler, Shuffler};
 
 use crate::common::{
-    Resolved, Selection, WithResolved, is_stdin, open_output, usage, with_selection,
+    Resolved, SAMPLER_HELP, Selection, WithResolved, is_stdin, open_output, usage, with_selection,
 };
 
 /// The most numbers a range may hold to be shuffled whole (without `-n`): 10^8 numbers take
@@ -83,6 +83,9 @@ pub(crate) struct Args {
     /// Random number generator (see `fairdeal backends`).
     #[arg(long, value_name = "NAME", default_value = DEFAULT_BACKEND)]
     backend: String,
+
+    #[arg(long, value_name = "NAME", default_value = "backend", help = SAMPLER_HELP)]
+    sampler: String,
 
     /// Seed for a reproducible shuffle; without it the generator is seeded from the OS. With
     /// `--backend java` it is Java's `new Random(S)` (S read as a two's-complement `long`), with
@@ -155,6 +158,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let selection = Selection {
         algorithm: args.algo.unwrap_or_else(|| default.to_owned()),
         backend: args.backend,
+        sampler: args.sampler,
         seed: args.seed,
     };
     let input = match args.input_range {
@@ -244,13 +248,17 @@ impl WithResolved for Job {
     type Output = ();
 
     fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<()> {
-        let Resolved { mut rng, shuffler } = resolved;
+        let Resolved {
+            mut rng,
+            shuffler,
+            sampler,
+        } = resolved;
         let threads = self.threads;
         match self.input {
             Input::Lines(buffer) => {
                 let mut lines = split_lines(&buffer);
                 let k = match threads {
-                    Some(n) => shuffle_parallel::<B, _>(&mut lines, &mut rng, n)?,
+                    Some(n) => shuffle_parallel(&mut lines, &mut rng, sampler, n)?,
                     None => shuffle_head(&shuffler, &mut lines, self.head_count, &mut rng)?,
                 };
                 let mut out = open_output(self.output.as_deref())?;
@@ -276,18 +284,12 @@ impl WithResolved for Job {
                 let values = if let (true, Some(k)) = (sparse, sparse_k) {
                     // `k <= len` and `k <= usize::MAX` by construction.
                     let k = usize::try_from(k).context("sample size does not fit in memory")?;
-                    fairdeal::partial::sample_range(
-                        range.lo,
-                        range.hi,
-                        k,
-                        &mut rng,
-                        &B::Sampler::default(),
-                    )
-                    .context("cannot sample from the range")?
+                    fairdeal::partial::sample_range(range.lo, range.hi, k, &mut rng, &sampler)
+                        .context("cannot sample from the range")?
                 } else {
                     let mut values: Vec<u64> = (range.lo..=range.hi).collect();
                     let k = match threads {
-                        Some(n) => shuffle_parallel::<B, _>(&mut values, &mut rng, n)?,
+                        Some(n) => shuffle_parallel(&mut values, &mut rng, sampler, n)?,
                         None => shuffle_head(&shuffler, &mut values, self.head_count, &mut rng)?,
                     };
                     values.truncate(k);
@@ -305,17 +307,23 @@ impl WithResolved for Job {
 }
 
 /// Shuffles `items` whole with the parallel scatter shuffle on a pool of `threads` threads,
-/// drawing leaf indices with the backend's sampler; returns how many items to print (all).
-fn shuffle_parallel<B: Backend, T: Send>(
+/// drawing leaf indices with `sampler`; returns how many items to print (all).
+fn shuffle_parallel<T, R, S>(
     items: &mut [T],
-    rng: &mut B::Rng,
+    rng: &mut R,
+    sampler: S,
     threads: NonZeroUsize,
-) -> anyhow::Result<usize> {
+) -> anyhow::Result<usize>
+where
+    T: Send,
+    R: fairdeal::Rng + fairdeal::SeedableRng + Send,
+    S: IndexSampler + Copy + Send + Sync,
+{
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.get())
         .build()
         .context("cannot start the thread pool")?;
-    let parallel = fairdeal_parallel::Parallel::with_sampler(B::Sampler::default());
+    let parallel = fairdeal_parallel::Parallel::with_sampler(sampler);
     pool.install(|| parallel.shuffle(items, rng));
     Ok(items.len())
 }
