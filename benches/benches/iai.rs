@@ -6,6 +6,9 @@
 //! builds the `Vec<u32>`, seeds the backend and resolves the names
 //! ([`fairdeal_benches::prepare`]) outside the measured region, which runs only the shuffle.
 //!
+//! Besides the algorithms, `inplace-lemire` (in-place with one Lemire draw per step, the
+//! reference path) shows in exact instructions what the default batched sampler saves.
+//!
 //! Three sizes per series (each is one valgrind process, about a second): 2^12, 2^14, 2^16 for
 //! the O(N) and O(N log N) algorithms; 2^13, 2^13.5 (11 585) and 2^14 for the naive O(N²)
 //! shuffle, where the N²/4 element moves dominate the per-element RNG calls (over 2^12…2^14 the
@@ -69,6 +72,7 @@ macro_rules! matrix {
 
 matrix! {
     inplace = "inplace" [4096, 16384, 65536];
+    inplace_lemire = "inplace-lemire" [4096, 16384, 65536];
     inside_out = "inside-out" [4096, 16384, 65536];
     partial = "partial" [4096, 16384, 65536];
     biased = "biased" [4096, 16384, 65536];

@@ -19,8 +19,8 @@ use criterion::{
     criterion_main, measurement::WallTime,
 };
 use fairdeal_benches::{
-    AlgorithmVisitor, Compat06, HUGE_N, SEED, criterion_config, for_each_algorithm, huge_backends,
-    measuring, quick, rip_sizes, sampling, sizes, target_peer_sizes,
+    AlgorithmVisitor, Compat06, HUGE_N, INPLACE_LEMIRE, SEED, criterion_config, for_each_algorithm,
+    huge_backends, measuring, quick, rip_sizes, sampling, sizes, target_peer_sizes,
 };
 use fairdeal_core::{AlgorithmInfo, Lemire, Shuffler};
 use fairdeal_inplace::Inplace;
@@ -32,10 +32,6 @@ use rip_shuffle::{RipShuffleParallel, RipShuffleSequential};
 /// The backend whose generator is fastrand's own (wyrand), the fair pairing for
 /// `fastrand::Rng::shuffle`.
 const FASTRAND_PAIR: &str = "wyrand";
-
-/// Our in-place shuffle with one Lemire draw per step: the reference path beside the default
-/// (batched) sampler, so the report shows what batching buys.
-const INPLACE_LEMIRE: &str = "inplace-lemire";
 
 fn for_each_backend(mut f: impl FnMut(&'static str)) {
     for b in fairdeal_rng::backends() {

@@ -32,7 +32,8 @@ Design choices:
 use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode};
-use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Shuffler};
+use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Shuffler};
+use fairdeal_inplace::Inplace;
 use fairdeal_rng::{Backend, BackendVisitor};
 
 /// The environment variable that selects quick mode when set to anything but `0` or empty.
@@ -138,6 +139,11 @@ pub fn huge_backends() -> [&'static str; 2] {
     ["wyrand", fairdeal_rng::DEFAULT_BACKEND]
 }
 
+/// Subject name of our in-place shuffle with one Lemire draw per step
+/// (`Inplace::with_sampler(Lemire)`): the reference path measured beside the default sampler,
+/// so the report shows what batched dice buy. Not an algorithm of its own (no verdict).
+pub const INPLACE_LEMIRE: &str = "inplace-lemire";
+
 /// Receives each algorithm in turn from [`for_each_algorithm`].
 pub trait AlgorithmVisitor {
     /// Called once per algorithm, with the algorithm value and its self-description.
@@ -189,8 +195,8 @@ pub fn algorithm_infos() -> Vec<AlgorithmInfo> {
 /// runs nothing but the algorithm. Returns the shuffled data.
 pub type Prepared = Box<dyn FnOnce() -> Vec<u32>>;
 
-/// Prepares a shuffle of `data` by the algorithm called `algorithm` with a `backend` generator
-/// seeded with `seed`, or `None` if either name is unknown.
+/// Prepares a shuffle of `data` by the algorithm called `algorithm` (or [`INPLACE_LEMIRE`]) with
+/// a `backend` generator seeded with `seed`, or `None` if either name is unknown.
 ///
 /// This is how the iai-callgrind benchmarks measure only the shuffle: they prepare in their
 /// setup (name lookups, seeding: `python`'s MT19937 seeding alone costs ~25 000 instructions,
@@ -205,6 +211,14 @@ pub fn prepare(algorithm: &str, backend: &str, seed: u64, data: Vec<u32>) -> Opt
     impl BackendVisitor for ByName<'_> {
         type Output = Option<Prepared>;
         fn visit<B: Backend>(self) -> Option<Prepared> {
+            if self.algorithm == INPLACE_LEMIRE {
+                let (reference, mut data) = (Inplace::with_sampler(Lemire), self.data);
+                let mut rng = B::seeded(self.seed);
+                return Some(Box::new(move || {
+                    reference.shuffle(&mut data, &mut rng);
+                    data
+                }));
+            }
             struct Find<'a, B: Backend> {
                 name: &'a str,
                 seed: u64,
@@ -318,6 +332,12 @@ mod tests {
                 );
             }
         }
+        // The reference path replays Lemire draw for draw.
+        let reference = prepare(INPLACE_LEMIRE, "pcg64", SEED, (0..100).collect()).unwrap()();
+        let mut rng = <fairdeal_rng::backend::Pcg64 as Backend>::seeded(SEED);
+        let mut expected: Vec<u32> = (0..100).collect();
+        Inplace::with_sampler(Lemire).shuffle(&mut expected, &mut rng);
+        assert_eq!(reference, expected);
         assert!(prepare("no-such-algorithm", "pcg64", SEED, vec![1, 2]).is_none());
         assert!(prepare("inplace", "no-such-backend", SEED, vec![1, 2]).is_none());
     }

@@ -176,25 +176,30 @@ impl BaselineDiff {
                 c.percent()
             );
         }
-        self.unmatched(&mut s, "  ");
+        self.unmatched(&mut s, "  ", 4);
         s
     }
 
-    fn unmatched(&self, s: &mut String, indent: &str) {
-        if !self.only_before.is_empty() {
+    /// Lists the unmatched points, at most `limit` of each kind (the console) or all.
+    fn unmatched(&self, s: &mut String, indent: &str, limit: usize) {
+        for (what, list) in [
+            ("only in the baseline", &self.only_before),
+            ("only in this run", &self.only_after),
+        ] {
+            if list.is_empty() {
+                continue;
+            }
+            let shown = list.len().min(limit);
+            let more = if shown < list.len() {
+                format!(", … {} more in report.md", list.len() - shown)
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 s,
-                "{indent}only in the baseline ({}): {}",
-                self.only_before.len(),
-                self.only_before.join(", ")
-            );
-        }
-        if !self.only_after.is_empty() {
-            let _ = writeln!(
-                s,
-                "{indent}only in this run ({}): {}",
-                self.only_after.len(),
-                self.only_after.join(", ")
+                "{indent}{what} ({}): {}{more}",
+                list.len(),
+                list[..shown].join(", ")
             );
         }
     }
@@ -228,7 +233,7 @@ impl BaselineDiff {
             );
         }
         let _ = writeln!(s);
-        self.unmatched(&mut s, "- ");
+        self.unmatched(&mut s, "- ", usize::MAX);
         if !self.only_before.is_empty() || !self.only_after.is_empty() {
             let _ = writeln!(s);
         }

@@ -198,8 +198,10 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
         if let Some(r) = &runner {
             cmd.env("IAI_CALLGRIND_RUNNER", r);
         }
-        // benches/iai.rs measures 3 sizes per algorithm × backend.
-        let expected = (catalogue::algorithms().len() * catalogue::backends().len() * 3) as u64;
+        // benches/iai.rs measures 3 sizes per algorithm × backend, plus the reference path
+        // `inplace-lemire`.
+        let expected =
+            ((catalogue::algorithms().len() + 1) * catalogue::backends().len() * 3) as u64;
         phase(&format!(
             "instruction counts: {expected} callgrind runs expected, one process each (log: {})",
             report_dir.join("iai.log").display()
