@@ -4,7 +4,8 @@
 //! Benchmark ids are `<case>/<backend>/<subject>/<n>` with cases `shuffle_u32` (a `Vec<u32>` of
 //! n elements), `deck52` (a `[u8; 52]` deck), `deal7_of_52` (7 cards from a reused deck, by the
 //! O(k) partial shuffle and the peers) and, in full mode only, `huge_u32` (a `Vec<u32>` of 10^8
-//! elements on [`huge_backends`], parallel subjects on a 2-thread pool); `cargo xtask bench`
+//! elements on [`huge_backends`]: `inplace`, `parallel-seq` (the scatter shuffle on one thread),
+//! `parallel` and the peers, parallel subjects on a 2-thread pool); `cargo xtask bench`
 //! parses them back from criterion's JSON.
 //!
 //! Besides our algorithms, `inplace-lemire` is the in-place shuffle with one Lemire draw per step
@@ -248,6 +249,9 @@ fn cards(c: &mut Criterion) {
 // ---------------------------------------------------------------------------------------------
 // huge_u32: N = 10^8, full mode only.
 
+/// Subject name of `Parallel::shuffle_sequential` (the scatter shuffle on one thread).
+const PARALLEL_SEQ: &str = "parallel-seq";
+
 /// Threads of the parallel subjects in `huge_u32` (the "two threads" target), fixed so
 /// the result does not depend on the machine's core count.
 const HUGE_THREADS: usize = 2;
@@ -283,6 +287,13 @@ impl BackendVisitor for Huge<'_> {
         let mut rng = B::seeded(SEED);
         bench(fairdeal_inplace::INFO.name, &mut |d| {
             inplace.shuffle(d, &mut rng);
+        });
+        // The same scatter shuffle on the calling thread only: a one-thread candidate beside
+        // `inplace` (the targets table shows both against rip_shuffle's sequential shuffle).
+        let parallel = Parallel::with_sampler(B::Sampler::default());
+        let mut rng = B::seeded(SEED);
+        bench(PARALLEL_SEQ, &mut |d| {
+            parallel.shuffle_sequential(d, &mut rng);
         });
         // Ours on HUGE_THREADS threads: the scatter shuffle, buckets in parallel on the pool.
         let parallel = Parallel::with_sampler(B::Sampler::default());

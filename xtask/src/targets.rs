@@ -31,6 +31,8 @@ pub(crate) mod subject {
     pub(crate) const PARTIAL: &str = "partial";
     /// `fairdeal_parallel::Parallel` on two threads.
     pub(crate) const PARALLEL: &str = "parallel";
+    /// `fairdeal_parallel::Parallel::shuffle_sequential`: the scatter shuffle on one thread.
+    pub(crate) const PARALLEL_SEQ: &str = "parallel-seq";
     /// `rand`'s `SliceRandom::shuffle`.
     pub(crate) const RAND: &str = "rand-shuffle";
     /// `fastrand::Rng::shuffle`.
@@ -69,7 +71,7 @@ pub(crate) struct Goal {
 }
 
 /// The targets, in the order the table shows them.
-pub(crate) const GOALS: [Goal; 10] = {
+pub(crate) const GOALS: [Goal; 11] = {
     use subject::*;
     const S: &str = CASE_SHUFFLE;
     [
@@ -114,6 +116,13 @@ pub(crate) const GOALS: [Goal; 10] = {
             peer: (CASE_HUGE, RIP_SEQ),
             sizes: Sizes::Fixed,
             goal: Some(1.5),
+        },
+        Goal {
+            label: "N = 10^8, 1 thread: parallel-seq vs rip seq_shuffle (info)",
+            ours: (CASE_HUGE, PARALLEL_SEQ),
+            peer: (CASE_HUGE, RIP_SEQ),
+            sizes: Sizes::Fixed,
+            goal: None,
         },
         Goal {
             label: "N = 10^8, 2 threads: parallel vs rip par_shuffle",
