@@ -20,10 +20,12 @@ use crate::{IndexSampler, lemire_index_below};
 /// `Batched` is the default [`IndexSampler`] of the in-place, partial and inside-out shuffles.
 /// Its [`for_each_index_descending`](IndexSampler::for_each_index_descending) and
 /// [`for_each_index_ascending`](IndexSampler::for_each_index_ascending) choose the batch size
-/// from the current bound, so that the product of a batch stays at or below about 2⁶⁰ and
-/// rejections stay rare: one die per word above 2³⁰, two up to 2³⁰, three up to 2¹⁹, four up
-/// to 2¹⁴, five up to 2¹¹ and six up to 2⁹. Shuffling a 52-card deck therefore takes 10 random
-/// words instead of 51. A single [`index_below`](IndexSampler::index_below) is plain [`Lemire`](crate::Lemire).
+/// from the current bound: `k` dice while the bound `b` satisfies `b^k <= 2⁶⁰`, so that
+/// rejections stay rare. That is one die per word above 2³⁰, two up to 2³⁰, three up to 2²⁰,
+/// four up to 2¹⁵, five up to 2¹², six up to 2¹⁰, and so on up to twelve dice for bounds of at
+/// most 32. Shuffling a 52-card deck therefore takes 5 random words instead of 51, and dealing
+/// 7 cards from it takes one. A single [`index_below`](IndexSampler::index_below) is plain
+/// [`Lemire`](crate::Lemire).
 ///
 /// Batching changes which random words become which indices, so a shuffle with `Batched` is a
 /// different (equally fair) permutation from the one [`Lemire`](crate::Lemire) gives for the
@@ -102,14 +104,25 @@ impl Batched {
     }
 }
 
-// The largest top bound at which a batch of K dice is used, for K = 2..=6 (index K). Each keeps
-// the product of a batch at or below 2^60, so the division on the slow path is taken at most
-// once in 16 batches, and far less often for the small bounds of a deck.
-const MAX_BOUND_FOR_2: u64 = 1 << 30;
-const MAX_BOUND_FOR_3: u64 = 1 << 19;
-const MAX_BOUND_FOR_4: u64 = 1 << 14;
-const MAX_BOUND_FOR_5: u64 = 1 << 11;
-const MAX_BOUND_FOR_6: u64 = 1 << 9;
+/// `MAX_BOUND[k]` is the largest top bound at which a batch of `k` dice is used (`k` = 2..=12):
+/// the largest `b` with `b^k <= 2^60`, so that the product of a batch stays at or below 2^60
+/// and the division on the slow path is taken at most once in 16 batches (far less often for
+/// most bounds). A single die (and the empty batch) fits any bound.
+const MAX_BOUND: [u64; 13] = [
+    u64::MAX,
+    u64::MAX,
+    1 << 30,
+    1 << 20,
+    1 << 15,
+    1 << 12,
+    1 << 10,
+    380,
+    181,
+    101,
+    64,
+    43,
+    32,
+];
 
 // `usize` bounds are handled as `u64`; no Rust target has a wider `usize`.
 const _: () = assert!(usize::BITS <= u64::BITS);
@@ -120,8 +133,9 @@ impl IndexSampler for Batched {
         lemire_index_below(rng, bound)
     }
 
-    /// Batches of up to six dice, the batch size growing as the bounds shrink (see the type's
-    /// docs). The calls to `f` are in the same order, with the same bounds, as the default's.
+    /// Batches of up to twelve dice, the batch size growing as the bounds shrink (see the
+    /// type's docs). The calls to `f` are in the same order, with the same bounds, as the
+    /// default's.
     #[inline]
     fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, mut f: F)
     where
@@ -130,25 +144,38 @@ impl IndexSampler for Batched {
     {
         let low = low.max(1) as u64;
         let mut top = high as u64;
-        // Each phase runs while its batch fits below its size limit and enough bounds remain;
-        // the next phase (one more die) takes over below the next limit.
-        descend::<R, F, 1>(rng, &mut top, low, MAX_BOUND_FOR_2, &mut f);
-        descend::<R, F, 2>(rng, &mut top, low, MAX_BOUND_FOR_3, &mut f);
-        descend::<R, F, 3>(rng, &mut top, low, MAX_BOUND_FOR_4, &mut f);
-        descend::<R, F, 4>(rng, &mut top, low, MAX_BOUND_FOR_5, &mut f);
-        descend::<R, F, 5>(rng, &mut top, low, MAX_BOUND_FOR_6, &mut f);
-        descend::<R, F, 6>(rng, &mut top, low, 0, &mut f);
+        if top < low {
+            return;
+        }
+        // A short run that fits in one word (a hand of cards) is one batch.
+        let count = remaining(top, low);
+        if count <= 12 && top <= MAX_BOUND[count as usize] {
+            tail_down(rng, top, count, &mut f);
+            return;
+        }
+        // Phase k rolls k dice per word while the top bound is above the next phase's limit;
+        // the run starts in the phase its first bound allows, so a short run (a hand of cards)
+        // does not walk through the phases for larger bounds.
+        let first = dice_for(top);
+        macro_rules! phases {
+            ($($k:literal => $floor:expr),*) => {$(
+                if first <= $k {
+                    descend::<R, F, $k>(rng, &mut top, low, $floor, &mut f);
+                }
+            )*};
+        }
+        phases!(
+            1 => MAX_BOUND[2], 2 => MAX_BOUND[3], 3 => MAX_BOUND[4], 4 => MAX_BOUND[5],
+            5 => MAX_BOUND[6], 6 => MAX_BOUND[7], 7 => MAX_BOUND[8], 8 => MAX_BOUND[9],
+            9 => MAX_BOUND[10], 10 => MAX_BOUND[11], 11 => MAX_BOUND[12], 12 => 0
+        );
         // Fewer bounds are left than the phase that stopped wanted: one last, smaller batch.
-        // (Its product is below that phase's, so it fits.) At most one of these runs.
-        descend::<R, F, 5>(rng, &mut top, low, 0, &mut f);
-        descend::<R, F, 4>(rng, &mut top, low, 0, &mut f);
-        descend::<R, F, 3>(rng, &mut top, low, 0, &mut f);
-        descend::<R, F, 2>(rng, &mut top, low, 0, &mut f);
-        descend::<R, F, 1>(rng, &mut top, low, 0, &mut f);
+        // (Its product is below that phase's, so it fits.)
+        tail_down(rng, top, remaining(top, low), &mut f);
     }
 
-    /// The ascending counterpart: six dice per word while the bounds are at most 2⁹, then fewer
-    /// as they grow.
+    /// The ascending counterpart: twelve dice per word while the bounds are at most 32, then
+    /// fewer as they grow.
     #[inline]
     fn for_each_index_ascending<R, F>(&self, rng: &mut R, low: usize, high: usize, mut f: F)
     where
@@ -157,13 +184,64 @@ impl IndexSampler for Batched {
     {
         let mut next = low.max(1) as u64;
         let high = high as u64;
-        ascend::<R, F, 6>(rng, &mut next, high.min(MAX_BOUND_FOR_6), &mut f);
-        ascend::<R, F, 5>(rng, &mut next, high.min(MAX_BOUND_FOR_5), &mut f);
-        ascend::<R, F, 4>(rng, &mut next, high.min(MAX_BOUND_FOR_4), &mut f);
-        ascend::<R, F, 3>(rng, &mut next, high.min(MAX_BOUND_FOR_3), &mut f);
-        ascend::<R, F, 2>(rng, &mut next, high.min(MAX_BOUND_FOR_2), &mut f);
+        macro_rules! phases {
+            ($($k:literal),*) => {$(
+                if next > high {
+                    return;
+                }
+                ascend::<R, F, $k>(rng, &mut next, high.min(MAX_BOUND[$k]), &mut f);
+            )*};
+        }
+        phases!(12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2);
         ascend::<R, F, 1>(rng, &mut next, high, &mut f);
     }
+}
+
+/// Rolls the last `count` (at most 12) bounds of a descending run, `top` down to
+/// `top - count + 1`, as one batch. The caller has checked that their product fits.
+#[inline(always)]
+fn tail_down<R, F>(rng: &mut R, top: u64, count: u64, f: &mut F)
+where
+    R: Rng + ?Sized,
+    F: FnMut(usize, usize),
+{
+    match count {
+        1 => batch_down::<R, F, 1>(rng, top, f),
+        2 => batch_down::<R, F, 2>(rng, top, f),
+        3 => batch_down::<R, F, 3>(rng, top, f),
+        4 => batch_down::<R, F, 4>(rng, top, f),
+        5 => batch_down::<R, F, 5>(rng, top, f),
+        6 => batch_down::<R, F, 6>(rng, top, f),
+        7 => batch_down::<R, F, 7>(rng, top, f),
+        8 => batch_down::<R, F, 8>(rng, top, f),
+        9 => batch_down::<R, F, 9>(rng, top, f),
+        10 => batch_down::<R, F, 10>(rng, top, f),
+        11 => batch_down::<R, F, 11>(rng, top, f),
+        12 => batch_down::<R, F, 12>(rng, top, f),
+        // 0: nothing left.
+        _ => {}
+    }
+}
+
+/// How many dice a batch whose largest bound is `bound` may hold: the largest `k <= 12` with
+/// `bound <= MAX_BOUND[k]`, or 1.
+#[inline(always)]
+fn dice_for(bound: u64) -> usize {
+    // (2^b)^k <= 2^60 for b = bit length of `bound`; then the few limits that are not powers
+    // of two (380, 181, 101, 43) may allow one or two dice more.
+    let bits = (u64::BITS - bound.saturating_sub(1).leading_zeros()).max(1) as usize;
+    let mut k = (60 / bits).clamp(1, 12);
+    while k < 12 && bound <= MAX_BOUND[k + 1] {
+        k += 1;
+    }
+    k
+}
+
+/// How many bounds of a descending run are left: `top - low + 1`, where `top >= low - 1` and
+/// `low >= 1` (so the count fits even for `top = u64::MAX`).
+#[inline(always)]
+fn remaining(top: u64, low: u64) -> u64 {
+    top.wrapping_sub(low).wrapping_add(1)
 }
 
 /// Rolls batches of `K` dice for the bounds `top, top - 1, …` while `top > floor` and at least
@@ -174,16 +252,25 @@ where
     R: Rng + ?Sized,
     F: FnMut(usize, usize),
 {
-    // The K bounds top, …, top - K + 1 must all be at least `low`.
-    while *top > floor && *top >= low && *top - low >= K as u64 - 1 {
-        let first = *top;
-        let bounds: [u64; K] = core::array::from_fn(|i| first - i as u64);
-        let product = bounds.iter().product();
-        let dice = roll(|| rng.next_u64(), bounds, product);
-        for (bound, die) in bounds.into_iter().zip(dice) {
-            f(bound as usize, die as usize);
-        }
+    while *top > floor && remaining(*top, low) >= K as u64 {
+        batch_down::<R, F, K>(rng, *top, f);
         *top -= K as u64;
+    }
+}
+
+/// Rolls one batch of `K` dice for the bounds `top, top - 1, …, top - K + 1` and hands them to
+/// `f` in that order.
+#[inline(always)]
+fn batch_down<R, F, const K: usize>(rng: &mut R, top: u64, f: &mut F)
+where
+    R: Rng + ?Sized,
+    F: FnMut(usize, usize),
+{
+    let bounds: [u64; K] = core::array::from_fn(|i| top - i as u64);
+    let product = bounds.iter().product();
+    let dice = roll(|| rng.next_u64(), bounds, product);
+    for (bound, die) in bounds.into_iter().zip(dice) {
+        f(bound as usize, die as usize);
     }
 }
 
@@ -375,14 +462,46 @@ mod tests {
         }
     }
 
-    /// The bounds every batch-size limit is crossed at, with room on both sides.
-    const LIMITS: [u64; 5] = [
-        MAX_BOUND_FOR_2,
-        MAX_BOUND_FOR_3,
-        MAX_BOUND_FOR_4,
-        MAX_BOUND_FOR_5,
-        MAX_BOUND_FOR_6,
+    /// The bounds every batch-size limit is crossed at.
+    const LIMITS: [u64; 11] = [
+        MAX_BOUND[2],
+        MAX_BOUND[3],
+        MAX_BOUND[4],
+        MAX_BOUND[5],
+        MAX_BOUND[6],
+        MAX_BOUND[7],
+        MAX_BOUND[8],
+        MAX_BOUND[9],
+        MAX_BOUND[10],
+        MAX_BOUND[11],
+        MAX_BOUND[12],
     ];
+
+    /// `dice_for` agrees with a plain scan of the limits for every bound near a limit or a power
+    /// of two.
+    #[test]
+    fn dice_for_matches_the_limits() {
+        let scan = |bound: u64| (2..=12).rev().find(|&k| bound <= MAX_BOUND[k]).unwrap_or(1);
+        let mut bounds: Vec<u64> = (1..=2000).collect();
+        for shift in 0..64 {
+            let p = 1u64 << shift;
+            bounds.extend([p - 1, p, p + 1]);
+        }
+        bounds.push(u64::MAX);
+        for bound in bounds {
+            assert_eq!(dice_for(bound), scan(bound), "bound {bound}");
+        }
+    }
+
+    /// Each limit is the largest bound whose k-th power stays at or below 2^60.
+    #[test]
+    fn limits_are_the_largest_bounds_that_fit() {
+        for k in 2..=12u32 {
+            let limit = u128::from(MAX_BOUND[k as usize]);
+            assert!(limit.pow(k) <= 1 << 60, "k = {k}");
+            assert!((limit + 1).pow(k) > 1 << 60, "k = {k}");
+        }
+    }
 
     fn runs() -> Vec<(usize, usize)> {
         let mut runs: Vec<(usize, usize)> = LIMITS

@@ -44,13 +44,13 @@ fn the_same_test_rejects_a_broken_rng() {
     assert!(p < 1e-9, "stuck RNG not rejected: p = {p}");
 }
 
-/// A size whose run of bounds crosses every batch-size limit of the default sampler below 2^20
-/// (2^19, 2^14, 2^11 and 2^9) and ends in the tail batches: element blocks against position
+/// A size whose run of bounds crosses every batch-size limit of the default sampler up to 2^20
+/// (2^20, 2^15, 2^12, 2^10, 380, 181, 101, 64, 43 and 32) and ends in a tail batch: element blocks against position
 /// blocks must stay uniform, for the batched default and the one-draw-per-step reference. The
 /// wrong-range swap at the same size is rejected by the same test.
 #[test]
 fn coarse_positions_are_uniform_across_every_batch_limit() {
-    const N: usize = (1 << 19) + 37;
+    const N: usize = (1 << 20) + 37;
     const TRIALS: u64 = 48;
     let mut rng = Pcg64::seed_from_u64(0xB10C_0001);
     let p = block_position_p_value(N, 16, TRIALS, |v| Inplace::new().shuffle(v, &mut rng));
