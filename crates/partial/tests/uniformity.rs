@@ -152,7 +152,7 @@ fn coarse_positions_are_uniform_across_every_batch_limit() {
     assert!(p > 1e-6, "batched: p = {p}");
     let mut rng = Pcg64::seed_from_u64(0xB10C_0002);
     let p = block_position_p_value(N, 16, TRIALS, |v| {
-        Partial::with_sampler(Lemire).shuffle(v, &mut rng)
+        Partial::with_sampler(Lemire).shuffle(v, &mut rng);
     });
     assert!(p > 1e-6, "lemire: p = {p}");
     let mut rng = Pcg64::seed_from_u64(0xB10C_0003);
