@@ -165,6 +165,25 @@ mod tests {
     }
 
     #[test]
+    fn huge_case_ids_are_parsed() {
+        let bench = BenchmarkJson {
+            group_id: "huge_u32/chacha12".into(),
+            function_id: Some("rip-par-shuffle".into()),
+            value_str: Some("100000000".into()),
+            full_id: "huge_u32/chacha12/rip-par-shuffle/100000000".into(),
+            throughput: None,
+        };
+        let est: EstimatesJson = read_json(&data("criterion-estimates.json")).unwrap();
+        let Parsed::Matrix(s) = interpret(&bench, &est) else {
+            panic!("not a matrix point")
+        };
+        assert_eq!(
+            (s.case.as_str(), s.backend.as_str(), s.subject.as_str(), s.n),
+            ("huge_u32", "chacha12", "rip-par-shuffle", 100_000_000)
+        );
+    }
+
+    #[test]
     fn foreign_group_is_reported_generically() {
         let bench: BenchmarkJson = read_json(&data("criterion-benchmark-other.json")).unwrap();
         let est: EstimatesJson = read_json(&data("criterion-estimates.json")).unwrap();

@@ -523,6 +523,61 @@ mod tests {
     }
 
     #[test]
+    fn a_single_size_huge_case_is_compared_but_never_fitted() {
+        let algs = [info("inplace", Complexity::Linear, true)];
+        let huge = |subject: &str, value: f64| Sample {
+            case: CASE_HUGE.into(),
+            subject: subject.into(),
+            backend: "wyrand".into(),
+            n: 100_000_000,
+            metric: Metric::WallNs,
+            value,
+        };
+        let samples = vec![
+            huge("inplace", 2e9),
+            huge("rip-seq-shuffle", 3e9),
+            huge("parallel", 1e9),
+        ];
+        let c = comparisons(&samples, &algs);
+        assert_eq!(c.len(), 2, "{c:?}");
+        assert!(c.iter().all(|c| c.case == CASE_HUGE && c.n == 100_000_000));
+        let rip = c.iter().find(|c| c.peer == "rip-seq-shuffle").unwrap();
+        assert!((rip.speedup() - 1.5).abs() < 1e-12);
+        // One size: no slope, and no panic on the way.
+        let v = crate::verdict::all_verdicts(&samples, &[("inplace", Complexity::Linear)]);
+        assert!(v.is_empty());
+        let instr: Vec<Sample> = samples
+            .iter()
+            .map(|s| Sample {
+                case: CASE_SHUFFLE.into(),
+                metric: Metric::Instructions,
+                ..s.clone()
+            })
+            .collect();
+        assert!(
+            crate::verdict::all_verdicts(&instr, &[("inplace", Complexity::Linear)]).is_empty(),
+            "a single N in the sweep case has no fit either"
+        );
+        let md = markdown(
+            &ReportContext {
+                command: "x",
+                machine: "m",
+                started: "s",
+                elapsed_secs: 1.0,
+                plots: &[],
+                notes: &[],
+                targets: &[],
+                baseline: None,
+            },
+            &[],
+            &c,
+            &samples,
+            &[],
+        );
+        assert!(md.contains("### huge_u32, N = 100000000"), "{md}");
+    }
+
+    #[test]
     fn summary_verdicts_have_the_issue_shape() {
         let pts: Vec<(u64, f64)> = [1024u64, 4096, 16384, 65536]
             .iter()
