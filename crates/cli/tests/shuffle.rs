@@ -502,8 +502,13 @@ fn threads_use_the_parallel_shuffle_and_do_not_change_its_output() {
     assert_eq!(one.stdout, run("2").stdout);
     assert_eq!(one.stdout, run("3").stdout);
     assert_eq!(sorted(&one.numbers()), (0..300_000).collect::<Vec<u64>>());
-    let sequential = fairdeal(&["shuffle", "--seed", "9", "-i", "0-299999"]).ok();
-    assert_ne!(one.stdout, sequential.stdout, "a different algorithm");
+    // Without --algo, a whole shuffle is the scatter on all cores: the same output.
+    let default = fairdeal(&["shuffle", "--seed", "9", "-i", "0-299999"]).ok();
+    assert_eq!(one.stdout, default.stdout);
+    let inplace = fairdeal(&[
+        "shuffle", "--seed", "9", "-i", "0-299999", "--algo", "inplace",
+    ]);
+    assert_ne!(one.stdout, inplace.ok().stdout, "a different algorithm");
 
     let input: Vec<u8> = (0..500)
         .flat_map(|i| format!("line {i}\n").into_bytes())
@@ -587,4 +592,34 @@ fn unknown_sampler_lists_the_valid_names() {
     }
     let line = fairdeal(&["fairness", "--sampler", "Lemire"]).error();
     assert!(line.contains("unknown sampler 'Lemire'"), "{line}");
+}
+
+#[test]
+fn the_default_is_inplace_below_one_leaf_and_for_language_exact_samplers() {
+    let run = |args: &[&str]| fairdeal(args).ok().stdout;
+    // Below one leaf (1 MiB) the scatter is the inplace loop, draw for draw.
+    assert_eq!(
+        run(&["shuffle", "--seed", "5", "-i", "0-99999"]),
+        run(&[
+            "shuffle", "--seed", "5", "-i", "0-99999", "--algo", "inplace"
+        ])
+    );
+    // Java's and Python's own samplers keep Collections.shuffle's / random.shuffle's order at
+    // every size; with another sampler the scatter runs.
+    for backend in ["java", "python"] {
+        let big = [
+            "shuffle",
+            "--seed",
+            "5",
+            "-i",
+            "0-299999",
+            "--backend",
+            backend,
+        ];
+        let inplace = run(&[&big[..], &["--algo", "inplace"]].concat());
+        assert_eq!(run(&big), inplace, "{backend}");
+        let batched = [&big[..], &["--sampler", "batched"]].concat();
+        let batched_inplace = [&batched[..], &["--algo", "inplace"]].concat();
+        assert_ne!(run(&batched), run(&batched_inplace), "{backend}");
+    }
 }

@@ -13,10 +13,16 @@
 //! output does not depend on which path ran. Other algorithms have no sparse form, so a range
 //! too large to hold is an error for them rather than a silent switch of algorithm.
 //!
-//! `--threads N` shuffles with `fairdeal_parallel::Parallel` (Sanders' scatter shuffle, the
-//! fast one for huge inputs) on a pool of N threads; its output for a `--seed` is the same for
-//! every N. It has no prefix form and is not in the `--algo` registry (it needs a seedable
-//! generator), so it excludes `--algo` and `-n`.
+//! A whole shuffle without `--algo` runs `fairdeal_parallel::Parallel` (Sanders' scatter
+//! shuffle, the fast one for huge inputs) on all cores, or on N threads with `--threads N`. Up
+//! to one leaf (1 MiB of elements: 8 bytes per number, 16 per line) it *is* the `inplace` loop,
+//! draw for draw, so small inputs
+//! get exactly `inplace`'s output; above it the scatter runs, and its output for a `--seed` is
+//! the same on any number of threads. The exception is a language-exact sampler (`--backend
+//! java` or `python` with their own sampler): those stay `inplace` at every size, because
+//! reproducing `Collections.shuffle` / `random.shuffle` is their point. The scatter has no
+//! prefix form and is not in the `--algo` registry (it needs a seedable generator), so
+//! `--threads` excludes `--algo` and `-n`.
 
 use std::io::{self, Read as _, Write};
 use std::num::NonZeroUsize;
@@ -24,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use fairdeal::rng::{Backend, DEFAULT_BACKEND};
-use fairdeal::{DEFAULT_ALGORITHM, IndexSampler, Shuffler};
+use fairdeal::{AnySampler, DEFAULT_ALGORITHM, IndexSampler, Shuffler};
 
 use crate::common::{
     Resolved, SAMPLER_HELP, Selection, WithResolved, is_stdin, open_output, usage, with_selection,
@@ -75,8 +81,9 @@ pub(crate) struct Args {
     )]
     head_count: Option<usize>,
 
-    /// Shuffling algorithm (see `fairdeal algorithms`) [default: inplace, or partial with -n:
-    /// O(k) for a sample of k]
+    /// Shuffling algorithm (see `fairdeal algorithms`) [default: inplace, run as the parallel
+    /// scatter shuffle once the elements fill more than 1 MiB, i.e. 131,072 numbers or 65,536
+    /// lines (identical below that); partial with -n: O(k) for a sample of k]
     #[arg(long, value_name = "NAME")]
     algo: Option<String>,
 
@@ -98,8 +105,9 @@ pub(crate) struct Args {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<PathBuf>,
 
-    /// Shuffle with the parallel scatter shuffle (fairdeal-parallel) on N threads. The output
-    /// for a given --seed is the same for every N. Not with --algo or -n.
+    /// Threads for the parallel scatter shuffle (fairdeal-parallel), which a whole shuffle
+    /// without --algo uses [default: all cores]. The output for a given --seed is the same for
+    /// every N. Not with --algo or -n.
     #[arg(long, value_name = "N", conflicts_with_all = ["algo", "head_count"])]
     threads: Option<NonZeroUsize>,
 }
@@ -155,6 +163,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     } else {
         DEFAULT_ALGORITHM
     };
+    let parallel = match (args.threads, &args.algo, args.head_count) {
+        (Some(n), _, _) => Parallelism::Threads(n),
+        (None, None, None) => Parallelism::Auto,
+        _ => Parallelism::Off,
+    };
     let selection = Selection {
         algorithm: args.algo.unwrap_or_else(|| default.to_owned()),
         backend: args.backend,
@@ -195,7 +208,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         head_count: args.head_count,
         sparse_allowed: selection.algorithm == PREFIX_ALGORITHM,
         output: args.output,
-        threads: args.threads,
+        parallel,
     };
     with_selection(&selection, job)
 }
@@ -240,8 +253,25 @@ struct Job {
     /// it gives the same output as the chosen algorithm, i.e. for `partial`).
     sparse_allowed: bool,
     output: Option<PathBuf>,
-    /// `--threads N`: shuffle with `fairdeal_parallel::Parallel` on N threads.
-    threads: Option<NonZeroUsize>,
+    /// Whether a whole shuffle runs `fairdeal_parallel::Parallel`.
+    parallel: Parallelism,
+}
+
+/// When `fairdeal shuffle` runs the parallel scatter shuffle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Parallelism {
+    /// An explicit `--algo` or `-n`: never.
+    Off,
+    /// The default: on all cores, unless the sampler is language-exact.
+    Auto,
+    /// `--threads N`: on N threads.
+    Threads(NonZeroUsize),
+}
+
+/// Whether `sampler` reproduces another language's draws (Java's `nextInt`, Python's
+/// `_randbelow`): then the output must be `inplace`'s at every size.
+fn language_exact<B: Backend>(sampler: &AnySampler<B::Sampler>) -> bool {
+    matches!(sampler, AnySampler::Backend(_)) && B::INFO.sampler != "batched"
 }
 
 impl WithResolved for Job {
@@ -253,7 +283,12 @@ impl WithResolved for Job {
             shuffler,
             sampler,
         } = resolved;
-        let threads = self.threads;
+        let threads = match self.parallel {
+            Parallelism::Off => None,
+            Parallelism::Auto if language_exact::<B>(&sampler) => None,
+            Parallelism::Auto => Some(None),
+            Parallelism::Threads(n) => Some(Some(n)),
+        };
         match self.input {
             Input::Lines(buffer) => {
                 let mut lines = split_lines(&buffer);
@@ -306,25 +341,31 @@ impl WithResolved for Job {
     }
 }
 
-/// Shuffles `items` whole with the parallel scatter shuffle on a pool of `threads` threads,
-/// drawing leaf indices with `sampler`; returns how many items to print (all).
+/// Shuffles `items` whole with the parallel scatter shuffle on a pool of `threads` threads (or
+/// rayon's global pool, one thread per core), drawing leaf indices with `sampler`; returns how
+/// many items to print (all).
 fn shuffle_parallel<T, R, S>(
     items: &mut [T],
     rng: &mut R,
     sampler: S,
-    threads: NonZeroUsize,
+    threads: Option<NonZeroUsize>,
 ) -> anyhow::Result<usize>
 where
     T: Send,
     R: fairdeal::Rng + fairdeal::SeedableRng + Send,
     S: IndexSampler + Copy + Send + Sync,
 {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.get())
-        .build()
-        .context("cannot start the thread pool")?;
     let parallel = fairdeal_parallel::Parallel::with_sampler(sampler);
-    pool.install(|| parallel.shuffle(items, rng));
+    match threads {
+        Some(threads) => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads.get())
+                .build()
+                .context("cannot start the thread pool")?;
+            pool.install(|| parallel.shuffle(items, rng));
+        }
+        None => parallel.shuffle(items, rng),
+    }
     Ok(items.len())
 }
 
@@ -370,8 +411,12 @@ mod tests {
             .render_long_help()
             .to_string();
         assert!(help.contains(&MAX_RANGE_IN_MEMORY.to_string()), "{help}");
-        let defaults = format!("default: {DEFAULT_ALGORITHM}, or {PREFIX_ALGORITHM} with -n");
+        let defaults = format!("default: {DEFAULT_ALGORITHM}, run as the parallel");
         assert!(help.contains(&defaults), "{help}");
+        assert!(
+            help.contains(&format!("{PREFIX_ALGORITHM} with -n")),
+            "{help}"
+        );
     }
 
     #[test]
