@@ -44,7 +44,10 @@ pub trait IndexSampler {
         R: Rng + ?Sized,
         F: FnMut(usize, usize),
     {
-        for bound in (low.max(1)..=high).rev() {
+        // An exclusive range shifted by one: `RangeInclusive` costs an extra flag check per
+        // step, and `high + 1` could overflow.
+        for below in (low.max(1) - 1..high).rev() {
+            let bound = below + 1;
             f(bound, self.index_below(rng, bound));
         }
     }
@@ -59,7 +62,8 @@ pub trait IndexSampler {
         R: Rng + ?Sized,
         F: FnMut(usize, usize),
     {
-        for bound in low.max(1)..=high {
+        for below in low.max(1) - 1..high {
+            let bound = below + 1;
             f(bound, self.index_below(rng, bound));
         }
     }

@@ -157,7 +157,10 @@ impl SeedableRng for JavaRandom {
 pub struct JavaSampler;
 
 impl IndexSampler for JavaSampler {
-    #[inline]
+    // `always`: measured with callgrind, LLVM otherwise keeps this a call inside the default
+    // run-of-bounds loop of `IndexSampler`, which cost the bit-exact shuffles ~25% more
+    // instructions than an inlined one-draw loop.
+    #[inline(always)]
     fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
         if bound == 0 {
             return 0;

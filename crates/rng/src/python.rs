@@ -163,7 +163,10 @@ impl SeedableRng for PythonRandom {
 pub struct PythonSampler;
 
 impl IndexSampler for PythonSampler {
-    #[inline]
+    // `always`: measured with callgrind, LLVM otherwise keeps this a call inside the default
+    // run-of-bounds loop of `IndexSampler`, which cost the bit-exact shuffles ~25% more
+    // instructions than an inlined one-draw loop.
+    #[inline(always)]
     fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
         if bound == 0 {
             return 0;
