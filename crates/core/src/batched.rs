@@ -21,10 +21,11 @@ use crate::{IndexSampler, lemire_index_below};
 /// Its [`for_each_index_descending`](IndexSampler::for_each_index_descending) and
 /// [`for_each_index_ascending`](IndexSampler::for_each_index_ascending) choose the batch size
 /// from the current bound: `k` dice while the bound `b` satisfies `b^k <= 2⁶⁰`, so that
-/// rejections stay rare. That is one die per word above 2³⁰, two up to 2³⁰, three up to 2²⁰,
-/// four up to 2¹⁵, five up to 2¹², six up to 2¹⁰, and so on up to twelve dice for bounds of at
-/// most 32. Shuffling a 52-card deck therefore takes 5 random words instead of 51, and dealing
-/// 7 cards from it takes one. A single [`index_below`](IndexSampler::index_below) is plain
+/// rejections stay rare, and at most six, because each die's multiplication waits for the
+/// previous one and longer chains were measured to be latency-bound. That is one die per word
+/// above 2³⁰, two up to 2³⁰, three up to 2²⁰, four up to 2¹⁵, five up to 2¹² and six up to 2¹⁰.
+/// A whole run of at most twelve bounds whose product fits is one batch: dealing 7 cards from
+/// 52 takes one random word, shuffling the deck 9 instead of 51. A single [`index_below`](IndexSampler::index_below) is plain
 /// [`Lemire`](crate::Lemire).
 ///
 /// Batching changes which random words become which indices, so a shuffle with `Batched` is a
@@ -133,8 +134,8 @@ impl IndexSampler for Batched {
         lemire_index_below(rng, bound)
     }
 
-    /// Batches of up to twelve dice, the batch size growing as the bounds shrink (see the
-    /// type's docs). The calls to `f` are in the same order, with the same bounds, as the
+    /// Batches of up to six dice, the batch size growing as the bounds shrink, or one batch of
+    /// up to twelve for a short run (see the type's docs). The calls to `f` are in the same order, with the same bounds, as the
     /// default's.
     #[inline]
     fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, mut f: F)
@@ -166,15 +167,14 @@ impl IndexSampler for Batched {
         }
         phases!(
             1 => MAX_BOUND[2], 2 => MAX_BOUND[3], 3 => MAX_BOUND[4], 4 => MAX_BOUND[5],
-            5 => MAX_BOUND[6], 6 => MAX_BOUND[7], 7 => MAX_BOUND[8], 8 => MAX_BOUND[9],
-            9 => MAX_BOUND[10], 10 => MAX_BOUND[11], 11 => MAX_BOUND[12], 12 => 0
+            5 => MAX_BOUND[6], 6 => 0
         );
         // Fewer bounds are left than the phase that stopped wanted: one last, smaller batch.
         // (Its product is below that phase's, so it fits.)
         tail_down(rng, top, remaining(top, low), &mut f);
     }
 
-    /// The ascending counterpart: twelve dice per word while the bounds are at most 32, then
+    /// The ascending counterpart: six dice per word while the bounds are at most 2¹⁰, then
     /// fewer as they grow.
     #[inline]
     fn for_each_index_ascending<R, F>(&self, rng: &mut R, low: usize, high: usize, mut f: F)
@@ -192,7 +192,7 @@ impl IndexSampler for Batched {
                 ascend::<R, F, $k>(rng, &mut next, high.min(MAX_BOUND[$k]), &mut f);
             )*};
         }
-        phases!(12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2);
+        phases!(6, 5, 4, 3, 2);
         ascend::<R, F, 1>(rng, &mut next, high, &mut f);
     }
 }
@@ -223,15 +223,19 @@ where
     }
 }
 
-/// How many dice a batch whose largest bound is `bound` may hold: the largest `k <= 12` with
-/// `bound <= MAX_BOUND[k]`, or 1.
+/// The most dice a batch of a long run holds. Each die's multiplication waits for the previous
+/// one's low half, so a batch is a chain of dependent multiplications: measured with `perf` on
+/// the benchmarks, chains of 10 to 12 made a 64-element shuffle latency-bound (slower than six
+/// dice per word with a fast generator), while a single short run still gains from one word.
+const LONG_RUN_DICE: usize = 6;
+
+/// How many dice a batch of a long run whose largest bound is `bound` may hold: the largest
+/// `k <= LONG_RUN_DICE` with `bound <= MAX_BOUND[k]`, or 1. (No division: a `div` here cost a
+/// measurable share of a 64-element shuffle.)
 #[inline(always)]
 fn dice_for(bound: u64) -> usize {
-    // (2^b)^k <= 2^60 for b = bit length of `bound`; then the few limits that are not powers
-    // of two (380, 181, 101, 43) may allow one or two dice more.
-    let bits = (u64::BITS - bound.saturating_sub(1).leading_zeros()).max(1) as usize;
-    let mut k = (60 / bits).clamp(1, 12);
-    while k < 12 && bound <= MAX_BOUND[k + 1] {
+    let mut k = 1;
+    while k < LONG_RUN_DICE && bound <= MAX_BOUND[k + 1] {
         k += 1;
     }
     k
@@ -481,7 +485,12 @@ mod tests {
     /// of two.
     #[test]
     fn dice_for_matches_the_limits() {
-        let scan = |bound: u64| (2..=12).rev().find(|&k| bound <= MAX_BOUND[k]).unwrap_or(1);
+        let scan = |bound: u64| {
+            (2..=LONG_RUN_DICE)
+                .rev()
+                .find(|&k| bound <= MAX_BOUND[k])
+                .unwrap_or(1)
+        };
         let mut bounds: Vec<u64> = (1..=2000).collect();
         for shift in 0..64 {
             let p = 1u64 << shift;

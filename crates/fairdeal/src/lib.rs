@@ -96,6 +96,7 @@ algo.shuffle(&mut v, &mut rng);
 | `inside-out` | yes     | [`inside_out`]: [`InsideOut`], a shuffled `Vec` from an iterator  |
 | `partial`    | yes     | [`partial`]: [`Partial`], `Dealer`, `sample_range`                |
 | `naive`      | yes     | [`naive`]: [`Naive`] (O(N²)), [`Biased`] (unfair), [`SortKey`]    |
+| `parallel`   | yes     | [`parallel`]: [`Parallel`], the scatter shuffle for huge N (rayon) |
 | `rng`        | yes     | [`rng`]: the backend catalogue, `java` and `python` ports         |
 | `fairness`   | no      | `fairness`: chi-square permutation and position tests             |
 | `cards`      | no      | `cards`: `Card`, `Rank`, `Suit`, decks, shoes, "As Kd" parsing     |
@@ -125,6 +126,9 @@ pub use fairdeal_inside_out::{self as inside_out, InsideOut};
 #[cfg(feature = "partial")]
 pub use fairdeal_partial::{self as partial, Partial};
 
+#[cfg(feature = "parallel")]
+pub use fairdeal_parallel::{self as parallel, Parallel};
+
 #[cfg(feature = "naive")]
 pub use fairdeal_naive::{self as naive, Biased, Naive, SortKey};
 
@@ -141,7 +145,13 @@ pub use fairdeal_cards as cards;
 pub use fairdeal_poker as poker;
 
 /// The README's code blocks, compiled and run as doc-tests so the front page stays true.
-#[cfg(all(doctest, feature = "rng", feature = "inplace", feature = "partial"))]
+#[cfg(all(
+    doctest,
+    feature = "rng",
+    feature = "inplace",
+    feature = "partial",
+    feature = "parallel"
+))]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
 
