@@ -3,7 +3,7 @@
 
 use fairdeal_core::{IndexSampler, Lemire, Shuffler};
 use fairdeal_inplace::Inplace;
-use fairdeal_testkit::{Stuck, block_position_p_value, permutation_p_value};
+use fairdeal_testkit::{Stuck, assert_blocks_uniform_across_batch_limits, permutation_p_value};
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
@@ -44,28 +44,15 @@ fn the_same_test_rejects_a_broken_rng() {
     assert!(p < 1e-9, "stuck RNG not rejected: p = {p}");
 }
 
-/// A size whose run of bounds crosses every batch-size limit of the default sampler up to 2^20
-/// (2^20, 2^15, 2^12, 2^10, 380, 181, 101, 64, 43 and 32) and ends in a tail batch: element blocks against position
-/// blocks must stay uniform, for the batched default and the one-draw-per-step reference. The
-/// wrong-range swap at the same size is rejected by the same test.
+/// Element blocks against position blocks at a size that crosses every batch-size limit of
+/// the default sampler, for the batched default and the one-draw-per-step reference; the
+/// wrong-range swap is rejected by the same test.
 #[test]
 fn coarse_positions_are_uniform_across_every_batch_limit() {
-    const N: usize = (1 << 20) + 37;
-    const TRIALS: u64 = 48;
-    let mut rng = Pcg64::seed_from_u64(0xB10C_0001);
-    let p = block_position_p_value(N, 16, TRIALS, |v| Inplace::new().shuffle(v, &mut rng));
-    assert!(p > 1e-6, "batched: p = {p}");
-    let mut rng = Pcg64::seed_from_u64(0xB10C_0002);
-    let p = block_position_p_value(N, 16, TRIALS, |v| {
-        Inplace::with_sampler(Lemire).shuffle(v, &mut rng);
+    assert_blocks_uniform_across_batch_limits(&mut Pcg64::seed_from_u64(0xB10C_0001), |v, rng| {
+        Inplace::new().shuffle(v, rng);
     });
-    assert!(p > 1e-6, "lemire: p = {p}");
-    let mut rng = Pcg64::seed_from_u64(0xB10C_0003);
-    let p = block_position_p_value(N, 16, TRIALS, |v| {
-        for i in 0..v.len() {
-            let j = Lemire.index_below(&mut rng, v.len());
-            v.swap(i, j);
-        }
+    assert_blocks_uniform_across_batch_limits(&mut Pcg64::seed_from_u64(0xB10C_0002), |v, rng| {
+        Inplace::with_sampler(Lemire).shuffle(v, rng);
     });
-    assert!(p < 1e-9, "wrong-range shuffle not rejected: p = {p}");
 }

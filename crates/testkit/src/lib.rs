@@ -115,6 +115,31 @@ pub fn block_position_p_value(
     chi_square_p_value(chi2 * (nf - 1.0) / nf, df)
 }
 
+/// A size whose run of bounds (`n, n - 1, …, 2`) crosses every batch-size limit that
+/// `fairdeal_core::Batched` uses for long runs up to 2^20 (2^20, 2^15, 2^12 and 2^10) and ends
+/// in a tail batch.
+pub const ACROSS_BATCH_LIMITS: usize = (1 << 20) + 37;
+
+/// The block-position test ([`block_position_p_value`], 16 × 16 blocks, 48 trials) at
+/// [`ACROSS_BATCH_LIMITS`] elements: `shuffle` must pass at p > 1e-6, and the wrong-range swap,
+/// run through the same test with the same generator, must be rejected at p < 1e-9.
+pub fn assert_blocks_uniform_across_batch_limits<R: Rng>(
+    rng: &mut R,
+    mut shuffle: impl FnMut(&mut [u32], &mut R),
+) {
+    const BLOCKS: usize = 16;
+    const TRIALS: u64 = 48;
+    let p = block_position_p_value(ACROSS_BATCH_LIMITS, BLOCKS, TRIALS, |v| shuffle(v, rng));
+    assert!(p > 1e-6, "fair shuffle rejected: p = {p}");
+    let p = block_position_p_value(ACROSS_BATCH_LIMITS, BLOCKS, TRIALS, |v| {
+        for i in 0..v.len() {
+            let j = Lemire.index_below(rng, v.len());
+            v.swap(i, j);
+        }
+    });
+    assert!(p < 1e-9, "wrong-range shuffle not rejected: p = {p}");
+}
+
 /// A [`Lemire`] sampler that also writes down every bound it is asked for.
 #[derive(Debug, Default)]
 pub struct Recording {
