@@ -55,8 +55,8 @@ fn the_biased_shuffle_is_rejected() {
 
 #[test]
 fn a_broken_rng_is_rejected() {
-    // A good generator with its top output bit stuck at zero: every index falls in the lower
-    // half of its range.
+    // A good generator with its top output bit stuck at zero: with the default batched dice,
+    // the first index rolled from each word falls in the lower half of its range.
     let factory = |s: u64| HalfRange(Pcg64::seed_from_u64(s));
     let r = monte_carlo(&Inplace::new(), factory, 200_000, 14, Deal::Fresh).unwrap();
     assert!(
