@@ -9,7 +9,7 @@ use fairdeal_core::rand_core::TryRng;
 use fairdeal_core::{AlgorithmInfo, Batched, IndexSampler, Lemire, Rng, SeedableRng, Shuffler};
 use fairdeal_fairness::{PASS_THRESHOLD, permutation_test, position_test};
 use fairdeal_parallel::Parallel;
-use fairdeal_testkit::chi_square_uniform;
+use fairdeal_testkit::block_position_p_value;
 use rand_pcg::Pcg64;
 
 /// [`Parallel`] as a [`Shuffler`] for the fairness crate: each shuffle seeds a generator `G`
@@ -143,9 +143,8 @@ fn every_card_equally_likely_at_every_position() {
     );
 }
 
-/// Shuffles `0..n` (u32) `trials` times with the default shape and counts, for every element,
-/// which of `blocks` equal element blocks it belongs to against which of `blocks` equal
-/// position blocks it lands in. Returns the chi-square p-value against the uniform table.
+/// testkit's element-block × position-block test of `Parallel::new()` over `0..n`, each trial
+/// with a fresh generator `G` drawn from a `Pcg64` seeded with `seed`.
 fn block_table_p_value<G: Rng + SeedableRng + Send>(
     n: u32,
     blocks: u32,
@@ -153,19 +152,9 @@ fn block_table_p_value<G: Rng + SeedableRng + Send>(
     seed: u64,
 ) -> f64 {
     let mut rng = Pcg64::seed_from_u64(seed);
-    let mut counts = vec![0u64; (blocks * blocks) as usize];
-    let mut data: Vec<u32> = Vec::with_capacity(n as usize);
-    let per = n / blocks;
-    for _ in 0..trials {
-        data.clear();
-        data.extend(0..n);
-        Parallel::new().shuffle(&mut data, &mut G::from_rng(&mut rng));
-        for (position, &element) in data.iter().enumerate() {
-            let cell = (element / per) * blocks + position as u32 / per;
-            counts[cell as usize] += 1;
-        }
-    }
-    chi_square_uniform(&counts).1
+    block_position_p_value(n as usize, blocks as usize, trials, |data| {
+        Parallel::new().shuffle(data, &mut G::from_rng(&mut rng));
+    })
 }
 
 #[test]
