@@ -109,21 +109,30 @@ impl Batched {
 /// the largest `b` with `b^k <= 2^60`, so that the product of a batch stays at or below 2^60
 /// and the division on the slow path is taken at most once in 16 batches (far less often for
 /// most bounds). A single die (and the empty batch) fits any bound.
-const MAX_BOUND: [u64; 13] = [
-    u64::MAX,
-    u64::MAX,
-    1 << 30,
-    1 << 20,
-    1 << 15,
-    1 << 12,
-    1 << 10,
-    380,
-    181,
-    101,
-    64,
-    43,
-    32,
-];
+const MAX_BOUND: [u64; 13] = {
+    let mut table = [u64::MAX; 13];
+    let mut k = 2;
+    while k < table.len() {
+        table[k] = largest_kth_root_of_2_pow_60(k as u32);
+        k += 1;
+    }
+    table
+};
+
+/// The largest `b` with `b^k <= 2^60` (`k >= 2`), found by bisection at compile time.
+const fn largest_kth_root_of_2_pow_60(k: u32) -> u64 {
+    const LIMIT: u128 = 1 << 60;
+    // Invariant: lo^k <= 2^60 and (hi + 1)^k > 2^60; 2^30 is the answer for k = 2.
+    let (mut lo, mut hi) = (1u128, 1u128 << 30);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        match mid.checked_pow(k) {
+            Some(power) if power <= LIMIT => lo = mid,
+            _ => hi = mid - 1,
+        }
+    }
+    lo as u64
+}
 
 // `usize` bounds are handled as `u64`; no Rust target has a wider `usize`.
 const _: () = assert!(usize::BITS <= u64::BITS);
@@ -270,7 +279,21 @@ where
     R: Rng + ?Sized,
     F: FnMut(usize, usize),
 {
-    let bounds: [u64; K] = core::array::from_fn(|i| top - i as u64);
+    batch(
+        rng,
+        core::array::from_fn::<u64, K, _>(|i| top - i as u64),
+        f,
+    );
+}
+
+/// Rolls one batch of dice for `bounds` (whose product fits in a word) and hands
+/// `(bound, die)` to `f` in order.
+#[inline(always)]
+fn batch<R, F, const K: usize>(rng: &mut R, bounds: [u64; K], f: &mut F)
+where
+    R: Rng + ?Sized,
+    F: FnMut(usize, usize),
+{
     let product = bounds.iter().product();
     let dice = roll(|| rng.next_u64(), bounds, product);
     for (bound, die) in bounds.into_iter().zip(dice) {
@@ -288,12 +311,11 @@ where
 {
     while *next <= last && last - *next >= K as u64 - 1 {
         let first = *next;
-        let bounds: [u64; K] = core::array::from_fn(|i| first + i as u64);
-        let product = bounds.iter().product();
-        let dice = roll(|| rng.next_u64(), bounds, product);
-        for (bound, die) in bounds.into_iter().zip(dice) {
-            f(bound as usize, die as usize);
-        }
+        batch(
+            rng,
+            core::array::from_fn::<u64, K, _>(|i| first + i as u64),
+            f,
+        );
         // Overflow means the bound u64::MAX itself was just rolled: the run is complete.
         match first.checked_add(K as u64) {
             Some(n) => *next = n,
