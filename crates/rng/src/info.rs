@@ -67,6 +67,19 @@ impl BackendInfo {
         }
     }
 
+    /// Whether the backend's own sampler reproduces another language's index draws (Java's
+    /// `nextInt`, CPython's `_randbelow`): a shuffle that should match that language must then
+    /// keep its algorithm and draw order (in-place Fisher-Yates, one draw per bound).
+    ///
+    /// ```
+    /// let java = fairdeal_rng::backend_info("java").unwrap();
+    /// assert!(java.language_exact());
+    /// assert!(!fairdeal_rng::backend_info("pcg64").unwrap().language_exact());
+    /// ```
+    pub fn language_exact(&self) -> bool {
+        matches!(self.sampler, "java-nextint" | "python-randbelow")
+    }
+
     /// Whether every one of the `n!` orders of `n` elements can be reached from a fresh seed,
     /// i.e. `n <= max_full_permutation_n`.
     ///

@@ -84,6 +84,10 @@ fn metadata_is_consistent() {
             _ => "batched",
         };
         assert_eq!(info.sampler, expected_sampler);
+        assert_eq!(
+            info.language_exact(),
+            matches!(info.name, "java" | "python")
+        );
         assert_eq!(backend_info(info.name).unwrap(), *info);
     }
     // log2(52!) ≈ 225.6: only backends with at least 226 bits of state reach every deck.

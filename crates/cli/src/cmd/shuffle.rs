@@ -271,7 +271,7 @@ enum Parallelism {
 /// Whether `sampler` reproduces another language's draws (Java's `nextInt`, Python's
 /// `_randbelow`): then the output must be `inplace`'s at every size.
 fn language_exact<B: Backend>(sampler: &AnySampler<B::Sampler>) -> bool {
-    matches!(sampler, AnySampler::Backend(_)) && B::INFO.sampler != "batched"
+    matches!(sampler, AnySampler::Backend(_)) && B::INFO.language_exact()
 }
 
 impl WithResolved for Job {
