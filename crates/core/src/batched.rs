@@ -233,9 +233,9 @@ where
 }
 
 /// The most dice a batch of a long run holds. Each die's multiplication waits for the previous
-/// one's low half, so a batch is a chain of dependent multiplications: measured with `perf` on
-/// the benchmarks, chains of 10 to 12 made a 64-element shuffle latency-bound (slower than six
-/// dice per word with a fast generator), while a single short run still gains from one word.
+/// one's low half, so a batch is a chain of dependent multiplications. With chains of up to 12,
+/// the 64-element wyrand shuffle of the criterion benches ran slower than with Lemire (see
+/// docs/algorithms.md, "Batched dice"); a single short run still gains from one word.
 const LONG_RUN_DICE: usize = 6;
 
 /// How many dice a batch of a long run whose largest bound is `bound` may hold: the largest

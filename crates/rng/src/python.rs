@@ -163,9 +163,10 @@ impl SeedableRng for PythonRandom {
 pub struct PythonSampler;
 
 impl IndexSampler for PythonSampler {
-    // `always`: measured with callgrind, LLVM otherwise keeps this a call inside the default
-    // run-of-bounds loop of `IndexSampler`, which cost the bit-exact shuffles ~25% more
-    // instructions than an inlined one-draw loop.
+    // `always`: LLVM otherwise keeps this a call inside the default run-of-bounds loop of
+    // `IndexSampler`; `cargo xtask bench --quick --instructions-only --baseline
+    // benches/baselines/instructions-a5b489a.json` showed java inplace at +11.9 % instructions
+    // per element without it, and -19 % with it (docs/benchmarks.md).
     #[inline(always)]
     fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
         if bound == 0 {
