@@ -4,6 +4,7 @@
 use std::fmt;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
+use std::num::NonZeroUsize;
 use std::path::Path;
 
 use anyhow::Context as _;
@@ -188,6 +189,42 @@ pub(crate) fn with_selection<W: WithResolved>(
         .map_err(|e| usage(e.to_string()))?
 }
 
+/// The most worker threads any `--threads` accepts, whatever the machine: far above any core
+/// count a user runs on (oversubscribing a few times is allowed), far below what exhausts the
+/// operating system's thread limits.
+pub(crate) const MAX_THREADS: usize = 1024;
+
+/// The clap value parser of every `--threads`: a whole number from 1 to [`MAX_THREADS`],
+/// checked before any thread is started.
+pub(crate) fn parse_threads(text: &str) -> Result<NonZeroUsize, String> {
+    let threads: u128 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a whole number of threads"))?;
+    if threads == 0 {
+        return Err("must be at least 1".to_owned());
+    }
+    usize::try_from(threads)
+        .ok()
+        .filter(|&threads| threads <= MAX_THREADS)
+        .and_then(NonZeroUsize::new)
+        .ok_or_else(|| {
+            let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+            format!(
+                "{threads} threads is more than the {MAX_THREADS} allowed (this machine has \
+                 {cores} cores)"
+            )
+        })
+}
+
+/// A rayon pool of `threads` threads, or of one thread per core when `None`.
+pub(crate) fn thread_pool(threads: Option<NonZeroUsize>) -> anyhow::Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.map_or(0, NonZeroUsize::get))
+        .build()
+        .context("cannot start the worker threads")
+}
+
 /// A path argument that may be `-` for standard input.
 pub(crate) fn is_stdin(path: &Path) -> bool {
     path == Path::new("-")
@@ -244,5 +281,33 @@ mod tests {
         table.write(&mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert_eq!(text, "a    bb  c\n---  --  ---\nxxx  y   z z\n");
+    }
+
+    #[test]
+    fn thread_counts_are_bounded_before_any_thread_starts() {
+        assert_eq!(parse_threads("1").unwrap().get(), 1);
+        assert_eq!(parse_threads("3").unwrap().get(), 3);
+        assert_eq!(parse_threads("1024").unwrap().get(), MAX_THREADS);
+        assert_eq!(parse_threads("0").unwrap_err(), "must be at least 1");
+        for absurd in [
+            "1025",
+            "1000000",
+            "18446744073709551615",
+            "99999999999999999999999",
+        ] {
+            let err = parse_threads(absurd).unwrap_err();
+            assert!(
+                err.contains("more than the 1024 allowed"),
+                "{absurd}: {err}"
+            );
+        }
+        for bad in ["-1", "two", "", "1.5"] {
+            assert!(
+                parse_threads(bad)
+                    .unwrap_err()
+                    .contains("not a whole number"),
+                "{bad}"
+            );
+        }
     }
 }

@@ -9,6 +9,7 @@
 //! parses, runs and prints.
 
 use std::io::{self, Write};
+use std::num::NonZeroUsize;
 use std::time::Instant;
 
 use anyhow::Context as _;
@@ -218,8 +219,8 @@ struct SimulateArgs {
     rounds: u64,
 
     /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long, value_name = "T")]
-    threads: Option<usize>,
+    #[arg(long, value_name = "T", value_parser = crate::common::parse_threads)]
+    threads: Option<NonZeroUsize>,
 
     /// Shuffling algorithm (see `fairdeal algorithms`).
     #[arg(long, value_name = "NAME", default_value = fairdeal::partial::INFO.name)]
@@ -348,7 +349,7 @@ impl WithResolved for SimulateWork<'_> {
         let config = SimConfig {
             rounds: self.args.rounds,
             seed,
-            threads: self.args.threads.unwrap_or(0),
+            threads: self.args.threads.map_or(0, NonZeroUsize::get),
             betting: self.betting,
         };
         let bar = progress_bar(
@@ -375,9 +376,6 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
     if args.rounds == 0 {
         return Err(usage("--rounds must be at least 1"));
-    }
-    if args.threads == Some(0) {
-        return Err(usage("--threads must be at least 1"));
     }
     let betting = match args.counting.as_deref().map(str::to_ascii_lowercase) {
         None => Betting::Flat,

@@ -8,8 +8,8 @@
 //! `fairdeal-poker`'s; this module parses, runs on the chosen number of threads and prints.
 
 use std::io::{self, Write};
+use std::num::NonZeroUsize;
 
-use anyhow::Context as _;
 use fairdeal::Rng;
 use fairdeal::poker::{
     self as poker, Category, CategoryCounts, Deal, EquityReport, McReport, PokerError, Spot,
@@ -98,8 +98,8 @@ struct TableArgs {
     fresh_deck: bool,
 
     /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long, value_name = "T")]
-    threads: Option<usize>,
+    #[arg(long, value_name = "T", value_parser = crate::common::parse_threads)]
+    threads: Option<NonZeroUsize>,
 
     #[command(flatten)]
     random: RandomArgs,
@@ -138,8 +138,8 @@ struct EquityArgs {
     trials: Option<u64>,
 
     /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long, value_name = "T")]
-    threads: Option<usize>,
+    #[arg(long, value_name = "T", value_parser = crate::common::parse_threads)]
+    threads: Option<NonZeroUsize>,
 
     #[command(flatten)]
     random: RandomArgs,
@@ -159,17 +159,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
 
 /// Runs `work` on a pool of `threads` threads (all cores when `None`).
 fn on_threads<T: Send>(
-    threads: Option<usize>,
+    threads: Option<NonZeroUsize>,
     work: impl FnOnce() -> T + Send,
 ) -> anyhow::Result<T> {
-    if threads == Some(0) {
-        return Err(usage("--threads must be at least 1"));
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.unwrap_or(0))
-        .build()
-        .context("cannot start the worker threads")?;
-    Ok(pool.install(work))
+    Ok(crate::common::thread_pool(threads)?.install(work))
 }
 
 /// Every `PokerError` comes from what the user typed (cards, board size, counts): a usage error.

@@ -108,7 +108,12 @@ pub(crate) struct Args {
     /// Threads for the parallel scatter shuffle (fairdeal-parallel), which a whole shuffle
     /// without --algo uses [default: all cores]. The output for a given --seed is the same for
     /// every N. Not with --algo or -n.
-    #[arg(long, value_name = "N", conflicts_with_all = ["algo", "head_count"])]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = crate::common::parse_threads,
+        conflicts_with_all = ["algo", "head_count"]
+    )]
     threads: Option<NonZeroUsize>,
 }
 
@@ -358,11 +363,7 @@ where
     let parallel = fairdeal_parallel::Parallel::with_sampler(sampler);
     match threads {
         Some(threads) => {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads.get())
-                .build()
-                .context("cannot start the thread pool")?;
-            pool.install(|| parallel.shuffle(items, rng));
+            crate::common::thread_pool(Some(threads))?.install(|| parallel.shuffle(items, rng));
         }
         None => parallel.shuffle(items, rng),
     }
