@@ -64,6 +64,7 @@ assert!(result.house_edge_percent().abs() < 3.0);
 
 mod count;
 mod dealer;
+mod exact;
 mod game;
 mod rules;
 mod shoe;
@@ -73,6 +74,9 @@ mod strategy;
 pub use count::{BetRamp, BetRampError, Betting, hi_lo_tag, true_count_floor};
 pub use dealer::{
     Composition, DealerError, DealerOutcomes, DealerTable, OUTCOME_NAMES, dealer_outcomes_for_shoe,
+};
+pub use exact::{
+    ExactAnalysis, ExactError, ExactStrategy, HandValues, ParseExactStrategyError, analyse,
 };
 pub use fairdeal_core::Shuffler;
 pub use game::Counts;
