@@ -245,6 +245,10 @@ struct UpcardSolver<'a> {
     dealer: HashMap<u64, DealerDist>,
     /// (shoe, total | soft << 5) → (stand, hit, value played on).
     play: HashMap<(u64, u8), (f64, f64, f64)>,
+    /// Composition play of a split hand's first decision: (pair, hands, second card) → action.
+    split_actions: HashMap<(u8, u8, u8), Action>,
+    /// Composition resplit decisions: (pair, hands, hands waiting for a second card) → split.
+    resplits: HashMap<(u8, u8, u8), bool>,
 }
 
 impl UpcardSolver<'_> {
@@ -366,26 +370,38 @@ impl UpcardSolver<'_> {
 
     /// The value of a two-card hand made by splitting (`pair` then `second`), with `shoe`
     /// holding everything unseen in the split model (the hand's second card already removed).
-    fn split_hand(&mut self, shoe: &mut Shoe, pair: u8, second: u8) -> f64 {
+    fn split_hand(&mut self, shoe: &mut Shoe, pair: u8, hands: u8, second: u8) -> f64 {
         let (total, soft) = two_card_total(pair, second);
         let stand = self.stand(shoe, total);
-        if pair == 1 && !self.rules.hit_split_aces {
-            return stand;
-        }
-        if total >= 21 {
+        if (pair == 1 && !self.rules.hit_split_aces) || total >= 21 {
+            self.split_actions
+                .insert((pair, hands, second), Action::Stand);
             return stand;
         }
         let hit = self.hit(shoe, total, soft);
         let double = (self.rules.double_after_split && self.rules.double.allows(total, soft))
             .then(|| self.double(shoe, total, soft));
-        match self.chart {
-            None => stand.max(hit).max(double.unwrap_or(f64::NEG_INFINITY)),
+        let (action, value) = match self.chart {
+            None => {
+                let mut best = (Action::Stand, stand);
+                if hit > best.1 {
+                    best = (Action::Hit, hit);
+                }
+                if let Some(d) = double
+                    && d > best.1
+                {
+                    best = (Action::Double, d);
+                }
+                best
+            }
             Some(chart) => match chart.after_split_action(total, soft, self.up) {
-                Action::Hit => hit,
-                Action::Double => double.unwrap_or(stand),
-                _ => stand,
+                Action::Hit => (Action::Hit, hit),
+                Action::Double => (Action::Double, double.unwrap_or(stand)),
+                _ => (Action::Stand, stand),
             },
-        }
+        };
+        self.split_actions.insert((pair, hands, second), action);
+        value
     }
 
     /// The value of splitting a pair of `pair` with `base` = the shoe without the upcard.
@@ -413,14 +429,24 @@ impl UpcardSolver<'_> {
                 }
                 draws[n][usize::from(c - 1)] = f64::from(k) / f64::from(total);
                 shoe[usize::from(c - 1)] -= 1;
-                hand[n][usize::from(c - 1)] = self.split_hand(&mut shoe, pair, c);
+                hand[n][usize::from(c - 1)] = self.split_hand(&mut shoe, pair, n as u8, c);
                 shoe[usize::from(c - 1)] += 1;
             }
         }
-        // V(n, m): the value of m hands still waiting for their second card with n hands.
-        let mut memo = vec![vec![f64::NAN; max + 2]; max + 1];
-        let chart_resplits = self.chart.map(|c| c.resplit(pair, self.up));
-        chain_value(2, 2, max, i, &draws, &hand, chart_resplits, &mut memo)
+        let mut chain = SplitChain {
+            max,
+            pair_index: i,
+            draws,
+            hand,
+            chart_resplits: self.chart.map(|c| c.resplit(pair, self.up)),
+            memo: vec![vec![f64::NAN; max + 2]; max + 1],
+            resplits: Vec::new(),
+        };
+        let value = chain.value(2, 2);
+        for (n, m, again) in chain.resplits {
+            self.resplits.insert((pair, n as u8, m as u8), again);
+        }
+        value
     }
 }
 
@@ -641,56 +667,52 @@ fn dealer_draws(
     }
 }
 
-/// The Markov chain of the split model: `n` hands exist, `m` of them still wait for their
-/// second card. Returns the expected total value of those `m` hands.
-#[allow(clippy::too_many_arguments)]
-fn chain_value(
-    n: usize,
-    m: usize,
+/// The Markov chain of the split model.
+struct SplitChain {
     max: usize,
     pair_index: usize,
-    draws: &[[f64; 10]],
-    hand: &[[f64; 10]],
+    /// `draws[n][c]`: P(next card is rank c) with n pair cards out.
+    draws: Vec<[f64; 10]>,
+    /// `hand[n][c]`: value of the two-card split hand (pair, c) with n hands.
+    hand: Vec<[f64; 10]>,
+    /// The chart's resplit decision, or `None` for composition play (the better value).
     chart_resplits: Option<bool>,
-    memo: &mut [Vec<f64>],
-) -> f64 {
-    if m == 0 {
-        return 0.0;
-    }
-    if !memo[n][m].is_nan() {
-        return memo[n][m];
-    }
-    let rest = chain_value(n, m - 1, max, pair_index, draws, hand, chart_resplits, memo);
-    let mut ev = 0.0;
-    for c in 0..10 {
-        let p = draws[n][c];
-        if p == 0.0 {
-            continue;
+    memo: Vec<Vec<f64>>,
+    /// Resplit decisions taken: (hands, hands waiting, resplit?).
+    resplits: Vec<(usize, usize, bool)>,
+}
+
+impl SplitChain {
+    /// The expected total value of `m` hands still waiting for their second card when `n`
+    /// hands exist.
+    fn value(&mut self, n: usize, m: usize) -> f64 {
+        if m == 0 {
+            return 0.0;
         }
-        let play = hand[n][c] + rest;
-        let v = if c == pair_index && n < max {
-            let again = chain_value(
-                n + 1,
-                m + 1,
-                max,
-                pair_index,
-                draws,
-                hand,
-                chart_resplits,
-                memo,
-            );
-            match chart_resplits {
-                None => again.max(play),
-                Some(true) => again,
-                Some(false) => play,
+        if !self.memo[n][m].is_nan() {
+            return self.memo[n][m];
+        }
+        let rest = self.value(n, m - 1);
+        let mut ev = 0.0;
+        for c in 0..10 {
+            let p = self.draws[n][c];
+            if p == 0.0 {
+                continue;
             }
-        } else {
-            play
-        };
-        ev += p * v;
+            let play = self.hand[n][c] + rest;
+            let v = if c == self.pair_index && n < self.max {
+                let again = self.value(n + 1, m + 1);
+                let resplit = self.chart_resplits.unwrap_or(again > play);
+                self.resplits.push((n, m, resplit));
+                if resplit { again } else { play }
+            } else {
+                play
+            };
+            ev += p * v;
+        }
+        self.memo[n][m] = ev;
+        ev
     }
-    memo[n][m] = ev;
-    ev
 }
 
 /// Exactly analyses one round off the top of a full shoe under `rules`, played with
@@ -711,6 +733,13 @@ fn chain_value(
 /// # Ok::<(), fairdeal_blackjack::ExactError>(())
 /// ```
 pub fn analyse(rules: &Rules, strategy: ExactStrategy) -> Result<ExactAnalysis, ExactError> {
+    run(rules, strategy).map(|(analysis, _)| analysis)
+}
+
+fn run(
+    rules: &Rules,
+    strategy: ExactStrategy,
+) -> Result<(ExactAnalysis, Vec<UpcardTables>), ExactError> {
     rules.validate()?;
     if rules.seats != 1 {
         return Err(ExactError::Seats(rules.seats));
@@ -725,34 +754,32 @@ pub fn analyse(rules: &Rules, strategy: ExactStrategy) -> Result<ExactAnalysis, 
         ExactStrategy::Basic => Some(Strategy::basic(&rules)?),
     };
     let full: Shoe = core::array::from_fn(|i| if i == 9 { 16 } else { 4 } * rules.decks);
-    let per_upcard: Vec<(Vec<HandValues>, f64, usize)> = (1..=10u8)
+    let per_upcard: Vec<UpcardResult> = (1..=10u8)
         .into_par_iter()
         .map(|up| analyse_upcard(&rules, chart.as_ref(), &full, up))
         .collect();
     let mut hands = Vec::with_capacity(550);
     let mut expected_return = 0.0;
     let mut states = 0;
-    for (h, ev, s) in per_upcard {
-        hands.extend(h);
-        expected_return += ev;
-        states += s;
+    let mut tables = Vec::with_capacity(10);
+    for r in per_upcard {
+        hands.extend(r.hands);
+        expected_return += r.expected_return;
+        states += r.states;
+        tables.push(r.tables);
     }
-    Ok(ExactAnalysis {
+    let analysis = ExactAnalysis {
         rules,
         strategy,
         expected_return,
         hands,
         elapsed: start.elapsed(),
         states,
-    })
+    };
+    Ok((analysis, tables))
 }
 
-fn analyse_upcard(
-    rules: &Rules,
-    chart: Option<&Strategy>,
-    full: &Shoe,
-    up: u8,
-) -> (Vec<HandValues>, f64, usize) {
+fn analyse_upcard(rules: &Rules, chart: Option<&Strategy>, full: &Shoe, up: u8) -> UpcardResult {
     let mut solver = UpcardSolver {
         up,
         rules: *rules,
@@ -761,6 +788,8 @@ fn analyse_upcard(
         paths: DealerPaths::new(up, rules.hits_soft_17, full),
         dealer: HashMap::new(),
         play: HashMap::new(),
+        split_actions: HashMap::new(),
+        resplits: HashMap::new(),
     };
     let total = f64::from(cards_in(full));
     let mut base = *full;
@@ -797,7 +826,171 @@ fn analyse_upcard(
         }
     }
     let states = solver.play.len() + solver.dealer.len();
-    (hands, ev_up, states)
+    UpcardResult {
+        tables: UpcardTables {
+            base_key: pack(&base),
+            initial: hands
+                .iter()
+                .map(|h| ((h.first, h.second), h.action))
+                .collect(),
+            play: solver.play,
+            split_actions: solver.split_actions,
+            resplits: solver.resplits,
+        },
+        hands,
+        expected_return: ev_up,
+        states,
+    }
+}
+
+/// One upcard's share of an analysis.
+struct UpcardResult {
+    hands: Vec<HandValues>,
+    expected_return: f64,
+    states: usize,
+    tables: UpcardTables,
+}
+
+/// The decisions of composition-dependent play for one upcard.
+#[derive(Debug, Clone)]
+struct UpcardTables {
+    /// The packed shoe without the upcard.
+    base_key: u64,
+    /// First decision on each initial hand (lower card, higher card).
+    initial: HashMap<(u8, u8), Action>,
+    /// (shoe, total | soft << 5) → (stand, hit, value).
+    play: HashMap<(u64, u8), (f64, f64, f64)>,
+    split_actions: HashMap<(u8, u8, u8), Action>,
+    resplits: HashMap<(u8, u8, u8), bool>,
+}
+
+/// The packed-shoe unit of one card of `value` (1 = ace … 10), so that a hand's cards can be
+/// subtracted from a packed shoe (no field ever borrows: a hand holds cards of the shoe).
+#[inline]
+pub(crate) const fn card_key(value: u8) -> u64 {
+    if value >= 10 {
+        1
+    } else {
+        1 << (8 + 6 * (9 - value as u32))
+    }
+}
+
+/// Composition-dependent play as a decision function, for the simulator: exactly the
+/// decisions [`analyse`] values with [`ExactStrategy::Composition`] (see the module docs for
+/// what a split hand conditions on).
+///
+/// It is built for one seat and a round dealt off the top of a full shoe: the "cards seen"
+/// are this round's, so the simulator refuses it unless every round starts from a full shoe.
+///
+/// ```
+/// use fairdeal_blackjack::{CompositionStrategy, Rules};
+/// let cd = CompositionStrategy::new(&Rules { decks: 2, ..Rules::default() })?;
+/// assert!(cd.analysis().expected_return() > -0.01);
+/// # Ok::<(), fairdeal_blackjack::ExactError>(())
+/// ```
+#[derive(Debug)]
+pub struct CompositionStrategy {
+    analysis: ExactAnalysis,
+    chart: Strategy,
+    /// Index: upcard − 1.
+    tables: Vec<UpcardTables>,
+    /// Decisions asked for that the analysis never valued (a proven zero; counted, not
+    /// guessed silently).
+    misses: core::sync::atomic::AtomicU64,
+}
+
+impl CompositionStrategy {
+    /// Analyses `rules` and keeps the decisions.
+    ///
+    /// # Errors
+    ///
+    /// As [`analyse`].
+    pub fn new(rules: &Rules) -> Result<CompositionStrategy, ExactError> {
+        let (analysis, tables) = run(rules, ExactStrategy::Composition)?;
+        Ok(CompositionStrategy {
+            chart: Strategy::basic(analysis.rules())?,
+            analysis,
+            tables,
+            misses: core::sync::atomic::AtomicU64::new(0),
+        })
+    }
+
+    /// The exact analysis behind the decisions.
+    pub fn analysis(&self) -> &ExactAnalysis {
+        &self.analysis
+    }
+
+    /// The rules (penetration set to a continuous shuffler: one round off the top).
+    pub fn rules(&self) -> &Rules {
+        self.analysis.rules()
+    }
+
+    /// The chart of the same rules (the engine needs one for the rules it carries).
+    pub(crate) fn chart(&self) -> &Strategy {
+        &self.chart
+    }
+
+    /// How many decisions were asked for that the analysis had not valued (each played as
+    /// a stand). The tests assert this stays 0.
+    pub fn misses(&self) -> u64 {
+        self.misses.load(core::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn miss(&self) {
+        self.misses
+            .fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// First decision on an initial two-card hand.
+    pub(crate) fn initial(&self, c1: u8, c2: u8, up: u8) -> Action {
+        let t = &self.tables[usize::from(up - 1)];
+        match t.initial.get(&(c1.min(c2), c1.max(c2))) {
+            Some(a) => *a,
+            None => {
+                self.miss();
+                Action::Stand
+            }
+        }
+    }
+
+    /// Hit or stand, for a hand whose cards (packed with [`card_key`]) sum to `seen`, with
+    /// `extra` more cards removed from the shoe (the other split hands' pair cards).
+    pub(crate) fn hit(&self, up: u8, seen: u64, extra: u64, total: u8, soft: bool) -> bool {
+        let t = &self.tables[usize::from(up - 1)];
+        let key = (t.base_key - seen - extra, total | (u8::from(soft) << 5));
+        match t.play.get(&key) {
+            Some(&(stand, hit, _)) => hit > stand,
+            None => {
+                self.miss();
+                false
+            }
+        }
+    }
+
+    /// First decision on a two-card hand made by splitting `pair` into `hands` hands.
+    pub(crate) fn split_hand(&self, up: u8, pair: u8, hands: u8, second: u8) -> Action {
+        let t = &self.tables[usize::from(up - 1)];
+        match t.split_actions.get(&(pair, hands, second)) {
+            Some(a) => *a,
+            None => {
+                self.miss();
+                Action::Stand
+            }
+        }
+    }
+
+    /// Whether to split again a pair card received with `hands` hands, `waiting` of them
+    /// (this one included) still waiting for their second card.
+    pub(crate) fn resplit(&self, up: u8, pair: u8, hands: u8, waiting: u8) -> bool {
+        let t = &self.tables[usize::from(up - 1)];
+        match t.resplits.get(&(pair, hands, waiting)) {
+            Some(r) => *r,
+            None => {
+                self.miss();
+                false
+            }
+        }
+    }
 }
 
 impl UpcardSolver<'_> {

@@ -3,6 +3,7 @@
 //! (+15), 6:5 (+12) and surrender (−5) add up without rounding and sums are associative
 //! (which is what makes parallel results independent of the thread count).
 
+use crate::exact::{CompositionStrategy, card_key};
 use crate::rules::{HoleCard, Rules, Surrender};
 use crate::strategy::{Action, Strategy, add_card, two_card_total};
 
@@ -89,6 +90,11 @@ struct PlayerHand {
     doubled: bool,
     from_split: bool,
     state: u8,
+    /// The hand's cards, packed as in the exact analyser (composition play looks its
+    /// decisions up by the shoe without them).
+    seen: u64,
+    /// For a split hand: how many hands existed when it received its second card.
+    split_hands: u8,
 }
 
 impl PlayerHand {
@@ -100,6 +106,7 @@ impl PlayerHand {
             cards: 1,
             first: value,
             from_split,
+            seen: card_key(value),
             ..PlayerHand::default()
         }
     }
@@ -111,6 +118,7 @@ impl PlayerHand {
             self.second = value;
         }
         self.cards += 1;
+        self.seen += card_key(value);
         match add_card(self.total, self.soft, value) {
             Some((t, s)) => {
                 self.total = t;
@@ -139,6 +147,8 @@ impl PlayerHand {
 /// Plays rounds of one rule set with one strategy.
 pub(crate) struct Engine<'a> {
     strategy: &'a Strategy,
+    /// Composition-dependent decisions instead of the chart's, when set.
+    composition: Option<&'a CompositionStrategy>,
     rules: Rules,
     payout: i64,
 }
@@ -165,13 +175,33 @@ impl<'a> Engine<'a> {
         let rules = *strategy.rules();
         Engine {
             strategy,
+            composition: None,
             rules,
             payout: rules.payout.tenths(),
         }
     }
 
+    /// An engine playing composition-dependent decisions (one seat, full shoe every round).
+    pub(crate) fn with_composition(composition: &'a CompositionStrategy) -> Engine<'a> {
+        Engine {
+            composition: Some(composition),
+            ..Engine::new(composition.chart())
+        }
+    }
+
+    #[inline]
+    fn resplit(&self, pair: u8, u: usize, hands: usize, waiting: usize) -> bool {
+        match self.composition {
+            None => self.strategy.resplit_raw(pair, u),
+            Some(cd) => cd.resplit(u as u8 + 1, pair, hands as u8, waiting as u8),
+        }
+    }
+
     #[inline]
     fn initial_action(&self, c1: u8, c2: u8, u: usize) -> Action {
+        if let Some(cd) = self.composition {
+            return cd.initial(c1, c2, u as u8 + 1);
+        }
         if c1 == c2 && self.rules.max_split_hands >= 2 {
             self.strategy.pair_raw(c1, u)
         } else {
@@ -374,9 +404,10 @@ impl<'a> Engine<'a> {
             if hands[i].cards == 1 {
                 let v = src.next_value();
                 hands[i].add(v);
+                hands[i].split_hands = n as u8;
                 if hands[i].first == 1 && !rules.hit_split_aces {
                     // A split ace gets one card, unless it is another ace we may resplit.
-                    if v == 1 && rules.resplit_aces && n < max && self.strategy.resplit_raw(1, u) {
+                    if v == 1 && rules.resplit_aces && n < max && self.resplit(1, u, n, n - i) {
                         hands[n] = PlayerHand::one(1, true);
                         hands[i] = PlayerHand::one(1, true);
                         n += 1;
@@ -399,11 +430,25 @@ impl<'a> Engine<'a> {
                     } else if h.is_pair()
                         && n < max
                         && (h.first != 1 || rules.resplit_aces)
-                        && self.strategy.resplit_raw(h.first, u)
+                        && self.resplit(h.first, u, n, n - i)
                     {
                         Action::Split
+                    } else if let Some(cd) = self.composition {
+                        cd.split_hand(u as u8 + 1, h.first, h.split_hands, h.second)
                     } else {
                         self.strategy.after_split_raw(h.total, h.soft, u)
+                    }
+                } else if let Some(cd) = self.composition {
+                    // A split hand's shoe also lacks the other hands' pair cards.
+                    let extra = if h.from_split {
+                        u64::from(h.split_hands.saturating_sub(1)) * card_key(h.first)
+                    } else {
+                        0
+                    };
+                    if cd.hit(u as u8 + 1, h.seen, extra, h.total, h.soft) {
+                        Action::Hit
+                    } else {
+                        Action::Stand
                     }
                 } else {
                     self.strategy.multi_raw(h.total, h.soft, u)

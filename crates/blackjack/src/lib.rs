@@ -76,11 +76,17 @@ pub use dealer::{
     Composition, DealerError, DealerOutcomes, DealerTable, OUTCOME_NAMES, dealer_outcomes_for_shoe,
 };
 pub use exact::{
-    ExactAnalysis, ExactError, ExactStrategy, HandValues, ParseExactStrategyError, analyse,
+    CompositionStrategy, ExactAnalysis, ExactError, ExactStrategy, HandValues,
+    ParseExactStrategyError, analyse,
 };
 pub use fairdeal_core::Shuffler;
 pub use game::Counts;
-pub use rules::{DoubleRule, HoleCard, Payout, Penetration, Rules, RulesError, Surrender};
+pub use rules::{
+    DoubleRule, HoleCard, ParseRuleError, Payout, Penetration, Rules, RulesError, Surrender,
+};
 pub use shoe::{Shoe, card_value};
-pub use sim::{CHUNK_ROUNDS, SimConfig, SimError, SimResult, simulate, simulate_chunks};
+pub use sim::{
+    CHUNK_ROUNDS, SimConfig, SimError, SimResult, simulate, simulate_chunks,
+    simulate_composition_chunks,
+};
 pub use strategy::{Action, ActionValues, Hand, Strategy};

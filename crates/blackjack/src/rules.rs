@@ -1,6 +1,26 @@
 //! The table rules, validated as a whole.
 
 use core::fmt;
+use core::str::FromStr;
+
+/// A rule name that [`FromStr`] does not know; the message lists the accepted names.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {rule} '{given}' (expected {expected})")]
+pub struct ParseRuleError {
+    rule: &'static str,
+    given: String,
+    expected: &'static str,
+}
+
+impl ParseRuleError {
+    fn new(rule: &'static str, given: &str, expected: &'static str) -> ParseRuleError {
+        ParseRuleError {
+            rule,
+            given: given.to_owned(),
+            expected,
+        }
+    }
+}
 
 /// Which two-card hands the player may double down on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -34,6 +54,44 @@ impl DoubleRule {
     }
 }
 
+impl DoubleRule {
+    /// The name used on the command line and in reports: `any`, `9-11` or `10-11`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            DoubleRule::AnyTwo => "any",
+            DoubleRule::NineToEleven => "9-11",
+            DoubleRule::TenToEleven => "10-11",
+        }
+    }
+}
+
+impl fmt::Display for DoubleRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parses [`DoubleRule::name`] (also `any2`), ignoring case.
+///
+/// ```
+/// use fairdeal_blackjack::DoubleRule;
+/// assert_eq!("9-11".parse(), Ok(DoubleRule::NineToEleven));
+/// assert_eq!(DoubleRule::TenToEleven.to_string().parse(), Ok(DoubleRule::TenToEleven));
+/// assert!("soft".parse::<DoubleRule>().is_err());
+/// ```
+impl FromStr for DoubleRule {
+    type Err = ParseRuleError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "any" | "any2" => Ok(DoubleRule::AnyTwo),
+            "9-11" => Ok(DoubleRule::NineToEleven),
+            "10-11" => Ok(DoubleRule::TenToEleven),
+            _ => Err(ParseRuleError::new("double rule", s, "any, 9-11 or 10-11")),
+        }
+    }
+}
+
 /// When, if ever, the player may give up half the bet instead of playing the hand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Surrender {
@@ -45,6 +103,43 @@ pub enum Surrender {
     /// Before the dealer checks for blackjack: half the bet is kept even when the dealer turns
     /// out to hold a blackjack.
     Early,
+}
+
+impl Surrender {
+    /// The name used on the command line and in reports: `none`, `late` or `early`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Surrender::None => "none",
+            Surrender::Late => "late",
+            Surrender::Early => "early",
+        }
+    }
+}
+
+impl fmt::Display for Surrender {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parses [`Surrender::name`] (also `no`), ignoring case.
+///
+/// ```
+/// use fairdeal_blackjack::Surrender;
+/// assert_eq!("Late".parse(), Ok(Surrender::Late));
+/// assert!("sometimes".parse::<Surrender>().is_err());
+/// ```
+impl FromStr for Surrender {
+    type Err = ParseRuleError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "none" | "no" => Ok(Surrender::None),
+            "late" => Ok(Surrender::Late),
+            "early" => Ok(Surrender::Early),
+            _ => Err(ParseRuleError::new("surrender", s, "none, late or early")),
+        }
+    }
 }
 
 /// What a player blackjack pays.
@@ -86,6 +181,32 @@ impl Payout {
     }
 }
 
+impl fmt::Display for Payout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parses [`Payout::name`] (also `3/2`, `1.5`, `6/5`, `1.2`, `1/1`, `1`).
+///
+/// ```
+/// use fairdeal_blackjack::Payout;
+/// assert_eq!("6:5".parse(), Ok(Payout::SixToFive));
+/// assert!("2:1".parse::<Payout>().is_err());
+/// ```
+impl FromStr for Payout {
+    type Err = ParseRuleError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "3:2" | "3/2" | "1.5" => Ok(Payout::ThreeToTwo),
+            "6:5" | "6/5" | "1.2" => Ok(Payout::SixToFive),
+            "1:1" | "1/1" | "1" => Ok(Payout::EvenMoney),
+            _ => Err(ParseRuleError::new("payout", s, "3:2, 6:5 or 1:1")),
+        }
+    }
+}
+
 /// Whether the dealer checks the hole card for blackjack before the players act.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum HoleCard {
@@ -97,6 +218,41 @@ pub enum HoleCard {
     /// act, and a dealer blackjack takes **every** bet on the table, doubles and splits
     /// included.
     NoHoleCard,
+}
+
+impl HoleCard {
+    /// The name used in reports: `peek` or `none` (no hole card).
+    pub const fn name(self) -> &'static str {
+        match self {
+            HoleCard::Peek => "peek",
+            HoleCard::NoHoleCard => "none",
+        }
+    }
+}
+
+impl fmt::Display for HoleCard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parses [`HoleCard::name`] (also `american`, `enhc`, `european`, `no-hole-card`).
+///
+/// ```
+/// use fairdeal_blackjack::HoleCard;
+/// assert_eq!("enhc".parse(), Ok(HoleCard::NoHoleCard));
+/// assert_eq!(HoleCard::Peek.to_string().parse(), Ok(HoleCard::Peek));
+/// ```
+impl FromStr for HoleCard {
+    type Err = ParseRuleError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "peek" | "american" => Ok(HoleCard::Peek),
+            "none" | "enhc" | "european" | "no-hole-card" => Ok(HoleCard::NoHoleCard),
+            _ => Err(ParseRuleError::new("hole-card rule", s, "peek or none")),
+        }
+    }
 }
 
 /// When the shoe is reshuffled.
@@ -187,10 +343,10 @@ pub enum RulesError {
     #[error("{0} split hands: allow 1 (no splitting) to 8 hands")]
     MaxSplitHands(u8),
     /// Cut card not strictly inside the shoe.
-    #[error("penetration {0}: the cut card must lie strictly between 0 and 1 of the shoe")]
+    #[error("penetration {0:?}: the cut card must lie strictly between 0 and 1 of the shoe")]
     Penetration(f64),
     /// A cut card so close to either end that it sits before the first or after the last card.
-    #[error("penetration {fraction} of {cards} cards leaves no card on one side of the cut card")]
+    #[error("penetration {fraction:?} of {cards} cards leaves no card on one side of the cut card")]
     CutCardOutsideShoe {
         /// The requested fraction.
         fraction: f64,
@@ -438,6 +594,42 @@ mod tests {
             ..Rules::default()
         };
         assert_eq!(one_deck_heads_up.validate(), Ok(()));
+    }
+
+    #[test]
+    fn rule_names_round_trip_and_unknown_names_list_the_choices() {
+        for d in [
+            DoubleRule::AnyTwo,
+            DoubleRule::NineToEleven,
+            DoubleRule::TenToEleven,
+        ] {
+            assert_eq!(d.to_string().parse(), Ok(d));
+        }
+        for s in [Surrender::None, Surrender::Late, Surrender::Early] {
+            assert_eq!(s.to_string().parse(), Ok(s));
+        }
+        for p in [Payout::ThreeToTwo, Payout::SixToFive, Payout::EvenMoney] {
+            assert_eq!(p.to_string().parse(), Ok(p));
+        }
+        for h in [HoleCard::Peek, HoleCard::NoHoleCard] {
+            assert_eq!(h.to_string().parse(), Ok(h));
+        }
+        let err = "2:1".parse::<Payout>().unwrap_err().to_string();
+        assert_eq!(err, "unknown payout '2:1' (expected 3:2, 6:5 or 1:1)");
+        assert!("".parse::<DoubleRule>().is_err());
+        assert!("lat".parse::<Surrender>().is_err());
+        assert!("hole".parse::<HoleCard>().is_err());
+    }
+
+    #[test]
+    fn tiny_penetrations_print_short() {
+        let rules = Rules {
+            penetration: Penetration::CutCard(1e-300),
+            ..Rules::default()
+        };
+        let message = rules.validate().unwrap_err().to_string();
+        assert!(message.contains("1e-300"), "{message}");
+        assert!(message.len() < 100, "{message}");
     }
 
     #[test]

@@ -6,6 +6,7 @@ use fairdeal_core::{Rng, Shuffler, stream_seed};
 use rayon::prelude::*;
 
 use crate::count::{Betting, hi_lo_tag, true_count_floor};
+use crate::exact::CompositionStrategy;
 use crate::game::{CardSource, Counts, Engine, Scratch};
 use crate::shoe::{Shoe, card_value};
 use crate::strategy::Strategy;
@@ -163,11 +164,12 @@ impl SimResult {
         -100.0 * (self.sums.net as f64 / 10.0) / self.sums.wager as f64
     }
 
-    /// Standard deviation of one round's net result, in units.
+    /// Standard deviation of one round's net result, in units; NaN (undefined) with fewer
+    /// than two rounds.
     pub fn sd_per_round(&self) -> f64 {
         let n = self.counts.rounds as f64;
         if n < 2.0 {
-            return 0.0;
+            return f64::NAN;
         }
         let mean = self.sums.net as f64 / 10.0 / n;
         let mean2 = self.sums.net2 as f64 / 100.0 / n;
@@ -178,11 +180,12 @@ impl SimResult {
     ///
     /// The edge is a ratio of two means (net over wager); its delta-method variance is
     /// `Var(x − r·w) / (n · w̄²)` with `r` the ratio. With flat one-unit bets this is the
-    /// familiar `sd / √n`.
+    /// familiar `sd / √n`. NaN (undefined) with fewer than two rounds: one round says
+    /// nothing about the spread.
     pub fn std_error_percent(&self) -> f64 {
         let n = self.counts.rounds as f64;
         if n < 2.0 || self.sums.wager == 0 {
-            return 0.0;
+            return f64::NAN;
         }
         let w_mean = self.sums.wager as f64 / n;
         let r = self.sums.net as f64 / 10.0 / self.sums.wager as f64;
@@ -328,6 +331,64 @@ where
     R: Rng,
     F: Fn(u64) -> R + Sync,
 {
+    let rules = *strategy.rules();
+    run_chunks(
+        &Engine::new(strategy),
+        rules,
+        config,
+        shuffler,
+        make_rng,
+        chunks,
+        progress,
+    )
+}
+
+/// [`simulate_chunks`] with composition-dependent play: every decision is the one the exact
+/// analysis found best for the cards of the round (see [`CompositionStrategy`]). Each round
+/// is dealt off the top of a freshly shuffled shoe (the strategy's rules have a continuous
+/// shuffler and one seat), which is the game the exact analysis values.
+///
+/// # Errors
+///
+/// See [`SimError`].
+pub fn simulate_composition_chunks<S, R, F>(
+    strategy: &CompositionStrategy,
+    config: &SimConfig,
+    shuffler: &S,
+    make_rng: F,
+    chunks: Range<u64>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<SimResult, SimError>
+where
+    S: Shuffler + Clone + Sync,
+    R: Rng,
+    F: Fn(u64) -> R + Sync,
+{
+    run_chunks(
+        &Engine::with_composition(strategy),
+        *strategy.rules(),
+        config,
+        shuffler,
+        make_rng,
+        chunks,
+        progress,
+    )
+}
+
+fn run_chunks<S, R, F>(
+    engine: &Engine<'_>,
+    rules: crate::Rules,
+    config: &SimConfig,
+    shuffler: &S,
+    make_rng: F,
+    chunks: Range<u64>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<SimResult, SimError>
+where
+    S: Shuffler + Clone + Sync,
+    R: Rng,
+    F: Fn(u64) -> R + Sync,
+{
     if config.rounds == 0 {
         return Err(SimError::NoRounds);
     }
@@ -342,15 +403,13 @@ where
     if let Betting::HiLo(ramp) = &config.betting {
         ramp.validate()?;
     }
-    let rules = *strategy.rules();
     rules.validate()?;
-    let engine = Engine::new(strategy);
     let seats = u64::from(rules.seats);
     let run = |c: u64| -> Result<(Counts, Sums), SimError> {
         let rounds = CHUNK_ROUNDS.min(config.rounds - c * CHUNK_ROUNDS);
         let mut rng = make_rng(stream_seed(config.seed, c));
         let mut shoe = Shoe::new(&rules, shuffler.clone())?;
-        let out = play_chunk(&engine, &mut shoe, &mut rng, rounds, &config.betting, seats);
+        let out = play_chunk(engine, &mut shoe, &mut rng, rounds, &config.betting, seats);
         progress(rounds);
         Ok(out)
     };
