@@ -6,6 +6,8 @@
 //! simulator bets by the true count at the start of each round; play stays basic strategy
 //! (no index plays), so the count only changes the bet size.
 
+use core::fmt;
+
 /// The Hi-Lo tag of a card of blackjack value `value` (1 = ace … 10).
 ///
 /// ```
@@ -59,6 +61,9 @@ pub enum BetRampError {
     /// More than 1000 units: results are counted in 64-bit tenths and must not overflow.
     #[error("the maximum bet {0} exceeds 1000 units")]
     TooLarge(u32),
+    /// Text that is not `MIN-MAX` in whole units.
+    #[error("expected MIN-MAX in whole units, e.g. 1-8")]
+    Malformed,
 }
 
 /// A linear bet ramp: `min` units at a true count of 1 or less, one more unit per true-count
@@ -78,6 +83,35 @@ pub struct BetRamp {
     pub min: u32,
     /// Largest bet, in units.
     pub max: u32,
+}
+
+/// Parses `MIN-MAX` (as printed by [`Display`](fmt::Display), e.g. `1-8`) and validates it.
+///
+/// ```
+/// use fairdeal_blackjack::{BetRamp, BetRampError};
+/// assert_eq!("1-12".parse(), Ok(BetRamp { min: 1, max: 12 }));
+/// assert_eq!("8-2".parse::<BetRamp>(), Err(BetRampError::MaxBelowMin { min: 8, max: 2 }));
+/// assert_eq!("-1-8".parse::<BetRamp>(), Err(BetRampError::Malformed));
+/// ```
+impl core::str::FromStr for BetRamp {
+    type Err = BetRampError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let (min, max) = s.split_once('-').ok_or(BetRampError::Malformed)?;
+        let units = |t: &str| t.trim().parse::<u32>().map_err(|_| BetRampError::Malformed);
+        let ramp = BetRamp {
+            min: units(min)?,
+            max: units(max)?,
+        };
+        ramp.validate()?;
+        Ok(ramp)
+    }
+}
+
+impl fmt::Display for BetRamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.min, self.max)
+    }
 }
 
 impl BetRamp {

@@ -733,12 +733,28 @@ impl SplitChain {
 /// # Ok::<(), fairdeal_blackjack::ExactError>(())
 /// ```
 pub fn analyse(rules: &Rules, strategy: ExactStrategy) -> Result<ExactAnalysis, ExactError> {
-    run(rules, strategy).map(|(analysis, _)| analysis)
+    analyse_with_progress(rules, strategy, &|_| {})
+}
+
+/// [`analyse`], calling `progress(upcard)` as each of the ten upcards is finished (from
+/// worker threads, in any order): the same progress convention as
+/// [`simulate_chunks`](crate::simulate_chunks).
+///
+/// # Errors
+///
+/// As [`analyse`].
+pub fn analyse_with_progress(
+    rules: &Rules,
+    strategy: ExactStrategy,
+    progress: &(dyn Fn(u8) + Sync),
+) -> Result<ExactAnalysis, ExactError> {
+    run(rules, strategy, progress).map(|(analysis, _)| analysis)
 }
 
 fn run(
     rules: &Rules,
     strategy: ExactStrategy,
+    progress: &(dyn Fn(u8) + Sync),
 ) -> Result<(ExactAnalysis, Vec<UpcardTables>), ExactError> {
     rules.validate()?;
     if rules.seats != 1 {
@@ -756,7 +772,11 @@ fn run(
     let full: Shoe = core::array::from_fn(|i| if i == 9 { 16 } else { 4 } * rules.decks);
     let per_upcard: Vec<UpcardResult> = (1..=10u8)
         .into_par_iter()
-        .map(|up| analyse_upcard(&rules, chart.as_ref(), &full, up))
+        .map(|up| {
+            let result = analyse_upcard(&rules, chart.as_ref(), &full, up);
+            progress(up);
+            result
+        })
         .collect();
     let mut hands = Vec::with_capacity(550);
     let mut expected_return = 0.0;
@@ -906,7 +926,7 @@ impl CompositionStrategy {
     ///
     /// As [`analyse`].
     pub fn new(rules: &Rules) -> Result<CompositionStrategy, ExactError> {
-        let (analysis, tables) = run(rules, ExactStrategy::Composition)?;
+        let (analysis, tables) = run(rules, ExactStrategy::Composition, &|_| {})?;
         Ok(CompositionStrategy {
             chart: Strategy::basic(analysis.rules())?,
             analysis,

@@ -55,6 +55,11 @@ assert!(result.house_edge_percent().abs() < 3.0);
   [`CHUNK_ROUNDS`]; chunk `c` gets the RNG `make_rng(stream_seed(seed, c))` and a fresh shoe,
   and money is summed in exact integer tenths of a unit, so the result is bit-identical on any
   number of threads and chunk ranges can be run separately and [merged](SimResult::merge).
+* **Exact analysis** ([`analyse`]): the expected return of one round off the top of a full
+  shoe, by recursion over the remaining shoe composition (integer counts, memoised), with
+  composition-dependent play or the chart ([`ExactStrategy`]); its module docs state the split
+  model (what a split hand conditions on) and the frames. [`CompositionStrategy`] turns the same decisions
+  into a decision function the simulator plays ([`simulate_composition_chunks`]).
 * **Counting** (optional, [`Betting::HiLo`]): Hi-Lo true count over the *remaining* decks and
   a linear [`BetRamp`]; play stays basic strategy.
 */
@@ -77,7 +82,7 @@ pub use dealer::{
 };
 pub use exact::{
     CompositionStrategy, ExactAnalysis, ExactError, ExactStrategy, HandValues,
-    ParseExactStrategyError, analyse,
+    ParseExactStrategyError, analyse, analyse_with_progress,
 };
 pub use fairdeal_core::Shuffler;
 pub use game::Counts;

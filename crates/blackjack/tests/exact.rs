@@ -51,7 +51,7 @@ fn composition(rules: Rules) -> Arc<ExactAnalysis> {
 }
 
 /// (page, decks, H17, DAS, no hole card, published expected return).
-const PUBLISHED: [(&str, u8, bool, bool, bool, f64); 13] = [
+const PUBLISHED: [(&str, u8, bool, bool, bool, f64); 14] = [
     ("1ds17r4", 1, false, true, false, 0.001839),
     ("1ds17r4", 1, false, false, false, 0.000423),
     ("1dh17r4", 1, true, true, false, -0.000072),
@@ -59,6 +59,7 @@ const PUBLISHED: [(&str, u8, bool, bool, bool, f64); 13] = [
     ("2dh17r4", 2, true, true, false, -0.003797),
     ("2dh17r4", 2, true, false, false, -0.005252),
     ("5ds17r4", 5, false, true, false, -0.003804),
+    ("5ds17r4", 5, false, false, false, -0.005225),
     ("5dh17r4", 5, true, true, false, -0.005918),
     ("5dh17r4", 5, true, false, false, -0.007366),
     ("euro-6dh17r4", 6, true, true, true, -0.0072705),
