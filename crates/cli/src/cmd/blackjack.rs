@@ -1,22 +1,25 @@
-//! `fairdeal blackjack`: the house edge of a rule set by simulation, the exact dealer table,
-//! and the basic strategy chart.
+//! `fairdeal blackjack`: the house edge of a rule set by simulation and exactly (finite shoe,
+//! composition-dependent play), the exact dealer table, and the basic strategy chart.
 //!
 //! `simulate` deals from a real shoe with any algorithm and backend (partial by default: one
 //! swap per card dealt) and reports the house edge with its standard error; a seeded run gives
 //! the same numbers on any thread count. `dealer` prints the exact probabilities of the
 //! dealer's final hand (infinite deck, or a full shoe of `--decks` decks). `strategy` prints
-//! the chart computed from the rules. All engines are `fairdeal-blackjack`'s; this module
-//! parses, runs and prints.
+//! the chart computed from the rules. `exact` enumerates the shoe for one round off the top
+//! (`--table` for every initial hand). All engines, and the parsing of rule names, are
+//! `fairdeal-blackjack`'s; this module bounds the inputs, runs and prints.
 
 use std::io::{self, Write};
 use std::num::NonZeroUsize;
 use std::time::Instant;
 
 use anyhow::Context as _;
+use clap::builder::RangedI64ValueParser;
 use fairdeal::Rng;
 use fairdeal::blackjack::{
-    BetRamp, Betting, Composition, DealerTable, DoubleRule, HoleCard, OUTCOME_NAMES, Payout,
-    Penetration, Rules, SimConfig, SimResult, Strategy, Surrender, simulate_chunks,
+    BetRamp, Betting, Composition, CompositionStrategy, DealerTable, DoubleRule, ExactStrategy,
+    HoleCard, OUTCOME_NAMES, Payout, Penetration, Rules, SimConfig, SimResult, Strategy, Surrender,
+    analyse_with_progress, simulate_chunks, simulate_composition_chunks,
 };
 use fairdeal::rng::{Backend, DEFAULT_BACKEND};
 use serde_json::{Map, Value, json};
@@ -55,17 +58,16 @@ enum BlackjackCommand {
     Simulate(SimulateArgs),
     /// The exact probabilities of the dealer's final hand for each upcard.
     Dealer(DealerArgs),
-    /// The basic strategy chart computed from the rules (exact expected values).
+    /// The basic strategy chart computed from the rules (exact infinite-deck expected values).
     Strategy(StrategyArgs),
+    /// The exact expected return of one round off the top of a full shoe (no sampling).
+    Exact(ExactArgs),
 }
 
-/// Table rules shared by `simulate` and `strategy`.
+/// Rules of the game itself, shared by `simulate`, `exact` and `strategy` (the deck count is
+/// separate: the basic-strategy chart is an infinite-deck one, so `strategy` does not take it).
 #[derive(Debug, clap::Args)]
-struct RuleArgs {
-    /// Decks in the shoe (1 to 8).
-    #[arg(long, value_name = "D", default_value_t = 6)]
-    decks: u8,
-
+struct GameRuleArgs {
     /// Dealer stands on soft 17 (the default).
     #[arg(long, conflicts_with = "h17")]
     s17: bool,
@@ -84,10 +86,16 @@ struct RuleArgs {
 
     /// Which first two cards may be doubled: any, 9-11 or 10-11 (hard totals).
     #[arg(long, value_name = "RULE", default_value = "any")]
-    double: String,
+    double: DoubleRule,
 
-    /// Most hands a seat may hold after splitting (1 = no splitting).
-    #[arg(long, value_name = "N", default_value_t = 4)]
+    /// Most hands a seat may hold after splitting (1 = no splitting, up to 8).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 4,
+        allow_negative_numbers = true,
+        value_parser = RangedI64ValueParser::<u8>::new().range(1..=8)
+    )]
     split_hands: u8,
 
     /// Aces may be resplit.
@@ -100,21 +108,40 @@ struct RuleArgs {
 
     /// Surrender: none, late or early.
     #[arg(long, value_name = "WHEN", default_value = "none")]
-    surrender: String,
+    surrender: Surrender,
 
     /// Blackjack payout: 3:2, 6:5 or 1:1.
     #[arg(long, value_name = "RATIO", default_value = "3:2")]
-    payout: String,
+    payout: Payout,
 
     /// European no-hole-card game: a dealer blackjack takes doubles and splits too.
     #[arg(long)]
     no_hole_card: bool,
+}
 
+/// The shoe size, for the commands whose result depends on it.
+#[derive(Debug, clap::Args)]
+struct DeckArgs {
+    /// Decks in the shoe (1 to 8).
+    #[arg(
+        long,
+        value_name = "D",
+        default_value_t = 6,
+        allow_negative_numbers = true,
+        value_parser = RangedI64ValueParser::<u8>::new().range(1..=8)
+    )]
+    decks: u8,
+}
+
+/// How the shoe is dealt and how many play: `simulate` only.
+#[derive(Debug, clap::Args)]
+struct TableArgs {
     /// Cut card position as a fraction of the shoe (strictly between 0 and 1).
     #[arg(
         long,
         value_name = "F",
         default_value_t = 0.75,
+        allow_negative_numbers = true,
         conflicts_with = "shuffle_every_round"
     )]
     penetration: f64,
@@ -123,64 +150,42 @@ struct RuleArgs {
     #[arg(long)]
     shuffle_every_round: bool,
 
-    /// Player seats (1 to 7), all playing basic strategy.
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    /// Player seats (1 to 7), all playing the same strategy.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        allow_negative_numbers = true,
+        value_parser = RangedI64ValueParser::<u8>::new().range(1..=7)
+    )]
     seats: u8,
 }
 
-impl RuleArgs {
-    fn rules(&self) -> anyhow::Result<Rules> {
-        let double = match self.double.to_ascii_lowercase().as_str() {
-            "any" | "any2" => DoubleRule::AnyTwo,
-            "9-11" => DoubleRule::NineToEleven,
-            "10-11" => DoubleRule::TenToEleven,
-            other => {
-                return Err(usage(format!(
-                    "unknown --double '{other}' (expected any, 9-11 or 10-11)"
-                )));
-            }
-        };
-        let surrender = match self.surrender.to_ascii_lowercase().as_str() {
-            "none" | "no" => Surrender::None,
-            "late" => Surrender::Late,
-            "early" => Surrender::Early,
-            other => {
-                return Err(usage(format!(
-                    "unknown --surrender '{other}' (expected none, late or early)"
-                )));
-            }
-        };
-        let payout = match self.payout.as_str() {
-            "3:2" | "3/2" | "1.5" => Payout::ThreeToTwo,
-            "6:5" | "6/5" | "1.2" => Payout::SixToFive,
-            "1:1" | "1/1" | "1" => Payout::EvenMoney,
-            other => {
-                return Err(usage(format!(
-                    "unknown --payout '{other}' (expected 3:2, 6:5 or 1:1)"
-                )));
-            }
-        };
+impl GameRuleArgs {
+    /// The rules with `decks` decks and, if given, the table's dealing; validated.
+    fn rules(&self, decks: u8, table: Option<&TableArgs>) -> anyhow::Result<Rules> {
+        let defaults = Rules::default();
         let rules = Rules {
-            decks: self.decks,
+            decks,
             hits_soft_17: self.h17,
-            double,
+            double: self.double,
             double_after_split: !self.no_das,
             max_split_hands: self.split_hands,
             resplit_aces: self.resplit_aces,
             hit_split_aces: self.hit_split_aces,
-            surrender,
-            payout,
+            surrender: self.surrender,
+            payout: self.payout,
             hole_card: if self.no_hole_card {
                 HoleCard::NoHoleCard
             } else {
                 HoleCard::Peek
             },
-            penetration: if self.shuffle_every_round {
-                Penetration::Continuous
-            } else {
-                Penetration::CutCard(self.penetration)
+            penetration: match table {
+                Some(t) if t.shuffle_every_round => Penetration::Continuous,
+                Some(t) => Penetration::CutCard(t.penetration),
+                None => Penetration::Continuous,
             },
-            seats: self.seats,
+            seats: table.map_or(defaults.seats, |t| t.seats),
         };
         rules
             .validate()
@@ -188,6 +193,38 @@ impl RuleArgs {
         Ok(rules)
     }
 }
+
+/// The game rules without the shoe and table (for headers where those do not apply).
+fn game_rules_text(rules: &Rules) -> String {
+    format!(
+        "{} {} double {} split to {}{}{} surrender {} pays {} hole card {}",
+        if rules.hits_soft_17 { "H17" } else { "S17" },
+        if rules.double_after_split {
+            "DAS"
+        } else {
+            "no DAS"
+        },
+        rules.double,
+        rules.max_split_hands,
+        if rules.resplit_aces { " RSA" } else { "" },
+        if rules.hit_split_aces { " HSA" } else { "" },
+        rules.surrender,
+        rules.payout,
+        rules.hole_card,
+    )
+}
+
+/// "1 round", "2 rounds".
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// The most rounds one `simulate` may deal: about a day of one core at 10 M rounds/s.
+const MAX_ROUNDS: i64 = 1_000_000_000_000;
 
 /// Arguments of `fairdeal blackjack simulate`.
 #[derive(Debug, clap::Args)]
@@ -198,7 +235,19 @@ impl RuleArgs {
     fairdeal blackjack simulate --counting hilo --spread 1-12 --penetration 0.8 --seed 3")]
 struct SimulateArgs {
     #[command(flatten)]
-    rules: RuleArgs,
+    decks: DeckArgs,
+
+    #[command(flatten)]
+    rules: GameRuleArgs,
+
+    #[command(flatten)]
+    table: TableArgs,
+
+    /// How the player plays: basic (the infinite-deck chart, any table) or composition (the
+    /// exact analyser's best decision for the round's cards; needs --shuffle-every-round and
+    /// one seat, since it is computed for a round off the top of a full shoe).
+    #[arg(long, value_name = "NAME", default_value = "basic")]
+    strategy: ExactStrategy,
 
     /// Card counting system for bet sizing: hilo (play stays basic strategy).
     #[arg(long, value_name = "SYSTEM")]
@@ -210,16 +259,28 @@ struct SimulateArgs {
         long,
         value_name = "MIN-MAX",
         default_value = "1-8",
+        allow_hyphen_values = true,
         requires = "counting"
     )]
     spread: String,
 
-    /// Rounds to deal.
-    #[arg(long, value_name = "N", default_value_t = 10_000_000)]
+    /// Rounds to deal (1 to 10^12).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 10_000_000,
+        allow_negative_numbers = true,
+        value_parser = RangedI64ValueParser::<u64>::new().range(1..=MAX_ROUNDS)
+    )]
     rounds: u64,
 
     /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long, value_name = "T", value_parser = crate::common::parse_threads)]
+    #[arg(
+        long,
+        value_name = "T",
+        allow_negative_numbers = true,
+        value_parser = crate::common::parse_threads
+    )]
     threads: Option<NonZeroUsize>,
 
     /// Shuffling algorithm (see `fairdeal algorithms`).
@@ -232,7 +293,12 @@ struct SimulateArgs {
 
     /// Seed for a reproducible run (the same result on any thread count); without it a seed
     /// is drawn from the OS and reported.
-    #[arg(long, value_name = "S")]
+    #[arg(
+        long,
+        value_name = "S",
+        allow_negative_numbers = true,
+        value_parser = parse_seed
+    )]
     seed: Option<u64>,
 
     /// Print the result as JSON.
@@ -255,7 +321,13 @@ struct DealerArgs {
     h17: bool,
 
     /// Decks in a full shoe (upcard removed), 1 to 8; 0 for an infinite deck.
-    #[arg(long, value_name = "D", default_value_t = 0)]
+    #[arg(
+        long,
+        value_name = "D",
+        default_value_t = 0,
+        allow_negative_numbers = true,
+        value_parser = RangedI64ValueParser::<u8>::new().range(0..=8)
+    )]
     decks: u8,
 
     /// Print the table as JSON.
@@ -263,11 +335,83 @@ struct DealerArgs {
     json: bool,
 }
 
+/// Arguments of `fairdeal blackjack exact`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    fairdeal blackjack exact --decks 1                 # composition-dependent play\n  \
+    fairdeal blackjack exact --decks 1 --strategy basic --json\n  \
+    fairdeal blackjack exact --decks 2 --h17 --table")]
+struct ExactArgs {
+    #[command(flatten)]
+    decks: DeckArgs,
+
+    #[command(flatten)]
+    rules: GameRuleArgs,
+
+    /// composition: the best decision for the exact cards seen; basic: the engine's
+    /// infinite-deck chart played against the exact shoe.
+    #[arg(long, value_name = "NAME", default_value = "composition")]
+    strategy: ExactStrategy,
+
+    /// Also print the value of every initial two-card hand against every upcard (stand, hit,
+    /// double, split, surrender and the action taken).
+    #[arg(long)]
+    table: bool,
+
+    /// Worker threads (default: all cores; the ten upcards run in parallel).
+    #[arg(
+        long,
+        value_name = "T",
+        allow_negative_numbers = true,
+        value_parser = crate::common::parse_threads
+    )]
+    threads: Option<NonZeroUsize>,
+
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `simulate`'s shoe and table options, which `strategy` refuses by name (hidden from its help).
+#[derive(Debug, clap::Args)]
+struct NotForTheChart {
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    decks: Option<String>,
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    penetration: Option<String>,
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    seats: Option<String>,
+    #[arg(long, hide = true)]
+    shuffle_every_round: bool,
+}
+
+impl NotForTheChart {
+    /// The first option given, if any.
+    fn given(&self) -> Option<&'static str> {
+        if self.decks.is_some() {
+            Some("--decks")
+        } else if self.penetration.is_some() {
+            Some("--penetration")
+        } else if self.seats.is_some() {
+            Some("--seats")
+        } else if self.shuffle_every_round {
+            Some("--shuffle-every-round")
+        } else {
+            None
+        }
+    }
+}
+
 /// Arguments of `fairdeal blackjack strategy`.
 #[derive(Debug, clap::Args)]
 struct StrategyArgs {
     #[command(flatten)]
-    rules: RuleArgs,
+    rules: GameRuleArgs,
+
+    /// Options that do not change an infinite-deck chart, accepted only to be refused with
+    /// the reason (a chart that silently ignored them would mislead).
+    #[command(flatten)]
+    ignored: NotForTheChart,
 
     /// Print the chart and the exact infinite-deck return as JSON.
     #[arg(long)]
@@ -280,48 +424,38 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         BlackjackCommand::Simulate(a) => run_simulate(&a),
         BlackjackCommand::Dealer(a) => run_dealer(&a),
         BlackjackCommand::Strategy(a) => run_strategy(&a),
+        BlackjackCommand::Exact(a) => run_exact(&a),
     }
 }
 
+/// A seed: a whole number from 0 to 2^64 − 1 (clap's own message for `-1` would be "invalid
+/// digit").
+fn parse_seed(text: &str) -> Result<u64, String> {
+    text.trim().parse().map_err(|_| {
+        format!(
+            "'{text}' is not a seed: use a whole number from 0 to {}",
+            u64::MAX
+        )
+    })
+}
+
 fn parse_spread(text: &str) -> anyhow::Result<BetRamp> {
-    let bad = || {
-        usage(format!(
-            "invalid --spread '{text}' (expected MIN-MAX, e.g. 1-8)"
-        ))
-    };
-    let (lo, hi) = text.split_once('-').ok_or_else(bad)?;
-    let ramp = BetRamp {
-        min: lo.trim().parse().map_err(|_| bad())?,
-        max: hi.trim().parse().map_err(|_| bad())?,
-    };
-    ramp.validate()
-        .map_err(|e| usage(format!("invalid --spread: {e}")))?;
-    Ok(ramp)
+    text.parse()
+        .map_err(|e| usage(format!("invalid --spread '{text}': {e}")))
 }
 
 fn rules_json(rules: &Rules) -> Value {
     json!({
         "decks": rules.decks,
         "dealer": if rules.hits_soft_17 { "H17" } else { "S17" },
-        "double": match rules.double {
-            DoubleRule::AnyTwo => "any",
-            DoubleRule::NineToEleven => "9-11",
-            DoubleRule::TenToEleven => "10-11",
-        },
+        "double": rules.double.name(),
         "double_after_split": rules.double_after_split,
         "max_split_hands": rules.max_split_hands,
         "resplit_aces": rules.resplit_aces,
         "hit_split_aces": rules.hit_split_aces,
-        "surrender": match rules.surrender {
-            Surrender::None => "none",
-            Surrender::Late => "late",
-            Surrender::Early => "early",
-        },
+        "surrender": rules.surrender.name(),
         "payout": rules.payout.name(),
-        "hole_card": match rules.hole_card {
-            HoleCard::Peek => "peek",
-            HoleCard::NoHoleCard => "none",
-        },
+        "hole_card": rules.hole_card.name(),
         "penetration": match rules.penetration {
             Penetration::CutCard(f) => json!(f),
             Penetration::Continuous => json!("continuous"),
@@ -333,6 +467,8 @@ fn rules_json(rules: &Rules) -> Value {
 struct SimulateWork<'a> {
     args: &'a SimulateArgs,
     strategy: Strategy,
+    /// Composition-dependent play instead of the chart, when asked for.
+    composition: Option<CompositionStrategy>,
     betting: Betting,
 }
 
@@ -358,14 +494,24 @@ impl WithResolved for SimulateWork<'_> {
             "rounds",
         );
         let started = Instant::now();
-        let result = simulate_chunks(
-            &self.strategy,
-            &config,
-            &shuffler,
-            |s| B::seeded(s),
-            0..config.chunks(),
-            &|n| bar.inc(n),
-        )?;
+        let result = match &self.composition {
+            None => simulate_chunks(
+                &self.strategy,
+                &config,
+                &shuffler,
+                |s| B::seeded(s),
+                0..config.chunks(),
+                &|n| bar.inc(n),
+            )?,
+            Some(cd) => simulate_composition_chunks(
+                cd,
+                &config,
+                &shuffler,
+                |s| B::seeded(s),
+                0..config.chunks(),
+                &|n| bar.inc(n),
+            )?,
+        };
         let seconds = started.elapsed().as_secs_f64();
         bar.finish_and_clear();
         Ok((result, seed, seconds))
@@ -373,10 +519,19 @@ impl WithResolved for SimulateWork<'_> {
 }
 
 fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
-    let rules = args.rules.rules()?;
-    if args.rounds == 0 {
-        return Err(usage("--rounds must be at least 1"));
-    }
+    let rules = args.rules.rules(args.decks.decks, Some(&args.table))?;
+    let composition = match args.strategy {
+        ExactStrategy::Basic => None,
+        ExactStrategy::Composition => {
+            if rules.penetration != Penetration::Continuous || rules.seats != 1 {
+                return Err(usage(
+                    "--strategy composition is computed for one seat and a round off the top of \
+                     a full shoe: add --shuffle-every-round and use one seat",
+                ));
+            }
+            Some(CompositionStrategy::new(&rules).map_err(|e| usage(e.to_string()))?)
+        }
+    };
     let betting = match args.counting.as_deref().map(str::to_ascii_lowercase) {
         None => Betting::Flat,
         Some(system) if system == "hilo" || system == "hi-lo" => {
@@ -389,6 +544,7 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
         }
     };
     let strategy = Strategy::basic(&rules).map_err(|e| usage(format!("invalid rules: {e}")))?;
+    warn_if_unfair(&args.algo);
     let exact_infinite = -100.0 * strategy.infinite_deck_return();
     let selection = Selection {
         algorithm: args.algo.clone(),
@@ -401,6 +557,7 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
         SimulateWork {
             args,
             strategy,
+            composition,
             betting,
         },
     )?;
@@ -424,6 +581,7 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
         );
         out.insert("sd_per_round".into(), json!(result.sd_per_round()));
         out.insert("rules".into(), rules_json(&rules));
+        out.insert("strategy".into(), json!(args.strategy.name()));
         out.insert("counts".into(), Value::Object(counts));
         out.insert("initial_wagers".into(), json!(result.initial_wagers()));
         out.insert(
@@ -434,7 +592,9 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
             "betting".into(),
             match betting {
                 Betting::Flat => json!("flat"),
-                Betting::HiLo(r) => json!({"system": "hilo", "min": r.min, "max": r.max}),
+                Betting::HiLo(r) => {
+                    json!({"system": "hilo", "min": r.min, "max": r.max, "spread": r.to_string()})
+                }
             },
         );
         out.insert("algorithm".into(), json!(args.algo));
@@ -446,27 +606,32 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
     let mut out = io::stdout().lock();
     writeln!(out, "rules: {rules}")?;
     if let Betting::HiLo(r) = betting {
-        writeln!(
-            out,
-            "betting: Hi-Lo, {}-{} units by true count",
-            r.min, r.max
-        )?;
+        writeln!(out, "betting: Hi-Lo, {r} units by true count")?;
     }
     writeln!(
         out,
-        "dealt {} rounds with {} / {} (seed {seed}) in {seconds:.2} s ({:.2} M rounds/s)",
-        result.rounds(),
+        "dealt {} with {} / {} (seed {seed}) in {seconds:.2} s ({:.2} M rounds/s), {} strategy",
+        plural(result.rounds(), "round"),
         args.algo,
         args.backend,
-        result.rounds() as f64 / seconds.max(1e-9) / 1e6
+        result.rounds() as f64 / seconds.max(1e-9) / 1e6,
+        args.strategy,
     )?;
-    writeln!(
-        out,
-        "house edge: {:.4}% ± {:.4}% (1 SE; positive = the house wins)",
-        result.house_edge_percent(),
-        result.std_error_percent()
-    )?;
-    writeln!(out, "sd per round: {:.4} units", result.sd_per_round())?;
+    let se = result.std_error_percent();
+    if se.is_finite() {
+        writeln!(
+            out,
+            "house edge: {:.4}% ± {se:.4}% (1 SE; positive = the house wins)",
+            result.house_edge_percent(),
+        )?;
+        writeln!(out, "sd per round: {:.4} units", result.sd_per_round())?;
+    } else {
+        writeln!(
+            out,
+            "house edge: {:.4}% (standard error undefined: one round; positive = the house wins)",
+            result.house_edge_percent(),
+        )?;
+    }
     writeln!(
         out,
         "strategy's exact infinite-deck edge: {exact_infinite:.4}% (for comparison)"
@@ -476,6 +641,20 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
     }
     out.flush().context("cannot write to stdout")?;
     Ok(())
+}
+
+/// Warns on stderr when the algorithm is a known-unfair one (`biased`, the negative control):
+/// the run is allowed (it is how the bias is measured) but must not pass for a fair table.
+fn warn_if_unfair(algorithm: &str) {
+    let unfair = fairdeal::ALGORITHMS
+        .iter()
+        .any(|a| !a.fair && a.name.eq_ignore_ascii_case(algorithm));
+    if unfair {
+        eprintln!(
+            "fairdeal: warning: --algo {algorithm} is NOT a fair shuffle (a negative control): \
+             the shoe is dealt with a bias and the house edge is not that of the real game"
+        );
+    }
 }
 
 fn run_dealer(args: &DealerArgs) -> anyhow::Result<()> {
@@ -536,7 +715,16 @@ fn run_dealer(args: &DealerArgs) -> anyhow::Result<()> {
 }
 
 fn run_strategy(args: &StrategyArgs) -> anyhow::Result<()> {
-    let rules = args.rules.rules()?;
+    // The chart is an infinite-deck one: the deck count, cut card and seats do not change it,
+    // so the command does not take them (`exact --strategy composition` plays a finite shoe).
+    if let Some(option) = args.ignored.given() {
+        return Err(usage(format!(
+            "{option} does not change the basic-strategy chart (an infinite-deck, \
+             total-dependent one); for play in a finite shoe see `fairdeal blackjack exact \
+             --decks D --table`"
+        )));
+    }
+    let rules = args.rules.rules(Rules::default().decks, None)?;
     let strategy = Strategy::basic(&rules).map_err(|e| usage(format!("invalid rules: {e}")))?;
     let edge = -100.0 * strategy.infinite_deck_return();
     if args.json {
@@ -551,21 +739,169 @@ fn run_strategy(args: &StrategyArgs) -> anyhow::Result<()> {
                 json!({"hand": hand, "actions": actions})
             })
             .collect();
+        let mut rules_value = rules_json(&rules);
+        if let Some(r) = rules_value.as_object_mut() {
+            r.insert("decks".into(), json!("infinite"));
+            r.remove("penetration");
+            r.remove("seats");
+        }
         return print_json(&json!({
-            "rules": rules_json(&rules),
+            "rules": rules_value,
             "upcards": UPCARDS.iter().map(|(_, l)| *l).collect::<Vec<_>>(),
             "chart": rows,
             "infinite_deck_edge_percent": edge,
         }));
     }
     let mut out = io::stdout().lock();
-    writeln!(out, "basic strategy for {rules}")?;
+    writeln!(
+        out,
+        "basic strategy (infinite deck) for {}",
+        game_rules_text(&rules)
+    )?;
     writeln!(
         out,
         "(infinite-deck, total-dependent; S stand, H hit, D double, P split, R surrender)"
     )?;
     write!(out, "{}", strategy.chart())?;
     writeln!(out, "exact infinite-deck house edge: {edge:.4}%")?;
+    out.flush().context("cannot write to stdout")?;
+    Ok(())
+}
+
+fn run_exact(args: &ExactArgs) -> anyhow::Result<()> {
+    let rules = args.rules.rules(args.decks.decks, None)?;
+    let pool = crate::common::thread_pool(args.threads)?;
+    // A few seconds at most (8 decks, 8 split hands): a bar over the ten upcards.
+    let bar = progress_bar(10, true, "upcards");
+    let exact = pool
+        .install(|| analyse_with_progress(&rules, args.strategy, &|_| bar.inc(1)))
+        .map_err(|e| usage(e.to_string()))?;
+    bar.finish_and_clear();
+    let seconds = exact.elapsed().as_secs_f64();
+    let label = |up: u8| {
+        if up == 1 {
+            "A".to_owned()
+        } else if up == 10 {
+            "T".to_owned()
+        } else {
+            up.to_string()
+        }
+    };
+    let card = |c: u8| {
+        if c == 1 {
+            'A'
+        } else if c == 10 {
+            'T'
+        } else {
+            char::from(b'0' + c)
+        }
+    };
+    let frame = match rules.hole_card {
+        HoleCard::Peek => "given no dealer blackjack",
+        HoleCard::NoHoleCard => "dealer blackjack included",
+    };
+    if args.json {
+        let mut rules_value = rules_json(&rules);
+        if let Some(r) = rules_value.as_object_mut() {
+            r.remove("penetration");
+            r.remove("seats");
+        }
+        let mut out = Map::new();
+        out.insert("expected_return".into(), json!(exact.expected_return()));
+        out.insert(
+            "house_edge_percent".into(),
+            json!(exact.house_edge_percent()),
+        );
+        out.insert("strategy".into(), json!(args.strategy.name()));
+        out.insert("rules".into(), rules_value);
+        out.insert("seconds".into(), json!(seconds));
+        out.insert("states".into(), json!(exact.states()));
+        if args.table {
+            out.insert("values_frame".into(), json!(frame));
+            let hands: Vec<Value> = exact
+                .hands()
+                .iter()
+                .map(|h| {
+                    json!({
+                        "upcard": label(h.upcard),
+                        "hand": format!("{},{}", card(h.second), card(h.first)),
+                        "probability": h.probability,
+                        "dealer_blackjack": h.dealer_blackjack,
+                        "stand": h.stand,
+                        "hit": h.hit,
+                        "double": h.double,
+                        "split": h.split,
+                        "surrender": h.surrender,
+                        "action": h.action.to_string(),
+                        "value": h.value,
+                    })
+                })
+                .collect();
+            out.insert("hands".into(), Value::Array(hands));
+        }
+        return print_json(&Value::Object(out));
+    }
+    let mut out = io::stdout().lock();
+    writeln!(
+        out,
+        "exact analysis, one round off the top of {}: {}",
+        plural(u64::from(rules.decks), "deck"),
+        game_rules_text(&rules)
+    )?;
+    writeln!(
+        out,
+        "strategy: {}",
+        match args.strategy {
+            ExactStrategy::Composition =>
+                "composition-dependent (best play for the exact cards seen)",
+            ExactStrategy::Basic => "basic (the infinite-deck chart)",
+        }
+    )?;
+    writeln!(
+        out,
+        "expected return: {:+.7} per unit bet (house edge {:.5}%)",
+        exact.expected_return(),
+        exact.house_edge_percent()
+    )?;
+    writeln!(
+        out,
+        "computed in {seconds:.2} s ({} states)",
+        exact.states()
+    )?;
+    if args.table {
+        writeln!(
+            out,
+            "values per initial hand and upcard, {frame} (- = not allowed):"
+        )?;
+        writeln!(
+            out,
+            "{:<3} {:<4} {:>10} {:>10} {:>10} {:>10} {:>10}  {:<9} {:>10}",
+            "up", "hand", "stand", "hit", "double", "split", "surrender", "action", "value"
+        )?;
+        let cell = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.6}"));
+        for (up, _) in UPCARDS {
+            for h in exact.hands().iter().filter(|h| h.upcard == up) {
+                let action = if h.hit.is_none() {
+                    "natural".to_owned()
+                } else {
+                    h.action.to_string()
+                };
+                writeln!(
+                    out,
+                    "{:<3} {:<4} {:>10} {:>10} {:>10} {:>10} {:>10}  {:<9} {:>10.6}",
+                    label(h.upcard),
+                    format!("{},{}", card(h.second), card(h.first)),
+                    format!("{:.6}", h.stand),
+                    cell(h.hit),
+                    cell(h.double),
+                    cell(h.split),
+                    cell(h.surrender),
+                    action,
+                    h.value
+                )?;
+            }
+        }
+    }
     out.flush().context("cannot write to stdout")?;
     Ok(())
 }
