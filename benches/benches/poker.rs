@@ -18,7 +18,7 @@ use fairdeal_benches::{SEED, criterion_config, quick};
 use fairdeal_cards::{Card, standard_deck};
 use fairdeal_core::{Shuffler, stream_seed};
 use fairdeal_partial::Partial;
-use fairdeal_poker::{CHUNK_HANDS, Deal, evaluate, monte_carlo};
+use fairdeal_poker::{CHUNK_HANDS, Deal, McConfig, evaluate, monte_carlo};
 use fairdeal_rng::{Backend, BackendVisitor};
 use rs_poker::core::{Card as RsCard, Rankable, Suit as RsSuit, Value as RsValue};
 
@@ -113,6 +113,14 @@ fn bench_exhaustive(c: &mut Criterion) {
 
 struct Mc<'a>(&'a mut Criterion);
 
+/// One chunk of hands from a reused deck: what every Monte Carlo bench deals.
+const MC_RUN: McConfig<'static> = McConfig {
+    hands: CHUNK_HANDS,
+    seed: SEED,
+    deal: Deal::Reuse,
+    progress: None,
+};
+
 impl BackendVisitor for Mc<'_> {
     type Output = ();
     fn visit<B: Backend>(self) {
@@ -126,7 +134,7 @@ impl BackendVisitor for Mc<'_> {
         let partial = Partial::with_sampler(sampler);
         group.bench_function("partial", |b| {
             b.iter(|| {
-                pool.install(|| monte_carlo(&partial, B::seeded, CHUNK_HANDS, SEED, Deal::Reuse))
+                pool.install(|| monte_carlo(&partial, B::seeded, &MC_RUN))
             });
         });
         if !quick() {
@@ -134,14 +142,14 @@ impl BackendVisitor for Mc<'_> {
             group.bench_function("inplace", |b| {
                 b.iter(|| {
                     pool.install(|| {
-                        monte_carlo(&inplace, B::seeded, CHUNK_HANDS, SEED, Deal::Reuse)
+                        monte_carlo(&inplace, B::seeded, &MC_RUN)
                     })
                 });
             });
             let naive = fairdeal_naive::Naive::with_sampler(sampler);
             group.bench_function("naive", |b| {
                 b.iter(|| {
-                    pool.install(|| monte_carlo(&naive, B::seeded, CHUNK_HANDS, SEED, Deal::Reuse))
+                    pool.install(|| monte_carlo(&naive, B::seeded, &MC_RUN))
                 });
             });
         }

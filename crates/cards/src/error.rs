@@ -22,7 +22,7 @@ pub enum CardError {
     /// The rank character is not one of `2`-`9`, `T`, `10`, `J`, `Q`, `K`, `A`.
     #[error("invalid rank {found:?} in {text:?}: expected 2-9, T (or 10), J, Q, K or A")]
     InvalidRank {
-        /// The offending text (up to 3 characters).
+        /// The card as written (its rank and the character after it: `"Xx"`).
         text: String,
         /// The character that is not a rank.
         found: char,
@@ -30,7 +30,7 @@ pub enum CardError {
     /// The suit character is not one of `c`, `d`, `h`, `s` (or a suit symbol).
     #[error("invalid suit {found:?} in {text:?}: expected c, d, h or s")]
     InvalidSuit {
-        /// The offending text (up to 3 characters).
+        /// The card as written (its rank and the character in the suit's place: `"Ax"`).
         text: String,
         /// The character that is not a suit.
         found: char,

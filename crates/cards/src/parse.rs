@@ -5,6 +5,11 @@ use alloc::vec::Vec;
 
 use crate::{Card, CardError, CardSet, Rank, Suit};
 
+/// The variation selectors that may follow a suit symbol: U+FE0F asks for the emoji form
+/// (`"A♠️"`, as phones and chat programs write it), U+FE0E for the text form. Neither changes
+/// the card, so the parser skips them after a suit.
+const VARIATION_SELECTORS: [char; 2] = ['\u{FE0F}', '\u{FE0E}'];
+
 /// Parses one card at the start of `text` (which must not start with whitespace) and returns
 /// it with the unparsed rest.
 pub(crate) fn parse_one(text: &str) -> Result<(Card, &str), CardError> {
@@ -20,13 +25,13 @@ pub(crate) fn parse_one(text: &str) -> Result<(Card, &str), CardError> {
             Rank::Ten
         } else {
             return Err(CardError::InvalidRank {
-                text: token(text),
+                text: card_token(text),
                 found: first,
             });
         }
     } else {
         Rank::from_char(first).ok_or_else(|| CardError::InvalidRank {
-            text: token(text),
+            text: card_token(text),
             found: first,
         })?
     };
@@ -34,22 +39,26 @@ pub(crate) fn parse_one(text: &str) -> Result<(Card, &str), CardError> {
         .next()
         .ok_or_else(|| CardError::MissingSuit { text: text.into() })?;
     let suit = Suit::from_char(suit_char).ok_or_else(|| CardError::InvalidSuit {
-        text: token(text),
+        text: card_token(text),
         found: suit_char,
     })?;
-    Ok((Card::new(rank, suit), chars.as_str()))
+    let rest = chars.as_str().trim_start_matches(VARIATION_SELECTORS);
+    Ok((Card::new(rank, suit), rest))
 }
 
-/// The first few characters of `text`, for error messages.
-fn token(text: &str) -> String {
+/// The card as written at the start of `text`, for error messages: the rank (two characters
+/// for `10`) and the character in the suit's place, e.g. `"Xx"` in `"XxAh"`.
+fn card_token(text: &str) -> String {
+    let len = if text.starts_with("10") { 3 } else { 2 };
     text.chars()
         .take_while(|c| !c.is_whitespace() && *c != ',')
-        .take(3)
+        .take(len)
         .collect()
 }
 
 /// Parses a list of cards written back to back or separated by whitespace and/or commas, e.g.
-/// `"AsKd 7h"`, `"AsKd7h"`, `"as, kd, 10h"`. Rejects a card given twice.
+/// `"AsKd 7h"`, `"AsKd7h"`, `"as, kd, 10h"`, `"A♠️K♦️"` (suit symbols, with or without the
+/// emoji variation selector). Rejects a card given twice.
 ///
 /// ```
 /// use fairdeal_cards::{parse_cards, CardError};
@@ -58,6 +67,10 @@ fn token(text: &str) -> String {
 /// assert_eq!(cards[2].to_string(), "7h");
 /// assert!(matches!(parse_cards("AsAs"), Err(CardError::Duplicate { .. })));
 /// assert!(matches!(parse_cards("Ax"), Err(CardError::InvalidSuit { .. })));
+/// assert_eq!(parse_cards("A♠️ A♥️")?, parse_cards("As Ah")?);
+/// // An error names the card as written, not a slice of its neighbours.
+/// let err = parse_cards("XxAh").unwrap_err();
+/// assert_eq!(err.to_string(), "invalid rank 'X' in \"Xx\": expected 2-9, T (or 10), J, Q, K or A");
 /// assert_eq!(parse_cards("")?, vec![]);
 /// # Ok::<(), CardError>(())
 /// ```

@@ -175,3 +175,28 @@ proptest! {
         prop_assert_eq!(set.iter().count(), set.len());
     }
 }
+
+#[test]
+fn emoji_suits_and_errors_that_name_the_card() {
+    // "A♠️" is 'A', '♠' and U+FE0F (the emoji variation selector), as phones write it.
+    let emoji = parse_cards("A\u{2660}\u{FE0F}A\u{2665}\u{FE0F} K\u{2666}\u{FE0E}").unwrap();
+    assert_eq!(emoji, parse_cards("As Ah Kd").unwrap());
+    assert_eq!(
+        "10\u{2663}\u{FE0F}".parse::<Card>().unwrap(),
+        "Tc".parse::<Card>().unwrap()
+    );
+    // A selector on its own is not a card.
+    assert!(parse_cards("\u{FE0F}").is_err());
+    for (text, card) in [
+        ("XxAh", "Xx"),
+        ("AsAx", "Ax"),
+        ("10x", "10x"),
+        ("As 1h", "1h"),
+    ] {
+        let err = parse_cards(text).unwrap_err();
+        assert!(
+            err.to_string().contains(&format!("in \"{card}\"")),
+            "{text}: {err}"
+        );
+    }
+}

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use fairdeal_cards::{Card, standard_deck};
 use fairdeal_core::Shuffler;
-use fairdeal_poker::{Deal, evaluate, monte_carlo};
+use fairdeal_poker::{Deal, McConfig, evaluate, monte_carlo};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
@@ -51,7 +51,7 @@ fn main() {
     for (name, deal) in [("reuse", Deal::Reuse), ("fresh", Deal::Fresh)] {
         let n = 20_000_000;
         let start = Instant::now();
-        let r = monte_carlo(&partial, Pcg64Mcg::seed_from_u64, n, 7, deal).unwrap();
+        let r = monte_carlo(&partial, Pcg64Mcg::seed_from_u64, &run(n, deal)).unwrap();
         let secs = start.elapsed().as_secs_f64();
         println!(
             "monte carlo partial/pcg64mcg/{name}: {:.1} M hands/s (p = {:.3})",
@@ -64,9 +64,7 @@ fn main() {
     monte_carlo(
         &fairdeal_inplace::Inplace::new(),
         Pcg64Mcg::seed_from_u64,
-        n,
-        7,
-        Deal::Reuse,
+        &run(n, Deal::Reuse),
     )
     .unwrap();
     let secs = start.elapsed().as_secs_f64();
@@ -74,4 +72,14 @@ fn main() {
         "monte carlo inplace (full shuffle per hand): {:.1} M hands/s",
         n as f64 / secs / 1e6
     );
+}
+
+/// `hands` hands with seed 7.
+fn run(hands: u64, deal: Deal) -> McConfig<'static> {
+    McConfig {
+        hands,
+        seed: 7,
+        deal,
+        progress: None,
+    }
 }

@@ -7,8 +7,8 @@ use fairdeal_cards::{Card, CardError, CardSet, parse_cards};
 use fairdeal_core::{Rng, Shuffler, stream_seed};
 use rayon::prelude::*;
 
-use crate::PokerError;
 use crate::eval::{Acc, Tables, tables};
+use crate::{PokerError, Progress};
 
 /// Largest number of deals [`equity_exact`] agrees to enumerate.
 pub const EXACT_LIMIT: u128 = 200_000_000;
@@ -136,8 +136,8 @@ impl Spot {
     ///
     /// # Errors
     ///
-    /// [`PokerError::Card`] for malformed text, [`PokerError::HoleCards`] for a hand that is not
-    /// two cards, and everything [`Spot::new`] reports.
+    /// [`PokerError::CardText`] for malformed text (naming the input), [`PokerError::HoleCards`]
+    /// for a hand that is not two cards, and everything [`Spot::new`] reports.
     pub fn parse(hands: &[&str], board: &str, dead: &str) -> Result<Spot, PokerError> {
         let seats = hands
             .iter()
@@ -146,14 +146,12 @@ impl Spot {
                 Err(PokerError::HoleCards { len, .. }) => {
                     Err(PokerError::HoleCards { player: i + 1, len })
                 }
-                Err(PokerError::Card(CardError::Duplicate { card })) => {
-                    Err(PokerError::DuplicateCard { card })
-                }
+                Err(PokerError::Card(error)) => Err(card_text(format!("hand {}", i + 1), h, error)),
                 other => other,
             })
             .collect::<Result<Vec<Seat>, PokerError>>()?;
-        let board = parse_cards(board).map_err(duplicate)?;
-        let dead = parse_cards(dead).map_err(duplicate)?;
+        let board = parse_cards(board).map_err(|e| card_text("board".into(), board, e))?;
+        let dead = parse_cards(dead).map_err(|e| card_text("dead cards".into(), dead, e))?;
         Spot::new(seats, board, dead)
     }
 
@@ -201,10 +199,16 @@ impl Spot {
     }
 }
 
-fn duplicate(e: CardError) -> PokerError {
-    match e {
+/// A card error in one named input: a repeated card is reported as such, anything else with
+/// the input it came from.
+fn card_text(what: String, text: &str, error: CardError) -> PokerError {
+    match error {
         CardError::Duplicate { card } => PokerError::DuplicateCard { card },
-        other => PokerError::Card(other),
+        error => PokerError::CardText {
+            what,
+            text: text.to_owned(),
+            error,
+        },
     }
 }
 
@@ -423,11 +427,38 @@ pub fn equity_exact(spot: &Spot) -> Result<EquityReport, PokerError> {
     Ok(tally.report(spot, true))
 }
 
-/// Monte Carlo equity: `trials` deals, each `shuffle_prefix` of the remaining deck (reused,
-/// never restored) for the random hands and the rest of the board.
+/// How a Monte Carlo equity run is set up: the trial count, the seed and an optional progress
+/// callback, named so that the count and the seed cannot be swapped silently.
+///
+/// ```
+/// let config = fairdeal_poker::EquityConfig { trials: 20_000, seed: 7, ..Default::default() };
+/// assert!(config.progress.is_none());
+/// ```
+#[derive(Clone, Copy, Default)]
+pub struct EquityConfig<'a> {
+    /// Deals to simulate (Monte Carlo only; an exact enumeration visits every deal).
+    pub trials: u64,
+    /// The run's seed: chunk `c` draws from `rng_factory(stream_seed(seed, c))`.
+    pub seed: u64,
+    /// Called after each chunk with the trials it ran (e.g. to advance a progress bar).
+    pub progress: Option<Progress<'a>>,
+}
+
+impl fmt::Debug for EquityConfig<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EquityConfig")
+            .field("trials", &self.trials)
+            .field("seed", &self.seed)
+            .field("progress", &self.progress.map(|_| "Fn(u64)"))
+            .finish()
+    }
+}
+
+/// Monte Carlo equity: `config.trials` deals, each `shuffle_prefix` of the remaining deck
+/// (reused, never restored) for the random hands and the rest of the board.
 ///
 /// Chunk `c` of [`EQUITY_CHUNK`] trials draws from `rng_factory(stream_seed(seed, c))`, so the
-/// result is the same on any thread count.
+/// result is the same on any thread count. Runs on the caller's rayon pool.
 ///
 /// # Errors
 ///
@@ -436,37 +467,18 @@ pub fn equity_monte_carlo<S, R, F>(
     spot: &Spot,
     shuffler: &S,
     rng_factory: F,
-    trials: u64,
-    seed: u64,
+    config: &EquityConfig<'_>,
 ) -> Result<EquityReport, PokerError>
 where
     S: Shuffler + Sync,
     R: Rng,
     F: Fn(u64) -> R + Sync,
 {
-    equity_monte_carlo_with_progress(spot, shuffler, rng_factory, trials, seed, |_| {})
-}
-
-/// [`equity_monte_carlo`] calling `progress(trials_done_in_chunk)` after each chunk (from any
-/// thread), e.g. to advance a progress bar. The result does not depend on `progress`.
-///
-/// # Errors
-///
-/// [`PokerError::NoTrials`] when `trials == 0`.
-pub fn equity_monte_carlo_with_progress<S, R, F, P>(
-    spot: &Spot,
-    shuffler: &S,
-    rng_factory: F,
-    trials: u64,
-    seed: u64,
-    progress: P,
-) -> Result<EquityReport, PokerError>
-where
-    S: Shuffler + Sync,
-    R: Rng,
-    F: Fn(u64) -> R + Sync,
-    P: Fn(u64) + Sync,
-{
+    let EquityConfig {
+        trials,
+        seed,
+        progress,
+    } = *config;
     if trials == 0 {
         return Err(PokerError::NoTrials);
     }
@@ -491,7 +503,9 @@ where
                 }
                 tally.showdown(lay.t, full, &holes[..lay.players]);
             }
-            progress(n);
+            if let Some(progress) = progress {
+                progress(n);
+            }
             Ok::<Tally, PokerError>(tally)
         })
         .try_reduce(Tally::default, |a, b| Ok(a.merge(b)))?;
@@ -499,13 +513,14 @@ where
 }
 
 /// Exact equity when the spot has at most [`AUTO_EXACT_LIMIT`] deals, otherwise
-/// [`equity_monte_carlo`] with `trials` deals.
+/// [`equity_monte_carlo`] with `config.trials` deals.
 ///
 /// ```
-/// use fairdeal_poker::{Spot, equity};
+/// use fairdeal_poker::{EquityConfig, Spot, equity};
 /// use rand::{SeedableRng, rngs::StdRng};
 /// let spot = Spot::parse(&["AsKs", "random", "random"], "", "")?;
-/// let r = equity(&spot, &fairdeal_partial::Partial::new(), StdRng::seed_from_u64, 20_000, 7)?;
+/// let config = EquityConfig { trials: 20_000, seed: 7, ..EquityConfig::default() };
+/// let r = equity(&spot, &fairdeal_partial::Partial::new(), StdRng::seed_from_u64, &config)?;
 /// assert!(!r.exact);
 /// let total: f64 = r.players.iter().map(|p| p.equity).sum();
 /// assert!((total - 1.0).abs() < 1e-9);
@@ -519,8 +534,7 @@ pub fn equity<S, R, F>(
     spot: &Spot,
     shuffler: &S,
     rng_factory: F,
-    trials: u64,
-    seed: u64,
+    config: &EquityConfig<'_>,
 ) -> Result<EquityReport, PokerError>
 where
     S: Shuffler + Sync,
@@ -530,6 +544,6 @@ where
     if spot.exact_outcomes() <= AUTO_EXACT_LIMIT {
         equity_exact(spot)
     } else {
-        equity_monte_carlo(spot, shuffler, rng_factory, trials, seed)
+        equity_monte_carlo(spot, shuffler, rng_factory, config)
     }
 }

@@ -17,6 +17,16 @@ pub enum PokerError {
     /// Malformed card text.
     #[error(transparent)]
     Card(#[from] CardError),
+    /// Malformed card text in one of a spot's inputs, named: `hand 1 "XxAh": invalid rank …`.
+    #[error("{what} {text:?}: {error}")]
+    CardText {
+        /// Which input: `"hand 2"`, `"board"` or `"dead cards"`.
+        what: String,
+        /// The input as given.
+        text: String,
+        /// What is wrong with it.
+        error: CardError,
+    },
     /// The same card appears twice (in one hand, or across hands, board and dead cards).
     #[error("card {card} is used more than once")]
     DuplicateCard {

@@ -8,7 +8,7 @@ equity (exact or Monte Carlo).
 
 ```
 use fairdeal_cards::parse_cards;
-use fairdeal_poker::{Category, Deal, Spot, equity_exact, evaluate, monte_carlo};
+use fairdeal_poker::{Category, McConfig, Spot, equity_exact, evaluate, monte_carlo};
 use rand::{SeedableRng, rngs::StdRng};
 
 // Evaluate 5, 6 or 7 cards: a totally ordered value and its category.
@@ -22,9 +22,7 @@ assert!(a > b);
 let report = monte_carlo(
     &fairdeal_partial::Partial::new(),
     StdRng::seed_from_u64,   // chunk c uses StdRng::seed_from_u64(stream_seed(seed, c))
-    100_000,
-    2024,
-    Deal::Reuse,
+    &McConfig { hands: 100_000, seed: 2024, ..McConfig::default() },
 )?;
 assert!(report.p_value > 1e-6);
 
@@ -67,13 +65,16 @@ values of 5-card hands gives the 7,462 classes, and the tables store each class'
 [`HandValue`] (`category << 12 | position within the category`). No published table is pasted
 in; the published counts appear only in the tests, as expected values.
 
-# Parallelism and reproducibility
+# Parallelism, progress and reproducibility
 
-All parallel work runs on the current rayon pool (choose the thread count with
-`rayon::ThreadPoolBuilder::install`). Random work is cut into fixed chunks; chunk `c` draws
-from the caller's RNG factory applied to [`stream_seed`](fairdeal_core::stream_seed)`(seed, c)`,
-and the counts are integers merged in any order, so a seed gives the same answer on 1 or 64
-threads.
+All parallel work runs on the caller's current rayon pool: the engine never builds a pool, so
+the caller chooses the thread count with `rayon::ThreadPool::install` (the workspace's one
+threading policy, see `docs/ARCHITECTURE.md`). A run is described by a config struct
+([`McConfig`], [`EquityConfig`]) rather than adjacent numbers; its optional `progress`
+callback is told after each chunk how much work it did. Random work is cut into fixed chunks;
+chunk `c` draws from the caller's RNG factory applied to
+[`stream_seed`](fairdeal_core::stream_seed)`(seed, c)`, and the counts are integers merged in
+any order, so a seed gives the same answer on 1 or 64 threads.
 */
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -87,11 +88,11 @@ mod table;
 mod value;
 
 pub use equity::{
-    AUTO_EXACT_LIMIT, EQUITY_CHUNK, EXACT_LIMIT, EquityReport, PlayerEquity, Seat, Spot, equity,
-    equity_exact, equity_monte_carlo, equity_monte_carlo_with_progress,
+    AUTO_EXACT_LIMIT, EQUITY_CHUNK, EXACT_LIMIT, EquityConfig, EquityReport, PlayerEquity, Seat,
+    Spot, equity, equity_exact, equity_monte_carlo,
 };
 pub use error::PokerError;
 pub use eval::{evaluate, evaluate_set, warm_up};
-pub use montecarlo::{CHUNK_HANDS, Deal, McReport, monte_carlo, monte_carlo_with_progress};
+pub use montecarlo::{CHUNK_HANDS, Deal, McConfig, McReport, Progress, monte_carlo};
 pub use table::{CategoryCounts, exact_counts, exact_probabilities, exhaustive_5, exhaustive_7};
 pub use value::{Category, HandValue};

@@ -3,7 +3,7 @@
 use fairdeal_cards::standard_deck;
 use fairdeal_core::{Rng, Shuffler, stream_seed};
 use rayon::prelude::*;
-use statrs::distribution::{ChiSquared, ContinuousCDF};
+use statrs::distribution::{Binomial, DiscreteCDF};
 
 use crate::eval::{Acc, tables};
 use crate::{Category, CategoryCounts, PokerError, exact_probabilities};
@@ -27,7 +27,51 @@ pub enum Deal {
     Fresh,
 }
 
-/// The result of [`monte_carlo`]: observed counts next to the exact expectation.
+/// What a progress callback receives: the number of hands (or trials) a chunk just finished.
+/// It is called from any worker thread, once per chunk, and never changes a result.
+pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
+
+/// How a Monte Carlo table run is set up: [`monte_carlo`]'s arguments beyond the shuffler and
+/// the RNG factory, named so that the hand count and the seed cannot be swapped silently.
+///
+/// ```
+/// use fairdeal_poker::{Deal, McConfig};
+/// let config = McConfig { hands: 100_000, seed: 7, ..McConfig::default() };
+/// assert_eq!(config.deal, Deal::Reuse);
+/// ```
+#[derive(Clone, Copy, Default)]
+pub struct McConfig<'a> {
+    /// Hands to deal (at least 1).
+    pub hands: u64,
+    /// The run's seed: chunk `c` draws from `rng_factory(stream_seed(seed, c))`.
+    pub seed: u64,
+    /// How each hand is dealt.
+    pub deal: Deal,
+    /// Called after each chunk with the hands it dealt (e.g. to advance a progress bar).
+    pub progress: Option<Progress<'a>>,
+}
+
+impl core::fmt::Debug for McConfig<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("McConfig")
+            .field("hands", &self.hands)
+            .field("seed", &self.seed)
+            .field("deal", &self.deal)
+            .field("progress", &self.progress.map(|_| "Fn(u64)"))
+            .finish()
+    }
+}
+
+/// The result of [`monte_carlo`]: observed counts next to the exact expectation, and an exact
+/// test of the one against the other.
+///
+/// The test is exact at every sample size: each category's count is binomial under a fair
+/// deal, so its two-sided tail probability is computed exactly (`statrs`' binomial, no normal
+/// or chi-square approximation), and the smallest of the nine is multiplied by nine
+/// (Bonferroni). A fair deal is therefore rejected at level `alpha` with probability at most
+/// `alpha`, whether it has ten hands or ten billion. A Pearson chi-square would not be: with
+/// expected counts far below 5 its tail is far too light, and one four-of-a-kind among ten
+/// hands (probability 0.017) read as p = 1e-10.
 #[derive(Debug, Clone, PartialEq)]
 pub struct McReport {
     /// Hands dealt.
@@ -36,15 +80,32 @@ pub struct McReport {
     pub counts: CategoryCounts,
     /// Exact probability of each category (index = [`Category::index`]).
     pub exact: [f64; 9],
-    /// `(observed − expected) / sqrt(N p (1 − p))` per category.
+    /// `(observed − expected) / sqrt(N p (1 − p))` per category: descriptive, for reading
+    /// which way a deviation goes.
     pub z_scores: [f64; 9],
-    /// Pearson's chi-square statistic over the nine categories.
-    pub chi2: f64,
-    /// Degrees of freedom (8).
-    pub df: u32,
-    /// The chi-square upper-tail probability: small values mean the draws do not follow the
-    /// exact distribution.
+    /// Each category's exact two-sided binomial p-value: twice the smaller tail
+    /// (`P(X ≤ observed)` or `P(X ≥ observed)`), at most 1.
+    pub category_p_values: [f64; 9],
+    /// The category with the smallest p-value: the largest deviation.
+    pub most_deviant: Category,
+    /// The test's p-value: nine times the smallest category p-value, at most 1. Small values
+    /// mean the draws do not follow the exact distribution.
     pub p_value: f64,
+}
+
+/// The exact two-sided binomial p-value of `observed` successes in `trials` with success
+/// probability `p`: twice the smaller tail, capped at 1.
+fn binomial_p_value(trials: u64, observed: u64, p: f64) -> f64 {
+    let Ok(distribution) = Binomial::new(p, trials) else {
+        return f64::NAN;
+    };
+    let lower = distribution.cdf(observed);
+    let upper = if observed == 0 {
+        1.0
+    } else {
+        distribution.sf(observed - 1)
+    };
+    (2.0 * lower.min(upper)).min(1.0)
 }
 
 impl McReport {
@@ -61,22 +122,26 @@ impl McReport {
         let exact = exact_probabilities(7)?;
         let n = hands as f64;
         let mut z_scores = [0.0; 9];
-        let mut chi2 = 0.0;
+        let mut category_p_values = [1.0; 9];
         for c in 0..9 {
             let expected = n * exact[c];
-            let observed = counts.counts[c] as f64;
-            z_scores[c] = (observed - expected) / (expected * (1.0 - exact[c])).sqrt();
-            chi2 += (observed - expected).powi(2) / expected;
+            let observed = counts.counts[c];
+            z_scores[c] = (observed as f64 - expected) / (expected * (1.0 - exact[c])).sqrt();
+            category_p_values[c] = binomial_p_value(hands, observed, exact[c]);
         }
-        let df = 8;
-        let p_value = ChiSquared::new(f64::from(df)).map_or(f64::NAN, |d| d.sf(chi2));
+        let most_deviant = Category::ALL
+            .iter()
+            .copied()
+            .min_by(|a, b| category_p_values[a.index()].total_cmp(&category_p_values[b.index()]))
+            .unwrap_or(Category::HighCard);
+        let p_value = (9.0 * category_p_values[most_deviant.index()]).min(1.0);
         Ok(McReport {
             hands,
             counts,
             exact,
             z_scores,
-            chi2,
-            df,
+            category_p_values,
+            most_deviant,
             p_value,
         })
     }
@@ -93,25 +158,25 @@ impl McReport {
     }
 }
 
-/// Deals `hands` random 7-card hands with `shuffler` and counts their categories, then compares
-/// them with the exact table ([`McReport`]).
+/// Deals `config.hands` random 7-card hands with `shuffler` and counts their categories, then
+/// compares them with the exact table ([`McReport`]).
 ///
 /// The work is cut into chunks of [`CHUNK_HANDS`]; chunk `c` draws from
 /// `rng_factory(stream_seed(seed, c))` and starts from a sorted deck, so the result depends only
-/// on `(shuffler, rng_factory, hands, seed, deal)`, not on the number of rayon threads.
+/// on `(shuffler, rng_factory, hands, seed, deal)`, not on the number of threads. Like every
+/// engine in the workspace it runs on the caller's rayon pool (`ThreadPool::install` chooses
+/// the thread count) and never builds one.
 ///
 /// The first call in a process also computes the exact 7-card table it compares with
 /// ([`exact_counts`](crate::exact_counts), cached): a fraction of a second on a few cores.
 ///
 /// ```
-/// use fairdeal_poker::{Deal, monte_carlo};
+/// use fairdeal_poker::{McConfig, monte_carlo};
 /// use rand::{SeedableRng, rngs::StdRng};
 /// let report = monte_carlo(
 ///     &fairdeal_partial::Partial::new(),
 ///     StdRng::seed_from_u64,
-///     100_000,
-///     42,
-///     Deal::Reuse,
+///     &McConfig { hands: 100_000, seed: 42, ..McConfig::default() },
 /// )?;
 /// assert_eq!(report.hands, 100_000);
 /// assert!(report.agrees(1e-6));
@@ -124,38 +189,19 @@ impl McReport {
 pub fn monte_carlo<S, R, F>(
     shuffler: &S,
     rng_factory: F,
-    hands: u64,
-    seed: u64,
-    deal: Deal,
+    config: &McConfig<'_>,
 ) -> Result<McReport, PokerError>
 where
     S: Shuffler + Sync,
     R: Rng,
     F: Fn(u64) -> R + Sync,
 {
-    monte_carlo_with_progress(shuffler, rng_factory, hands, seed, deal, |_| {})
-}
-
-/// [`monte_carlo`] calling `progress(hands_done_in_chunk)` after each chunk (from any thread),
-/// e.g. to advance a progress bar.
-///
-/// # Errors
-///
-/// [`PokerError::NoTrials`] when `hands == 0`.
-pub fn monte_carlo_with_progress<S, R, F, P>(
-    shuffler: &S,
-    rng_factory: F,
-    hands: u64,
-    seed: u64,
-    deal: Deal,
-    progress: P,
-) -> Result<McReport, PokerError>
-where
-    S: Shuffler + Sync,
-    R: Rng,
-    F: Fn(u64) -> R + Sync,
-    P: Fn(u64) + Sync,
-{
+    let McConfig {
+        hands,
+        seed,
+        deal,
+        progress,
+    } = *config;
     if hands == 0 {
         return Err(PokerError::NoTrials);
     }
@@ -166,7 +212,9 @@ where
             let n = CHUNK_HANDS.min(hands - chunk * CHUNK_HANDS);
             let mut rng = rng_factory(stream_seed(seed, chunk));
             let counts = deal_chunk(shuffler, &mut rng, n, deal);
-            progress(n);
+            if let Some(progress) = progress {
+                progress(n);
+            }
             counts
         })
         .try_reduce(CategoryCounts::default, |mut a, b| {

@@ -3,7 +3,8 @@
 use fairdeal_cards::{Card, CardSet, parse_cards};
 use fairdeal_inplace::Inplace;
 use fairdeal_poker::{
-    EquityReport, PokerError, Seat, Spot, equity, equity_exact, equity_monte_carlo, evaluate,
+    EquityConfig, EquityReport, PokerError, Seat, Spot, equity, equity_exact, equity_monte_carlo,
+    evaluate,
 };
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
@@ -172,7 +173,13 @@ fn monte_carlo_agrees_with_exact_and_ignores_thread_count() {
             .build()
             .unwrap()
             .install(|| {
-                equity_monte_carlo(&spot, &Inplace::new(), Pcg64::seed_from_u64, trials, 3).unwrap()
+                equity_monte_carlo(
+                    &spot,
+                    &Inplace::new(),
+                    Pcg64::seed_from_u64,
+                    &config(trials, 3),
+                )
+                .unwrap()
             })
     };
     let mc = on(1);
@@ -193,10 +200,22 @@ fn monte_carlo_agrees_with_exact_and_ignores_thread_count() {
 #[test]
 fn auto_picks_exact_for_small_spaces() {
     let spot = Spot::parse(&["AhKh", "QsQd"], "", "").unwrap();
-    let r = equity(&spot, &Inplace::new(), Pcg64::seed_from_u64, 1_000, 1).unwrap();
+    let r = equity(
+        &spot,
+        &Inplace::new(),
+        Pcg64::seed_from_u64,
+        &config(1_000, 1),
+    )
+    .unwrap();
     assert!(r.exact);
     let spot = Spot::parse(&["AhKh", "random", "random", "random"], "", "").unwrap();
-    let r = equity(&spot, &Inplace::new(), Pcg64::seed_from_u64, 20_000, 1).unwrap();
+    let r = equity(
+        &spot,
+        &Inplace::new(),
+        Pcg64::seed_from_u64,
+        &config(20_000, 1),
+    )
+    .unwrap();
     assert!(!r.exact);
     assert_eq!(r.trials, 20_000);
     // Three random opponents all hold the same kind of hand: their equities are close.
@@ -207,10 +226,21 @@ fn auto_picks_exact_for_small_spaces() {
 #[test]
 fn errors_never_panics() {
     let p = |hands: &[&str], board: &str, dead: &str| Spot::parse(hands, board, dead);
-    assert!(matches!(
-        p(&["AsAx", "KsKd"], "", ""),
-        Err(PokerError::Card(_))
-    ));
+    let err = p(&["KsKd", "AsAx"], "", "").unwrap_err();
+    assert!(matches!(err, PokerError::CardText { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "hand 2 \"AsAx\": invalid suit 'x' in \"Ax\": expected c, d, h or s"
+    );
+    let err = p(&["AsAh", "KsKd"], "2c 7x 9h", "").unwrap_err();
+    assert!(err.to_string().starts_with("board \"2c 7x 9h\": "), "{err}");
+    let err = p(&["AsAh", "KsKd"], "", "Zz").unwrap_err();
+    assert!(err.to_string().starts_with("dead cards \"Zz\": "), "{err}");
+    // The emoji form of the suits, as phones write "A♠️".
+    assert_eq!(
+        p(&["A\u{2660}\u{FE0F}A\u{2665}\u{FE0F}", "KsKd"], "", "").unwrap(),
+        p(&["AsAh", "KsKd"], "", "").unwrap()
+    );
     assert!(matches!(
         p(&["AsAh", "AsKd"], "", ""),
         Err(PokerError::DuplicateCard { .. })
@@ -265,7 +295,15 @@ fn errors_never_panics() {
     ));
     let spot = p(&["AsAh", "KsKd"], "", "").unwrap();
     assert!(matches!(
-        equity_monte_carlo(&spot, &Inplace::new(), Pcg64::seed_from_u64, 0, 1),
+        equity_monte_carlo(&spot, &Inplace::new(), Pcg64::seed_from_u64, &config(0, 1)),
         Err(PokerError::NoTrials)
     ));
+}
+
+fn config(trials: u64, seed: u64) -> EquityConfig<'static> {
+    EquityConfig {
+        trials,
+        seed,
+        progress: None,
+    }
 }
