@@ -8,6 +8,7 @@ use std::num::NonZeroUsize;
 use std::path::Path;
 
 use anyhow::Context as _;
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use fairdeal::rng::{Backend, BackendVisitor};
 use fairdeal::{AnySampler, AnyShuffler, algorithm_by_name, sampler_by_name};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -49,20 +50,39 @@ pub(crate) fn exit_status(err: &anyhow::Error) -> u8 {
     }
 }
 
-/// Whether the error (or any cause) is a write to a pipe whose reader has gone away.
+/// Whether the error (or any cause) is a write to a pipe whose reader has gone away, including
+/// one that `serde_json` wrapped while writing a document.
 pub(crate) fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
-        cause
+        let io_kind = cause
             .downcast_ref::<io::Error>()
-            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+            .map(io::Error::kind)
+            .or_else(|| {
+                cause
+                    .downcast_ref::<serde_json::Error>()
+                    .and_then(serde_json::Error::io_error_kind)
+            });
+        io_kind == Some(io::ErrorKind::BrokenPipe)
     })
 }
 
 /// Renders an error and its causes on one line (`outer: inner: root`) for
-/// `fairdeal: error: ...`. Embedded newlines would break the one-line promise, so they become
-/// spaces.
+/// `fairdeal: error: ...`.
+///
+/// A cause whose text the previous message already contains is left out: some errors (rayon's
+/// `ThreadPoolBuildError`, `io::Error` wrappers) print their source *and* return it from
+/// `source()`, which would otherwise show the operating system's message twice. Embedded
+/// newlines would break the one-line promise, so they become spaces.
 pub(crate) fn one_line(err: &anyhow::Error) -> String {
-    let text = format!("{err:#}");
+    let mut parts: Vec<String> = Vec::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        let repeated = parts.last().is_some_and(|last| last.contains(text.trim()));
+        if !repeated && !text.trim().is_empty() {
+            parts.push(text);
+        }
+    }
+    let text = parts.join(": ");
     let mut out = String::with_capacity(text.len());
     for (i, part) in text
         .lines()
@@ -78,27 +98,122 @@ pub(crate) fn one_line(err: &anyhow::Error) -> String {
     out
 }
 
+/// An operating-system error's message without the ` (os error N)` suffix `io::Error` adds.
+fn os_message(err: &io::Error) -> String {
+    let text = err.to_string();
+    match text.find(" (os error ") {
+        Some(at) if text.ends_with(')') => text[..at].to_owned(),
+        _ => text,
+    }
+}
+
+/// The error a failed write becomes: `cannot write output: No space left on device`. It keeps
+/// the original error's kind, so a broken pipe is still recognised as one ([`exit_status`]).
+#[derive(Debug)]
+struct WriteError {
+    target: String,
+    message: String,
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot write {}: {}", self.target, self.message)
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+/// A writer that names what it writes to in its errors (`cannot write output: …`), so every
+/// command reports a full disk or a closed descriptor the same way. Wrap the buffered writer,
+/// not the raw one, so the final flush is covered too.
+pub(crate) struct Output<W> {
+    inner: W,
+    target: &'static str,
+}
+
+impl<W: Write> Output<W> {
+    fn wrap(&self, err: io::Error) -> io::Error {
+        if err.get_ref().is_some_and(|e| e.is::<WriteError>()) {
+            return err;
+        }
+        let kind = err.kind();
+        io::Error::new(
+            kind,
+            WriteError {
+                target: self.target.to_owned(),
+                message: os_message(&err),
+            },
+        )
+    }
+}
+
+impl<W: Write> Write for Output<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf).map_err(|e| self.wrap(e))
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.inner.write_all(buf).map_err(|e| self.wrap(e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush().map_err(|e| self.wrap(e))
+    }
+}
+
+/// Buffered standard output whose errors read `cannot write output: …`. Every command writes
+/// its report through this (and [`print_json`]); call `flush` at the end and propagate its error.
+pub(crate) fn stdout() -> Output<BufWriter<io::StdoutLock<'static>>> {
+    Output {
+        inner: BufWriter::with_capacity(OUTPUT_BUFFER, io::stdout().lock()),
+        target: "output",
+    }
+}
+
+const OUTPUT_BUFFER: usize = 64 * 1024;
+
 /// Where a command's main output goes: stdout, or a file created only once the output is ready
-/// to be written (so `-o` may name the input file, as with `shuf`).
+/// to be written (so `-o` may name the input file, as with `shuf`). Write errors read
+/// `cannot write output: …`.
 pub(crate) fn open_output(path: Option<&Path>) -> anyhow::Result<Box<dyn Write>> {
-    const CAPACITY: usize = 64 * 1024;
     Ok(match path {
-        None => Box::new(BufWriter::with_capacity(CAPACITY, io::stdout().lock())),
+        None => Box::new(stdout()),
         Some(path) => {
             let file = File::create(path)
                 .with_context(|| format!("cannot create output file '{}'", path.display()))?;
-            Box::new(BufWriter::with_capacity(CAPACITY, file))
+            Box::new(Output {
+                inner: BufWriter::with_capacity(OUTPUT_BUFFER, file),
+                target: "output",
+            })
         }
     })
 }
 
 /// Prints a value as pretty JSON followed by a newline on stdout.
+///
+/// A write error comes back as the `io::Error` itself (not inside a `serde_json::Error`), so
+/// `| head` is recognised as a closed pipe and a full disk reads `cannot write output: …`.
 pub(crate) fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
-    let mut out = io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, value).context("cannot write JSON")?;
+    let mut out = stdout();
+    serde_json::to_writer_pretty(&mut out, value).map_err(|err| {
+        if err.is_io() {
+            anyhow::Error::new(io::Error::from(err))
+        } else {
+            anyhow::Error::new(err).context("cannot serialise the JSON report")
+        }
+    })?;
     writeln!(out)?;
     out.flush()?;
     Ok(())
+}
+
+/// `"1 deal"`, `"2 deals"`: a count with its noun, singular for exactly one.
+pub(crate) fn plural(count: u64, singular: &str, plural: &str) -> String {
+    if count == 1 {
+        format!("1 {singular}")
+    } else {
+        format!("{count} {plural}")
+    }
 }
 
 /// A progress bar over `len` steps on stderr, or a hidden one when stderr is not a terminal
@@ -189,6 +304,135 @@ pub(crate) fn with_selection<W: WithResolved>(
         .map_err(|e| usage(e.to_string()))?
 }
 
+/// The clap value parser of every `--algo`: the names in the facade's registry
+/// ([`fairdeal::ALGORITHMS`]), each with its summary, so `--help` lists them and clap refuses
+/// any other name with the valid list. Use as `#[arg(long, value_parser = algorithm_parser())]`
+/// on a `String` field.
+pub(crate) fn algorithm_parser() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        fairdeal::ALGORITHMS
+            .iter()
+            .map(|info| PossibleValue::new(info.name).help(info.summary)),
+    )
+}
+
+/// The clap value parser of every `--backend`: the names of [`fairdeal::rng::backends`].
+pub(crate) fn backend_parser() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        fairdeal::rng::backends()
+            .iter()
+            .map(|info| PossibleValue::new(info.name).help(info.summary)),
+    )
+}
+
+/// The clap value parser of every `--sampler`: [`fairdeal::SAMPLERS`].
+// For `shuffle` and `fairness`, which own the `--sampler` options and adopt it separately.
+#[allow(dead_code)]
+pub(crate) fn sampler_parser() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        fairdeal::SAMPLERS
+            .iter()
+            .map(|&name| PossibleValue::new(name)),
+    )
+}
+
+/// Warns on stderr when the named algorithm is not fair (the `biased` negative control), so
+/// nobody mistakes its output for a fair shuffle. Call it once, after the arguments are
+/// validated and before the work starts. Unknown names are left to [`with_selection`].
+pub(crate) fn warn_if_unfair(algorithm: &str) {
+    if let Some(info) = fairdeal::ALGORITHMS
+        .iter()
+        .find(|info| info.name == algorithm && !info.fair)
+    {
+        eprintln!(
+            "fairdeal: warning: '{}' is NOT a fair shuffle (a deliberately biased negative \
+             control): its results are biased",
+            info.name
+        );
+    }
+}
+
+/// A clap value parser for a count from `min` to `max`, checked before any work starts:
+/// `"-5"` is refused as "must be non-negative" (not as an unknown option), `"0"` below a
+/// minimum of 1 as "must be at least 1", an absurd count as "more than the … allowed".
+///
+/// Use as `#[arg(long, value_parser = count_parser(1, MAX_HANDS))]` on a `u64` field.
+pub(crate) fn count_parser(
+    min: u64,
+    max: u64,
+) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync + 'static {
+    move |text| parse_count(text, min, max)
+}
+
+fn parse_count(text: &str, min: u64, max: u64) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let digits = trimmed.replace('_', "");
+    if let Some(rest) = digits.strip_prefix('-')
+        && !rest.is_empty()
+        && rest.bytes().all(|b| b.is_ascii_digit())
+    {
+        return Err("must be non-negative".to_owned());
+    }
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("'{text}' is not a whole number"));
+    }
+    // Digits only: a parse failure can only be an overflow, which is above any maximum.
+    match digits.parse::<u64>() {
+        Ok(value) if value < min => Err(format!("must be at least {min}")),
+        Ok(value) if value <= max => Ok(value),
+        _ => Err(format!("{trimmed} is more than the {max} allowed")),
+    }
+}
+
+/// Refuses to run with a closed standard output (`>&-`): the output would be lost while the
+/// command reports success. `main` calls it before parsing anything.
+pub(crate) fn check_stdout_open() -> anyhow::Result<()> {
+    if closed_at_start(&io::stdout()) {
+        anyhow::bail!("standard output is closed: Bad file descriptor");
+    }
+    Ok(())
+}
+
+/// Refuses to read a closed standard input (`<&-`), which would otherwise read as empty. Call
+/// it before reading standard input.
+pub(crate) fn check_stdin_open() -> anyhow::Result<()> {
+    if closed_at_start(&io::stdin()) {
+        anyhow::bail!("standard input is closed: Bad file descriptor");
+    }
+    Ok(())
+}
+
+/// Whether a standard stream was closed when the program started.
+///
+/// Rust's runtime reopens a closed descriptor 0, 1 or 2 on `/dev/null` (read-write) before
+/// `main`, so that no file the program opens later takes its place; writes then vanish and
+/// reads see an empty input. A shell's redirections open `/dev/null` read-only (`<`) or
+/// write-only (`>`), so `/dev/null` open for reading *and* writing on one of them is taken as
+/// "was closed". (`<>/dev/null` is read the same way: rare, and harmless to refuse.)
+#[cfg(unix)]
+fn closed_at_start(stream: &impl std::os::fd::AsFd) -> bool {
+    use rustix::fs::{FileType, OFlags, fcntl_getfl, fstat, stat};
+    let fd = stream.as_fd();
+    let Ok(flags) = fcntl_getfl(fd) else {
+        return true; // EBADF: still closed
+    };
+    if flags & OFlags::RWMODE != OFlags::RDWR {
+        return false;
+    }
+    match (fstat(fd), stat("/dev/null")) {
+        (Ok(ours), Ok(null)) => {
+            FileType::from_raw_mode(ours.st_mode) == FileType::CharacterDevice
+                && ours.st_rdev == null.st_rdev
+        }
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn closed_at_start<T>(_stream: &T) -> bool {
+    false
+}
+
 /// The most worker threads any `--threads` accepts, whatever the machine: far above any core
 /// count a user runs on (oversubscribing a few times is allowed), far below what exhausts the
 /// operating system's thread limits.
@@ -197,6 +441,15 @@ pub(crate) const MAX_THREADS: usize = 1024;
 /// The clap value parser of every `--threads`: a whole number from 1 to [`MAX_THREADS`],
 /// checked before any thread is started.
 pub(crate) fn parse_threads(text: &str) -> Result<NonZeroUsize, String> {
+    let trimmed = text.trim();
+    if let Some(digits) = trimmed.strip_prefix('-')
+        && !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+    {
+        return Err(format!(
+            "must be a positive number of threads, not {trimmed}"
+        ));
+    }
     let threads: u128 = text
         .trim()
         .parse()
@@ -301,7 +554,11 @@ mod tests {
                 "{absurd}: {err}"
             );
         }
-        for bad in ["-1", "two", "", "1.5"] {
+        assert_eq!(
+            parse_threads("-1").unwrap_err(),
+            "must be a positive number of threads, not -1"
+        );
+        for bad in ["-", "two", "", "1.5"] {
             assert!(
                 parse_threads(bad)
                     .unwrap_err()
@@ -309,5 +566,127 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn counts_are_bounded_and_negative_numbers_named() {
+        let parse = count_parser(1, 1000);
+        assert_eq!(parse("1"), Ok(1));
+        assert_eq!(parse(" 1_000 "), Ok(1000));
+        assert_eq!(parse("0").unwrap_err(), "must be at least 1");
+        assert_eq!(parse("-5").unwrap_err(), "must be non-negative");
+        assert_eq!(
+            parse("1001").unwrap_err(),
+            "1001 is more than the 1000 allowed"
+        );
+        assert_eq!(
+            parse("99999999999999999999999").unwrap_err(),
+            "99999999999999999999999 is more than the 1000 allowed"
+        );
+        for bad in ["", "-", "1.5", "1e6", "ten", "+-1"] {
+            assert!(
+                parse(bad).unwrap_err().contains("not a whole number"),
+                "{bad}"
+            );
+        }
+    }
+
+    /// An error that prints its source in its own message and also returns it from `source()`,
+    /// as rayon's `ThreadPoolBuildError` does with the operating system's error.
+    #[derive(Debug)]
+    struct RepeatsItsSource(io::Error);
+
+    impl fmt::Display for RepeatsItsSource {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            fmt::Display::fmt(&self.0, f)
+        }
+    }
+
+    impl std::error::Error for RepeatsItsSource {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn a_cause_is_reported_once() {
+        // Probe row 12: a thread spawn failure printed the OS message twice.
+        let os = io::Error::from(io::ErrorKind::WouldBlock);
+        let text = os.to_string();
+        let err =
+            anyhow::Error::new(RepeatsItsSource(os)).context("cannot start the worker threads");
+        assert_eq!(
+            one_line(&err),
+            format!("cannot start the worker threads: {text}")
+        );
+        let err = anyhow::anyhow!("root")
+            .context("middle\nline")
+            .context("top");
+        assert_eq!(one_line(&err), "top: middle line: root");
+    }
+
+    /// A writer that always fails with `kind`.
+    struct Failing(io::ErrorKind);
+
+    impl Write for Failing {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::from_raw_os_error(match self.0 {
+                io::ErrorKind::BrokenPipe => 32,
+                _ => 28,
+            }))
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn write_errors_name_the_output_and_keep_their_kind() {
+        let mut full = Output {
+            inner: Failing(io::ErrorKind::StorageFull),
+            target: "output",
+        };
+        let err = anyhow::Error::new(writeln!(full, "x").unwrap_err());
+        assert_eq!(
+            one_line(&err),
+            "cannot write output: No space left on device"
+        );
+        assert_eq!(exit_status(&err), 1);
+
+        let mut pipe = Output {
+            inner: Failing(io::ErrorKind::BrokenPipe),
+            target: "output",
+        };
+        let err = writeln!(pipe, "x").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
+        assert_eq!(exit_status(&anyhow::Error::new(err)), 0);
+        // Probe row 3: serde_json wraps the io::Error; a closed pipe must still be one.
+        let json = serde_json::to_writer(&mut pipe, &[1, 2, 3]).unwrap_err();
+        assert_eq!(exit_status(&anyhow::Error::new(json)), 0);
+    }
+
+    #[test]
+    fn plurals() {
+        assert_eq!(plural(1, "deal", "deals"), "1 deal");
+        assert_eq!(plural(0, "deal", "deals"), "0 deals");
+        assert_eq!(plural(2, "hand", "hands"), "2 hands");
+    }
+
+    #[test]
+    fn registry_parsers_list_every_name() {
+        use clap::builder::TypedValueParser as _;
+        let names = |parser: PossibleValuesParser| -> Vec<String> {
+            parser
+                .possible_values()
+                .into_iter()
+                .flatten()
+                .map(|v| v.get_name().to_owned())
+                .collect()
+        };
+        let algorithms: Vec<&str> = fairdeal::ALGORITHMS.iter().map(|a| a.name).collect();
+        assert_eq!(names(algorithm_parser()), algorithms);
+        let backends: Vec<&str> = fairdeal::rng::backends().iter().map(|b| b.name).collect();
+        assert_eq!(names(backend_parser()), backends);
+        assert_eq!(names(sampler_parser()), fairdeal::SAMPLERS);
     }
 }

@@ -4,7 +4,8 @@
 //! The binary is thin: each subcommand lives in `cmd/<name>.rs` as an `Args` struct (clap) and
 //! a `run` function; this file only declares the subcommands and turns errors into one line on
 //! stderr and an exit status (2 for usage errors, 1 for the rest, 0 when stdout was closed
-//! early, e.g. by `| head`).
+//! early, e.g. by `| head`). A closed standard output (or, for `shuffle`, input) is refused
+//! before anything runs.
 
 #![forbid(unsafe_code)]
 
@@ -13,7 +14,7 @@ mod common;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Fair shuffles, fairness tests and the algorithms behind them.
 #[derive(Debug, Parser)]
@@ -51,47 +52,174 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    if let Err(err) = common::check_stdout_open() {
+        return report(&err);
+    }
+    let matches = match command().try_get_matches() {
+        Ok(matches) => matches,
+        Err(err) => return report_clap_error(&err),
+    };
+    let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(err) => return report_clap_error(&err),
     };
+    // `shuffle` is the one command that reads standard input.
+    if matches!(cli.command, Command::Shuffle(_))
+        && let Err(err) = common::check_stdin_open()
+    {
+        return report(&err);
+    }
     match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            let status = common::exit_status(&err);
-            if status != 0 {
-                eprintln!("fairdeal: error: {}", common::one_line(&err));
-            }
-            ExitCode::from(status)
+        Err(err) => report(&err),
+    }
+}
+
+/// Prints an error as one `fairdeal: error: ...` line (nothing for a closed pipe) and returns
+/// its exit status.
+fn report(err: &anyhow::Error) -> ExitCode {
+    let status = common::exit_status(err);
+    if status != 0 {
+        eprintln!("fairdeal: error: {}", common::one_line(err));
+    }
+    ExitCode::from(status)
+}
+
+/// The command line as clap sees it, with one change to what the derive produces: every option
+/// and positional argument that takes a value accepts a negative number as that value, so
+/// `--seed -1` is refused by the option's own parser ("must be non-negative") instead of being
+/// mistaken for an unknown option `-1`.
+fn command() -> clap::Command {
+    fn negative_numbers_are_values(command: clap::Command) -> clap::Command {
+        command
+            .mut_args(|arg| {
+                if arg.get_action().takes_values() {
+                    arg.allow_negative_numbers(true)
+                } else {
+                    arg
+                }
+            })
+            .mut_subcommands(negative_numbers_are_values)
+    }
+    negative_numbers_are_values(Cli::command())
+}
+
+/// `--help` and `--version` print as clap formats them (exit 0, or 1 when stdout cannot take
+/// them); a usage error becomes one `fairdeal: error: ...` line with exit status 2. clap's own
+/// text spans several lines, so its parts are joined: the message, the missing or valid names
+/// it lists, its tips and the subcommand's usage.
+fn report_clap_error(err: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match err.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => print_to_stdout(err),
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // The help of a command that needs a subcommand: on stderr, as the usage error it is.
+            let _ = err.print();
+            ExitCode::from(2)
+        }
+        _ => {
+            eprintln!("fairdeal: error: {}", clap_error_line(err));
+            ExitCode::from(2)
         }
     }
 }
 
-/// `--help` and `--version` print as clap formats them; a usage error becomes the same single
-/// `fairdeal: error: ...` line as every other error (clap's own text spans several lines).
-fn report_clap_error(err: &clap::Error) -> ExitCode {
-    use clap::error::ErrorKind;
-    if matches!(
-        err.kind(),
-        ErrorKind::DisplayHelp
-            | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-    ) {
-        // Help and version go to stdout; a closed stdout is nothing to complain about.
-        let _ = err.print();
-        return if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-            ExitCode::from(2)
-        } else {
-            ExitCode::SUCCESS
-        };
+/// Writes `--help` or `--version` to stdout and checks that it arrived: `fairdeal --help >
+/// /dev/full` fails (exit 1) instead of pretending, while `| head -1` stays silent (exit 0).
+fn print_to_stdout(err: &clap::Error) -> ExitCode {
+    use std::io::Write as _;
+    let mut out = common::stdout();
+    let text = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        err.render().ansi().to_string()
+    } else {
+        err.render().to_string()
+    };
+    let written = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(io_err) => report(&anyhow::Error::new(io_err)),
     }
-    let rendered = err.to_string();
-    let first = rendered
-        .lines()
-        .map(str::trim)
-        .find(|line| !line.is_empty())
-        .unwrap_or("invalid arguments");
-    let message = first.strip_prefix("error: ").unwrap_or(first);
-    eprintln!("fairdeal: error: {message} (see 'fairdeal --help')");
-    ExitCode::from(2)
+}
+
+/// clap's multi-line usage error on one line.
+fn clap_error_line(err: &clap::Error) -> String {
+    let rendered = err.render().to_string();
+    let mut message = Vec::new();
+    let mut usage = None;
+    for line in rendered.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if let Some(rest) = line.strip_prefix("Usage: ") {
+            usage = Some(rest.to_owned());
+        } else if line.starts_with("For more information, try") {
+            // Replaced by the pointer to the subcommand's own help below.
+        } else {
+            message.push(line.strip_prefix("error: ").unwrap_or(line).to_owned());
+        }
+    }
+    let mut text = message.join(" ");
+    if let Some(reason) = negative_number_reason(err) {
+        text = reason;
+    }
+    match usage {
+        Some(usage) => {
+            let path: Vec<&str> = usage
+                .split_whitespace()
+                .take_while(|word| !word.starts_with(['<', '[', '-']))
+                .collect();
+            format!("{text} (usage: {usage}; see '{} --help')", path.join(" "))
+        }
+        None => format!("{text} (see '{} --help')", subcommand_path()),
+    }
+}
+
+/// For a negative number or an overflow where an unsigned count is expected, the message a
+/// person understands ("must be non-negative") instead of the parser's ("invalid digit found
+/// in string", "-1 is not in 0..=255").
+fn negative_number_reason(err: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    use std::num::IntErrorKind;
+    if err.kind() != ErrorKind::ValueValidation {
+        return None;
+    }
+    let (Some(ContextValue::String(arg)), Some(ContextValue::String(value))) = (
+        err.get(ContextKind::InvalidArg),
+        err.get(ContextKind::InvalidValue),
+    ) else {
+        return None;
+    };
+    let value = value.trim();
+    let negative = value
+        .strip_prefix('-')
+        .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()));
+    let cause = std::error::Error::source(err)?;
+    let reason = if let Some(parse) = cause.downcast_ref::<std::num::ParseIntError>() {
+        match parse.kind() {
+            IntErrorKind::InvalidDigit | IntErrorKind::NegOverflow if negative => {
+                "must be non-negative"
+            }
+            IntErrorKind::PosOverflow => "out of range (too large)",
+            _ => return None,
+        }
+    } else if negative && cause.to_string().contains(" is not in 0..=") {
+        // clap's ranged unsigned parsers (`value_parser!(u8)`).
+        "must be non-negative"
+    } else {
+        return None;
+    };
+    Some(format!("invalid value '{value}' for '{arg}': {reason}"))
+}
+
+/// `fairdeal poker table`: the subcommands named on the command line, for pointing at the
+/// right `--help` when clap's error does not carry a usage line.
+fn subcommand_path() -> String {
+    let root = command();
+    let mut current = &root;
+    let mut path = vec![current.get_name().to_owned()];
+    for arg in std::env::args_os().skip(1) {
+        let Some(arg) = arg.to_str() else { continue };
+        if let Some(sub) = current.find_subcommand(arg) {
+            path.push(sub.get_name().to_owned());
+            current = sub;
+        }
+    }
+    path.join(" ")
 }

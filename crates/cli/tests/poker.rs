@@ -50,7 +50,7 @@ fn monte_carlo_table_is_reproducible_and_judged() {
     assert_eq!(one["monte_carlo"]["algorithm"], "partial");
     assert!(one["p_value"].as_f64().unwrap() > 1e-6);
 
-    let biased = json(&[
+    let biased = fairdeal(&[
         "poker",
         "table",
         "--hands",
@@ -62,6 +62,13 @@ fn monte_carlo_table_is_reproducible_and_judged() {
         "5",
         "--json",
     ]);
+    assert_eq!(biased.status, Some(0));
+    assert!(
+        biased
+            .stderr
+            .contains("warning: 'biased' is NOT a fair shuffle")
+    );
+    let biased: Value = serde_json::from_slice(&biased.stdout).unwrap();
     assert!(biased["p_value"].as_f64().unwrap() < 1e-9);
 
     let text = fairdeal(&["poker", "table", "--hands", "100000", "--seed", "3"])
@@ -126,8 +133,22 @@ fn bad_input_is_a_one_line_error() {
             "used more than once",
         ),
         (&["poker", "equity", "AsAh"], "2 to 9 players"),
-        (&["poker", "equity", "AsXh", "KsKd"], "invalid rank"),
-        (&["poker", "equity", "AsAx", "KsKd"], "invalid suit"),
+        (
+            &["poker", "equity", "AsXh", "KsKd"],
+            "hand 1 \"AsXh\": invalid rank 'X' in \"Xh\"",
+        ),
+        (
+            &["poker", "equity", "KsKd", "XxAh"],
+            "hand 2 \"XxAh\": invalid rank 'X' in \"Xx\"",
+        ),
+        (
+            &["poker", "equity", "AsAx", "KsKd"],
+            "invalid suit 'x' in \"Ax\"",
+        ),
+        (
+            &["poker", "equity", "AsAh", "KsKd", "--board", "2c 7x 9h"],
+            "board \"2c 7x 9h\"",
+        ),
         (&["poker", "equity", "AsAhKd", "KsKd"], "exactly 2"),
         (
             &["poker", "equity", "random", "random", "random", "--exact"],
@@ -147,8 +168,152 @@ fn bad_input_is_a_one_line_error() {
             "nope",
         ),
         (&["poker", "table"], "required"),
+        // Sizes are bounded before any work starts.
+        (
+            &["poker", "table", "--hands", "1000000000001"],
+            "more than the 1000000000000 allowed",
+        ),
+        (
+            &["poker", "table", "--hands", "18446744073709551616"],
+            "more than the 1000000000000 allowed",
+        ),
+        (
+            &[
+                "poker",
+                "equity",
+                "AsKs",
+                "random",
+                "--trials",
+                "100000000001",
+            ],
+            "more than the 100000000000 allowed",
+        ),
+        // Options that a deterministic path would ignore are refused instead.
+        (
+            &["poker", "table", "--exhaustive", "--seed", "1"],
+            "cannot be used with",
+        ),
+        (
+            &[
+                "poker", "equity", "AsAh", "KsKd", "--exact", "--algo", "naive",
+            ],
+            "cannot be used with",
+        ),
     ] {
         let line = fairdeal(args).error();
         assert!(line.contains(needle), "{args:?}: {line}");
+    }
+}
+
+#[test]
+fn ten_fair_hands_are_not_called_unfair() {
+    // Probe row 2: one four-of-a-kind among ten hands (0.017 expected) read as chi2 = 63.4,
+    // p = 1e-10, "NOT consistent". The exact binomial test calls it what it is.
+    let v = json(&["poker", "table", "--hands", "10", "--seed", "6", "--json"]);
+    assert_eq!(v["counts"]["four_of_a_kind"], 1, "the probe's case: {v}");
+    assert!(v["p_value"].as_f64().unwrap() > 0.01, "{v}");
+    assert_eq!(v["monte_carlo"]["most_deviant"], "four_of_a_kind");
+    // A few more seeds through the text path (the library's tests cover 50 seeds at several
+    // sizes; each run here builds the exact table, so they stay few).
+    for seed in 3..7 {
+        let seed = seed.to_string();
+        let text = fairdeal(&["poker", "table", "--hands", "10", "--seed", &seed])
+            .ok()
+            .text();
+        assert!(
+            text.contains(": consistent with the exact table"),
+            "{seed}: {text}"
+        );
+    }
+    // The negative control at a small size: the biased shuffle on a fresh deck is still
+    // caught by the same test with 200,000 hands (above), and a single hand is no evidence.
+    let one = json(&["poker", "table", "--hands", "1", "--seed", "1", "--json"]);
+    assert_eq!(one["total"], 1);
+    assert!(one["p_value"].as_f64().unwrap() > 0.1);
+}
+
+#[test]
+fn biased_dealing_warns_on_stderr() {
+    // Probe row 9: the biased negative control ran silently.
+    for args in [
+        &[
+            "poker", "table", "--hands", "1000", "--algo", "biased", "--seed", "1",
+        ][..],
+        &[
+            "poker", "equity", "AsKs", "random", "--trials", "1000", "--algo", "biased", "--seed",
+            "1",
+        ],
+    ] {
+        let run = fairdeal(args);
+        assert_eq!(run.status, Some(0), "{args:?}");
+        assert_eq!(
+            run.stderr,
+            "fairdeal: warning: 'biased' is NOT a fair shuffle (a deliberately biased negative \
+             control): its results are biased\n"
+        );
+        assert!(!run.stdout.is_empty());
+    }
+    // Fair algorithms stay quiet.
+    fairdeal(&[
+        "poker", "table", "--hands", "1000", "--algo", "naive", "--seed", "1",
+    ])
+    .ok();
+}
+
+#[test]
+fn emoji_suits_are_cards() {
+    // Probe row 15: "A♠️" (with the emoji variation selector U+FE0F) was "invalid rank".
+    let emoji = json(&[
+        "poker",
+        "equity",
+        "A\u{2660}\u{FE0F}A\u{2665}\u{FE0F}",
+        "K\u{2660}K\u{2666}",
+        "--json",
+    ]);
+    assert_eq!(emoji, json(&["poker", "equity", "AsAh", "KsKd", "--json"]));
+}
+
+#[test]
+fn one_deal_is_singular_and_json_lists_categories_best_first() {
+    // Probe rows 19 and 22.
+    let text = fairdeal(&["poker", "equity", "AsAh", "KsKd", "--board", "2c3d4h9s9c"])
+        .ok()
+        .text();
+    assert!(text.contains("exact, 1 deal\n"), "{text}");
+    let text = fairdeal(&["poker", "table", "--hands", "1", "--seed", "2"])
+        .ok()
+        .text();
+    assert!(text.starts_with("1 random hand (7 cards each)"), "{text}");
+
+    let raw = fairdeal(&["poker", "table", "--hands", "1000", "--seed", "3", "--json"])
+        .ok()
+        .text();
+    let best_first = [
+        "straight_flush",
+        "four_of_a_kind",
+        "full_house",
+        "flush",
+        "straight",
+        "three_of_a_kind",
+        "two_pair",
+        "one_pair",
+        "high_card",
+    ];
+    // Each map (counts, exact, z_scores, category_p_values) lists them in this order.
+    for section in [
+        "\"counts\"",
+        "\"exact\"",
+        "\"z_scores\"",
+        "\"category_p_values\"",
+    ] {
+        let start = raw
+            .find(section)
+            .unwrap_or_else(|| panic!("{section} in {raw}"));
+        let body = &raw[start..start + raw[start..].find('}').unwrap()];
+        let positions: Vec<usize> = best_first
+            .iter()
+            .map(|key| body.find(&format!("\"{key}\"")).expect(key))
+            .collect();
+        assert!(positions.is_sorted(), "{section}: {body}");
     }
 }

@@ -2,13 +2,13 @@
 //! JSON. Nothing here is typed in: every row comes from an algorithm crate's `INFO` (through
 //! `fairdeal::ALGORITHMS`) or from `fairdeal::rng::backends()`.
 
-use std::io::{self, Write};
+use std::io::Write;
 
 use fairdeal::rng::{BackendInfo, DEFAULT_BACKEND, backends};
 use fairdeal::{ALGORITHMS, AlgorithmInfo, DEFAULT_ALGORITHM};
 use serde::Serialize;
 
-use crate::common::{Table, print_json};
+use crate::common::{Table, print_json, stdout};
 
 /// How many elements a standard deck has: the reach label says whether a generator can produce
 /// all `52!` orders of one.
@@ -100,7 +100,7 @@ pub(crate) fn run_algorithms(args: &AlgorithmsArgs) -> anyhow::Result<()> {
             })
             .collect(),
     };
-    let mut out = io::stdout().lock();
+    let mut out = stdout();
     table.write(&mut out)?;
     out.flush()?;
     Ok(())
@@ -130,7 +130,7 @@ pub(crate) fn run_backends(args: &BackendsArgs) -> anyhow::Result<()> {
             })
             .collect(),
     };
-    let mut out = io::stdout().lock();
+    let mut out = stdout();
     table.write(&mut out)?;
     writeln!(
         out,

@@ -7,19 +7,21 @@
 //! (heads-up preflop is 1,712,304 boards) and runs Monte Carlo otherwise. All engines are
 //! `fairdeal-poker`'s; this module parses, runs on the chosen number of threads and prints.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::num::NonZeroUsize;
 
 use fairdeal::Rng;
 use fairdeal::poker::{
-    self as poker, Category, CategoryCounts, Deal, EquityReport, McReport, PokerError, Spot,
+    self as poker, Category, CategoryCounts, Deal, EquityConfig, EquityReport, McConfig, McReport,
+    PokerError, Spot,
 };
 use fairdeal::rng::{Backend, DEFAULT_BACKEND};
-use serde::Serialize;
-use serde_json::{Map, Value};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 
 use crate::common::{
-    Resolved, Selection, Table, WithResolved, print_json, progress_bar, usage, with_selection,
+    Resolved, Selection, Table, WithResolved, algorithm_parser, backend_parser, count_parser,
+    plural, print_json, progress_bar, stdout, usage, warn_if_unfair, with_selection,
 };
 
 /// The default algorithm for dealing: the partial shuffle, O(k) per hand.
@@ -35,6 +37,14 @@ const EQUITY_PROGRESS_THRESHOLD: u64 = 5_000_000;
 /// Monte Carlo equity trials when neither `--exact` nor `--trials` is given and the spot is
 /// too large to enumerate.
 const DEFAULT_TRIALS: u64 = 1_000_000;
+
+/// The most hands `table --hands` deals: 10^12, far beyond any test a person waits for, and
+/// small enough that no count can overflow. Refused before any work starts.
+const MAX_HANDS: u64 = 1_000_000_000_000;
+
+/// The most deals `equity --trials` simulates (each evaluates every player's hand: fewer
+/// than [`MAX_HANDS`]). Refused before any work starts.
+const MAX_TRIALS: u64 = 100_000_000_000;
 
 /// Arguments of `fairdeal poker`.
 #[derive(Debug, clap::Args)]
@@ -56,11 +66,11 @@ enum PokerCommand {
 #[derive(Debug, clap::Args)]
 struct RandomArgs {
     /// Shuffling algorithm that deals (see `fairdeal algorithms`).
-    #[arg(long, value_name = "NAME", default_value = DEAL_ALGORITHM)]
+    #[arg(long, value_name = "NAME", default_value = DEAL_ALGORITHM, value_parser = algorithm_parser())]
     algo: String,
 
     /// Random number generator (see `fairdeal backends`).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_BACKEND)]
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_BACKEND, value_parser = backend_parser())]
     backend: String,
 
     /// Seed for a reproducible run (the same result on any thread count); without it a seed
@@ -80,12 +90,13 @@ struct RandomArgs {
     fairdeal poker table --hands 1000000 --algo biased --fresh-deck --seed 1   # rejected"
 )]
 struct TableArgs {
-    /// Enumerate every hand.
-    #[arg(long)]
+    /// Enumerate every hand (no randomness: --algo, --backend, --seed and --fresh-deck do
+    /// not apply).
+    #[arg(long, conflicts_with_all = ["algo", "backend", "seed", "fresh_deck"])]
     exhaustive: bool,
 
-    /// Deal this many random 7-card hands instead.
-    #[arg(long, value_name = "N")]
+    /// Deal this many random 7-card hands instead (1 to 10^12).
+    #[arg(long, value_name = "N", value_parser = count_parser(1, MAX_HANDS))]
     hands: Option<u64>,
 
     /// Hand size for --exhaustive: 5 or 7 (Monte Carlo deals 7).
@@ -128,13 +139,14 @@ struct EquityArgs {
     #[arg(long, value_name = "CARDS", default_value = "")]
     dead: String,
 
-    /// Enumerate every deal (an error when there are too many).
-    #[arg(long, conflicts_with = "trials")]
+    /// Enumerate every deal (an error when there are too many; no randomness, so --algo,
+    /// --backend and --seed do not apply).
+    #[arg(long, conflicts_with_all = ["trials", "algo", "backend", "seed"])]
     exact: bool,
 
-    /// Monte Carlo with this many deals (default: exact when at most 5,000,000 deals, else
-    /// 1,000,000 trials).
-    #[arg(long, value_name = "N")]
+    /// Monte Carlo with this many deals, 1 to 10^11 (default: exact when at most 5,000,000
+    /// deals, else 1,000,000 trials).
+    #[arg(long, value_name = "N", value_parser = count_parser(1, MAX_TRIALS))]
     trials: Option<u64>,
 
     /// Worker threads (default: all cores). Results do not depend on it.
@@ -179,13 +191,28 @@ fn selection(random: RandomArgs) -> Selection {
     }
 }
 
+/// Nine values keyed by category name, best category first (`straight_flush` … `high_card`)
+/// in the JSON text too, as the text table prints them.
+#[derive(Debug)]
+struct ByCategory<T>([T; 9]);
+
+impl<T: Serialize> Serialize for ByCategory<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(9))?;
+        for &category in Category::ALL.iter().rev() {
+            map.serialize_entry(category.key(), &self.0[category.index()])?;
+        }
+        map.end()
+    }
+}
+
 /// The JSON document of `poker table`.
 #[derive(Debug, Serialize)]
 struct TableJson {
     cards: usize,
     total: u64,
-    counts: Map<String, Value>,
-    exact: Map<String, Value>,
+    counts: ByCategory<u64>,
+    exact: ByCategory<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     monte_carlo: Option<McJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -198,18 +225,10 @@ struct McJson {
     backend: String,
     seed: u64,
     fresh_deck: bool,
-    z_scores: Map<String, Value>,
-    chi2: f64,
-    df: u32,
-}
-
-/// `{"straight_flush": v, …, "high_card": v}`, best category first.
-fn by_category<T: Into<Value> + Copy>(values: &[T; 9]) -> Map<String, Value> {
-    Category::ALL
-        .iter()
-        .rev()
-        .map(|&c| (c.key().to_owned(), values[c.index()].into()))
-        .collect()
+    z_scores: ByCategory<f64>,
+    /// Each category's exact two-sided binomial p-value.
+    category_p_values: ByCategory<f64>,
+    most_deviant: &'static str,
 }
 
 fn run_table(args: TableArgs) -> anyhow::Result<()> {
@@ -220,10 +239,8 @@ fn run_table(args: TableArgs) -> anyhow::Result<()> {
         if args.cards != 7 {
             return Err(usage("Monte Carlo tables deal 7 cards: drop --cards 5"));
         }
-        if hands == 0 {
-            return Err(usage("--hands must be at least 1"));
-        }
         let sel = selection(args.random);
+        warn_if_unfair(&sel.algorithm);
         let deal = if args.fresh_deck {
             Deal::Fresh
         } else {
@@ -266,16 +283,16 @@ fn print_table(
         return print_json(&TableJson {
             cards,
             total: counts.total(),
-            counts: by_category(&counts.counts),
-            exact: by_category(exact),
+            counts: ByCategory(counts.counts),
+            exact: ByCategory(*exact),
             monte_carlo: mc.map(|(r, sel, seed, fresh)| McJson {
                 algorithm: sel.algorithm.clone(),
                 backend: sel.backend.clone(),
                 seed,
                 fresh_deck: fresh,
-                z_scores: by_category(&r.z_scores),
-                chi2: r.chi2,
-                df: r.df,
+                z_scores: ByCategory(r.z_scores),
+                category_p_values: ByCategory(r.category_p_values),
+                most_deviant: r.most_deviant.key(),
             }),
             p_value: mc.map(|(r, ..)| r.p_value),
         });
@@ -283,7 +300,7 @@ fn print_table(
     let total = counts.total();
     let mut header = vec!["category", "count", "fraction", "exact"];
     if mc.is_some() {
-        header.push("z");
+        header.extend(["z", "p (exact)"]);
     }
     let rows = Category::ALL
         .iter()
@@ -298,16 +315,18 @@ fn print_table(
             ];
             if let Some((r, ..)) = mc {
                 row.push(format!("{:+.2}", r.z(c)));
+                row.push(format!("{:.3e}", r.category_p_values[c.index()]));
             }
             row
         })
         .collect();
-    let mut out = io::stdout().lock();
+    let mut out = stdout();
     match mc {
         None => writeln!(out, "All {total} {cards}-card hands:")?,
         Some((_, sel, seed, fresh)) => writeln!(
             out,
-            "{total} random 7-card hands, algorithm {}, backend {}, seed {seed}{}:",
+            "{} (7 cards each), algorithm {}, backend {}, seed {seed}{}:",
+            plural(total, "random hand", "random hands"),
             sel.algorithm,
             sel.backend,
             if fresh {
@@ -326,8 +345,11 @@ fn print_table(
         };
         writeln!(
             out,
-            "chi2 = {:.3}, df = {}, p = {:.4e}: {verdict} (alpha = 1e-6)",
-            r.chi2, r.df, r.p_value
+            "largest deviation: {} (exact binomial p = {:.4e}); p = {:.4e} over the 9 \
+             categories (Bonferroni): {verdict} (alpha = 1e-6)",
+            r.most_deviant.name(),
+            r.category_p_values[r.most_deviant.index()],
+            r.p_value
         )?;
     }
     out.flush()?;
@@ -351,15 +373,14 @@ impl WithResolved for McTable {
         // picks the seed, which is reported so the run can be reproduced.
         let seed = self.seed.unwrap_or_else(|| rng.next_u64());
         let bar = progress_bar(self.hands, self.hands > PROGRESS_THRESHOLD, "dealing");
-        let report = poker::monte_carlo_with_progress(
-            &shuffler,
-            B::seeded,
-            self.hands,
+        let config = McConfig {
+            hands: self.hands,
             seed,
-            self.deal,
-            |n| bar.inc(n),
-        )
-        .map_err(|e| poker_error(&e))?;
+            deal: self.deal,
+            progress: Some(&|n| bar.inc(n)),
+        };
+        let report =
+            poker::monte_carlo(&shuffler, B::seeded, &config).map_err(|e| poker_error(&e))?;
         bar.finish_and_clear();
         Ok((report, seed))
     }
@@ -386,9 +407,6 @@ struct PlayerJson {
 fn run_equity(args: EquityArgs) -> anyhow::Result<()> {
     let hands: Vec<&str> = args.hands.iter().map(String::as_str).collect();
     let spot = Spot::parse(&hands, &args.board, &args.dead).map_err(|e| poker_error(&e))?;
-    if args.trials == Some(0) {
-        return Err(usage("--trials must be at least 1"));
-    }
     let exact =
         args.exact || (args.trials.is_none() && spot.exact_outcomes() <= poker::AUTO_EXACT_LIMIT);
     let (report, seed) = if exact {
@@ -397,6 +415,7 @@ fn run_equity(args: EquityArgs) -> anyhow::Result<()> {
         (report, None)
     } else {
         let sel = selection(args.random);
+        warn_if_unfair(&sel.algorithm);
         let trials = args.trials.unwrap_or(DEFAULT_TRIALS);
         let (report, seed) = on_threads(args.threads, || {
             with_selection(
@@ -431,11 +450,12 @@ fn run_equity(args: EquityArgs) -> anyhow::Result<()> {
 }
 
 fn write_equity(report: &EquityReport, spot: &Spot, seed: Option<u64>) -> anyhow::Result<()> {
-    let mut out = io::stdout().lock();
+    let mut out = stdout();
     let board: String = spot.board().iter().map(ToString::to_string).collect();
+    let deals = plural(report.trials, "deal", "deals");
     let how = match seed {
-        None => format!("exact, {} deals", report.trials),
-        Some(seed) => format!("Monte Carlo, {} deals, seed {seed}", report.trials),
+        None => format!("exact, {deals}"),
+        Some(seed) => format!("Monte Carlo, {deals}, seed {seed}"),
     };
     writeln!(
         out,
@@ -482,15 +502,13 @@ impl WithResolved for McEquity<'_> {
             self.trials > EQUITY_PROGRESS_THRESHOLD,
             "dealing",
         );
-        let report = poker::equity_monte_carlo_with_progress(
-            self.spot,
-            &shuffler,
-            B::seeded,
-            self.trials,
+        let config = EquityConfig {
+            trials: self.trials,
             seed,
-            |n| bar.inc(n),
-        )
-        .map_err(|e| poker_error(&e))?;
+            progress: Some(&|n| bar.inc(n)),
+        };
+        let report = poker::equity_monte_carlo(self.spot, &shuffler, B::seeded, &config)
+            .map_err(|e| poker_error(&e))?;
         bar.finish_and_clear();
         Ok((report, seed))
     }

@@ -1,0 +1,245 @@
+//! The command line under careless and hostile use (`../shared/probes/cli-hostile-inputs.md`
+//! rows 3, 7, 8, 10, 11, 13): every case ends in the right exit status with one clear line, or
+//! in silence where a pipe reader simply stopped early, and never in a panic or a false success.
+
+mod common;
+
+use std::fs::File;
+use std::process::{Command, Stdio};
+
+use common::fairdeal;
+
+const BIN: &str = env!("CARGO_BIN_EXE_fairdeal");
+
+/// Commands that print a report, one of each kind, in JSON.
+const JSON_COMMANDS: &[&[&str]] = &[
+    &["algorithms", "--json"],
+    &["backends", "--json"],
+    &["poker", "table", "--exhaustive", "--cards", "5", "--json"],
+    &[
+        "fairness", "--n", "4", "--trials", "1000", "--seed", "1", "--json",
+    ],
+    &["blackjack", "dealer", "--json"],
+];
+
+/// Commands that print a report as text.
+const TEXT_COMMANDS: &[&[&str]] = &[
+    &["algorithms"],
+    &["backends"],
+    &["shuffle", "-i", "1-3", "--seed", "1"],
+    &["poker", "equity", "AsAh", "KsKd", "--board", "2c7d9h"],
+];
+
+/// Runs `fairdeal ARGS` with stdout connected to `stdout`; returns (status, stderr).
+fn run_with_stdout(args: &[&str], stdout: Stdio) -> (Option<i32>, String) {
+    let output = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run fairdeal");
+    (
+        output.status.code(),
+        String::from_utf8(output.stderr).expect("UTF-8 stderr"),
+    )
+}
+
+/// A pipe whose reader has already gone: every write to it fails with "Broken pipe", as when
+/// `| head -1` has read its line and exited.
+fn broken_pipe() -> Stdio {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    Stdio::from(writer)
+}
+
+/// Runs `sh -c SCRIPT` with the binary as `$0`, for redirections Rust's `Command` cannot make
+/// (closing a descriptor).
+fn sh(script: &str) -> (Option<i32>, String, String) {
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(BIN)
+        .output()
+        .expect("run sh");
+    (
+        output.status.code(),
+        String::from_utf8(output.stdout).expect("UTF-8"),
+        String::from_utf8(output.stderr).expect("UTF-8"),
+    )
+}
+
+#[test]
+fn a_reader_that_stops_early_is_not_an_error_for_any_command() {
+    // Row 3: `--json | head -1` exited 1 with "cannot write JSON: Broken pipe", because the
+    // serde_json error hid the io::Error from the broken-pipe check.
+    for args in JSON_COMMANDS.iter().chain(TEXT_COMMANDS) {
+        let (status, stderr) = run_with_stdout(args, broken_pipe());
+        assert_eq!(status, Some(0), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["poker", "table", "--help"],
+    ] {
+        let (status, stderr) = run_with_stdout(args, broken_pipe());
+        assert_eq!((status, stderr.as_str()), (Some(0), ""), "{args:?}");
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn dev_full() -> Stdio {
+    Stdio::from(
+        File::options()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full"),
+    )
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_is_one_clear_line_and_exit_1() {
+    // Rows 7 and 13: `--help > /dev/full` exited 0; `shuffle > /dev/full` said only
+    // "No space left on device (os error 28)".
+    let commands = JSON_COMMANDS.iter().chain(TEXT_COMMANDS).copied().chain([
+        &["--help"][..],
+        &["--version"],
+        &["poker", "equity", "--help"],
+    ]);
+    for args in commands {
+        let (status, stderr) = run_with_stdout(args, dev_full());
+        assert_eq!(status, Some(1), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr, "fairdeal: error: cannot write output: No space left on device\n",
+            "{args:?}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_closed_standard_stream_is_an_error_not_lost_output() {
+    // Row 8: `shuffle -i 1-3 >&-` and `shuffle <&-` exited 0 with the output lost or the
+    // input read as empty.
+    for script in [
+        r#"exec "$0" shuffle -i 1-3 >&-"#,
+        r#"exec "$0" algorithms --json >&-"#,
+        r#"exec "$0" --help >&-"#,
+    ] {
+        let (status, _, stderr) = sh(script);
+        assert_eq!(status, Some(1), "{script}");
+        assert_eq!(
+            stderr, "fairdeal: error: standard output is closed: Bad file descriptor\n",
+            "{script}"
+        );
+    }
+    let (status, stdout, stderr) = sh(r#"exec "$0" shuffle <&-"#);
+    assert_eq!(status, Some(1));
+    assert!(stdout.is_empty());
+    assert_eq!(
+        stderr,
+        "fairdeal: error: standard input is closed: Bad file descriptor\n"
+    );
+    // Redirections to /dev/null are choices, not closed streams.
+    let (status, stdout, stderr) =
+        sh(r#""$0" shuffle -i 1-3 >/dev/null && "$0" shuffle </dev/null"#);
+    assert_eq!(
+        (status, stdout.as_str(), stderr.as_str()),
+        (Some(0), "", "")
+    );
+    let (status, stdout, _) = sh(r#"exec "$0" algorithms <&-"#);
+    assert_eq!(status, Some(0), "only shuffle reads standard input");
+    assert!(stdout.contains("inplace"));
+}
+
+#[test]
+fn missing_arguments_are_named_with_the_subcommand_usage() {
+    // Row 10: "required arguments were not provided: (see 'fairdeal --help')" cut the names.
+    for (args, names, usage) in [
+        (
+            &["poker", "table"][..],
+            "--exhaustive|--hands <N>",
+            "see 'fairdeal poker table --help'",
+        ),
+        (
+            &["poker", "equity"],
+            "<HAND>...",
+            "see 'fairdeal poker equity --help'",
+        ),
+    ] {
+        let run = fairdeal(args);
+        assert_eq!(run.status, Some(2));
+        let line = run.error();
+        assert!(
+            line.contains("the following required arguments were not provided"),
+            "{line}"
+        );
+        assert!(line.contains(names), "{args:?}: {line}");
+        assert!(line.contains("usage: fairdeal "), "{args:?}: {line}");
+        assert!(line.ends_with(&format!("{usage})")), "{args:?}: {line}");
+    }
+}
+
+#[test]
+fn negative_numbers_are_called_negative() {
+    // Row 11: `--seed -1` read as an unknown option "-1".
+    for args in [
+        &["shuffle", "-i", "1-3", "--seed", "-1"][..],
+        &["poker", "table", "--hands", "-5"],
+        &["poker", "equity", "AsAh", "KsKd", "--trials", "-1"],
+        &["poker", "table", "--exhaustive", "--cards", "-7"],
+        &["fairness", "--n", "-1"],
+        &["blackjack", "simulate", "--decks", "-1"],
+    ] {
+        let run = fairdeal(args);
+        assert_eq!(run.status, Some(2), "{args:?}");
+        let line = run.error();
+        assert!(line.contains("must be non-negative"), "{args:?}: {line}");
+        assert!(!line.contains("unexpected argument"), "{args:?}: {line}");
+    }
+    let line = fairdeal(&["poker", "equity", "AsAh", "KsKd", "--threads", "-1"]).error();
+    assert!(
+        line.contains("must be a positive number of threads"),
+        "{line}"
+    );
+    let line = fairdeal(&["shuffle", "-i", "1-3", "--seed", "99999999999999999999"]).error();
+    assert!(line.contains("out of range"), "{line}");
+}
+
+#[test]
+fn bad_names_are_refused_with_the_valid_list() {
+    // Row 4 and the registry-built value parsers: clap refuses the name on every path.
+    for args in [
+        &["poker", "equity", "AsAh", "KsKd", "--algo", "bogus"][..],
+        &[
+            "poker",
+            "table",
+            "--exhaustive",
+            "--cards",
+            "5",
+            "--algo",
+            "bogus",
+        ],
+        &["poker", "table", "--hands", "100", "--backend", "nope"],
+    ] {
+        let run = fairdeal(args);
+        assert_eq!(run.status, Some(2), "{args:?}");
+        let line = run.error();
+        assert!(line.contains("invalid value"), "{args:?}: {line}");
+        assert!(line.contains("[possible values: "), "{args:?}: {line}");
+    }
+    let line = fairdeal(&["poker", "equity", "AsAh", "KsKd", "--backend", "nope"]).error();
+    for backend in fairdeal::rng::backends() {
+        assert!(line.contains(backend.name), "{line}");
+    }
+    // --help lists the names, each with its summary, from the registries.
+    let help = fairdeal(&["poker", "table", "--help"]).ok().text();
+    for algorithm in fairdeal::ALGORITHMS {
+        assert!(help.contains(algorithm.name), "{help}");
+    }
+    for backend in fairdeal::rng::backends() {
+        assert!(help.contains(backend.name), "{help}");
+    }
+}
