@@ -133,24 +133,16 @@ impl BackendVisitor for Mc<'_> {
         let sampler = B::Sampler::default();
         let partial = Partial::with_sampler(sampler);
         group.bench_function("partial", |b| {
-            b.iter(|| {
-                pool.install(|| monte_carlo(&partial, B::seeded, &MC_RUN))
-            });
+            b.iter(|| pool.install(|| monte_carlo(&partial, B::seeded, &MC_RUN)));
         });
         if !quick() {
             let inplace = fairdeal_inplace::Inplace::with_sampler(sampler);
             group.bench_function("inplace", |b| {
-                b.iter(|| {
-                    pool.install(|| {
-                        monte_carlo(&inplace, B::seeded, &MC_RUN)
-                    })
-                });
+                b.iter(|| pool.install(|| monte_carlo(&inplace, B::seeded, &MC_RUN)));
             });
             let naive = fairdeal_naive::Naive::with_sampler(sampler);
             group.bench_function("naive", |b| {
-                b.iter(|| {
-                    pool.install(|| monte_carlo(&naive, B::seeded, &MC_RUN))
-                });
+                b.iter(|| pool.install(|| monte_carlo(&naive, B::seeded, &MC_RUN)));
             });
         }
         // The same deals (partial shuffle, same stream) ranked by rs_poker.

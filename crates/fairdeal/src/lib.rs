@@ -62,11 +62,11 @@ for _ in 0..1000 {
 Pick the algorithm and generator by name at run time, as the `fairdeal` command line does:
 
 ```
-use fairdeal::rng::{Backend, backend::Java};
+use fairdeal::rng::{Backend, JavaSampler, backend::Java};
 use fairdeal::{algorithm_by_name, Shuffler};
 
 // Bit for bit what Java's Collections.shuffle(list, new Random(42)) does:
-let algo = algorithm_by_name("inplace", <Java as Backend>::Sampler::default())?;
+let algo = algorithm_by_name("inplace", JavaSampler)?; // Java's nextInt(bound)
 let mut rng = Java::seeded(42);
 let mut v: Vec<u32> = (0..10).collect();
 algo.shuffle(&mut v, &mut rng);

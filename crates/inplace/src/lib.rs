@@ -10,8 +10,7 @@ each tuple gives a different permutation).
 # Quick start
 
 ```
-use fairdeal_core::Shuffler;
-use fairdeal_inplace::Inplace;
+use fairdeal_inplace::{Inplace, Shuffler}; // one crate: the trait comes with it
 use rand::SeedableRng;
 
 let mut rng = rand::rngs::StdRng::seed_from_u64(42);
@@ -50,7 +49,13 @@ assert_eq!(sorted, (0..52).collect::<Vec<u32>>()); // a permutation of the input
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
-use fairdeal_core::{AlgorithmInfo, Batched, Complexity, IndexSampler, Rng, Shuffler};
+/// The crate every algorithm shares, re-exported (as `rand_pcg` re-exports `rand_core`) so that
+/// depending on this crate alone is enough; its main items are also at the top level.
+pub use fairdeal_core;
+/// The trait, the index samplers and the error this crate's users need, from `fairdeal-core`.
+pub use fairdeal_core::{Batched, IndexSampler, Lemire, Rng, ShuffleError, Shuffler};
+
+use fairdeal_core::{AlgorithmInfo, Complexity};
 
 /// The self-description of [`Inplace`]: name `"inplace"`, O(N), fair.
 ///

@@ -10,8 +10,7 @@ no element is moved more than twice per step.
 # Quick start
 
 ```
-use fairdeal_core::Shuffler;
-use fairdeal_inside_out::InsideOut;
+use fairdeal_inside_out::{InsideOut, Shuffler}; // one crate: the trait comes with it
 use rand::SeedableRng;
 
 let mut rng = rand::rngs::StdRng::seed_from_u64(42);
@@ -56,7 +55,13 @@ extern crate alloc;
 
 use alloc::vec::Vec;
 
-use fairdeal_core::{AlgorithmInfo, Batched, Complexity, IndexSampler, Rng, Shuffler};
+/// The crate every algorithm shares, re-exported (as `rand_pcg` re-exports `rand_core`) so that
+/// depending on this crate alone is enough; its main items are also at the top level.
+pub use fairdeal_core;
+/// The trait, the index samplers and the error this crate's users need, from `fairdeal-core`.
+pub use fairdeal_core::{Batched, IndexSampler, Lemire, Rng, ShuffleError, Shuffler};
+
+use fairdeal_core::{AlgorithmInfo, Complexity};
 
 /// The self-description of [`InsideOut`]: name `"inside-out"`, O(N), fair.
 ///

@@ -26,8 +26,7 @@ sort-by-random-key.
 # Quick start
 
 ```
-use fairdeal_core::Shuffler;
-use fairdeal_naive::{Biased, Naive, SortKey};
+use fairdeal_naive::{Biased, Naive, Shuffler, SortKey}; // one crate: the trait comes with it
 use rand::SeedableRng;
 
 let mut rng = rand::rngs::StdRng::seed_from_u64(42);
@@ -77,5 +76,8 @@ pub use biased::{BIASED_INFO, Biased};
 pub use naive::{NAIVE_INFO, Naive};
 pub use sort_key::{SORT_KEY_INFO, SortKey};
 
-#[cfg(doc)]
-use fairdeal_core::{IndexSampler, Lemire, Shuffler};
+/// The crate every algorithm shares, re-exported (as `rand_pcg` re-exports `rand_core`) so that
+/// depending on this crate alone is enough; its main items are also at the top level.
+pub use fairdeal_core;
+/// The trait, the index samplers and the error this crate's users need, from `fairdeal-core`.
+pub use fairdeal_core::{Batched, IndexSampler, Lemire, Rng, ShuffleError, Shuffler};

@@ -21,9 +21,7 @@ Three tools are built on that loop:
 # Quick start
 
 ```
-use fairdeal_core::Shuffler;
-use fairdeal_partial::{Dealer, Partial, sample_range};
-use fairdeal_core::Lemire;
+use fairdeal_partial::{Dealer, Lemire, Partial, Shuffler, sample_range}; // one crate is enough
 use rand::SeedableRng;
 
 let mut rng = rand::rngs::StdRng::seed_from_u64(42);
@@ -78,9 +76,13 @@ mod range;
 pub use dealer::Dealer;
 pub use range::{SampleRangeError, sample_range};
 
-use fairdeal_core::{
-    AlgorithmInfo, Batched, Complexity, IndexSampler, Rng, ShuffleError, Shuffler, check_prefix,
-};
+/// The crate every algorithm shares, re-exported (as `rand_pcg` re-exports `rand_core`) so that
+/// depending on this crate alone is enough; its main items are also at the top level.
+pub use fairdeal_core;
+/// The trait, the index samplers and the error this crate's users need, from `fairdeal-core`.
+pub use fairdeal_core::{Batched, IndexSampler, Lemire, Rng, ShuffleError, Shuffler};
+
+use fairdeal_core::{AlgorithmInfo, Complexity, check_prefix};
 
 /// The self-description of [`Partial`]: name `"partial"`, O(N) for a whole shuffle, fair.
 ///

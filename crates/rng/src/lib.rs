@@ -10,9 +10,8 @@ with the bounded-index sampler it shuffles with.
 # Quick start
 
 ```
-use fairdeal_core::Shuffler;
-use fairdeal_inplace::Inplace;
-use fairdeal_rng::{Backend, DefaultBackend, backend::Java};
+use fairdeal_inplace::{Inplace, Shuffler};
+use fairdeal_rng::{Backend, DefaultBackend, JavaSampler, backend::Java};
 
 // Real use: the default CSPRNG (ChaCha12), seeded from the operating system.
 let mut rng = DefaultBackend::from_os()?;
@@ -28,7 +27,7 @@ assert_eq!(a, b);
 
 // Bit-exact with Java: Collections.shuffle(List.of(0, 1, 2, 3, 4), new Random(0)) gives
 // [4, 2, 1, 3, 0].
-let java = Inplace::with_sampler(<Java as Backend>::Sampler::default());
+let java = Inplace::with_sampler(JavaSampler); // Java's nextInt(bound), draw for draw
 let mut five = [0, 1, 2, 3, 4];
 java.shuffle(&mut five, &mut Java::seeded(0));
 assert_eq!(five, [4, 2, 1, 3, 0]);
