@@ -315,7 +315,7 @@ fn print_table(
             ];
             if let Some((r, ..)) = mc {
                 row.push(format!("{:+.2}", r.z(c)));
-                row.push(format!("{:.3e}", r.category_p_values[c.index()]));
+                row.push(format_p(r.category_p_values[c.index()]));
             }
             row
         })
@@ -345,15 +345,29 @@ fn print_table(
         };
         writeln!(
             out,
-            "largest deviation: {} (exact binomial p = {:.4e}); p = {:.4e} over the 9 \
-             categories (Bonferroni): {verdict} (alpha = 1e-6)",
+            "largest deviation: {} (exact binomial p = {}); p = {} over the 9 categories \
+             (Bonferroni): {verdict} (alpha = 1e-6)",
             r.most_deviant.name(),
-            r.category_p_values[r.most_deviant.index()],
-            r.p_value
+            format_p(r.category_p_values[r.most_deviant.index()]),
+            format_p(r.p_value)
         )?;
     }
     out.flush()?;
     Ok(())
+}
+
+/// A p-value as people read it: `0.3002`, `1`, `5.148e-84` once it is small, and `< 1e-300`
+/// when the tail underflowed to zero (no `f64` holds it; "0" would claim an impossibility).
+fn format_p(p: f64) -> String {
+    if p <= 0.0 {
+        "< 1e-300".to_owned()
+    } else if p >= 1.0 {
+        "1".to_owned()
+    } else if p >= 1e-3 {
+        format!("{p:.4}")
+    } else {
+        format!("{p:.3e}")
+    }
 }
 
 struct McTable {
@@ -511,5 +525,20 @@ impl WithResolved for McEquity<'_> {
             .map_err(|e| poker_error(&e))?;
         bar.finish_and_clear();
         Ok((report, seed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_p;
+
+    #[test]
+    fn p_values_read_as_numbers() {
+        assert_eq!(format_p(1.0), "1");
+        assert_eq!(format_p(0.30024), "0.3002");
+        assert_eq!(format_p(0.001), "0.0010");
+        assert_eq!(format_p(5.1483e-84), "5.148e-84");
+        assert_eq!(format_p(1e-300), "1.000e-300");
+        assert_eq!(format_p(0.0), "< 1e-300");
     }
 }
