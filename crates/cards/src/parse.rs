@@ -35,9 +35,14 @@ pub(crate) fn parse_one(text: &str) -> Result<(Card, &str), CardError> {
             found: first,
         })?
     };
+    // A rank at the end of the text or followed by a separator (`"J"`, `"J Kd"`) lacks its
+    // suit; anything else in the suit's place is a wrong suit.
     let suit_char = chars
         .next()
-        .ok_or_else(|| CardError::MissingSuit { text: text.into() })?;
+        .filter(|&c| !is_separator(c))
+        .ok_or_else(|| CardError::MissingSuit {
+            text: card_token(text),
+        })?;
     let suit = Suit::from_char(suit_char).ok_or_else(|| CardError::InvalidSuit {
         text: card_token(text),
         found: suit_char,
@@ -51,9 +56,14 @@ pub(crate) fn parse_one(text: &str) -> Result<(Card, &str), CardError> {
 fn card_token(text: &str) -> String {
     let len = if text.starts_with("10") { 3 } else { 2 };
     text.chars()
-        .take_while(|c| !c.is_whitespace() && *c != ',')
+        .take_while(|&c| !is_separator(c))
         .take(len)
         .collect()
+}
+
+/// Whitespace and commas separate cards in a list.
+fn is_separator(c: char) -> bool {
+    c.is_whitespace() || c == ','
 }
 
 /// Parses a list of cards written back to back or separated by whitespace and/or commas, e.g.
@@ -84,7 +94,7 @@ pub fn parse_cards(text: &str) -> Result<Vec<Card>, CardError> {
     let mut seen = CardSet::new();
     let mut rest = text;
     loop {
-        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ',');
+        rest = rest.trim_start_matches(is_separator);
         if rest.is_empty() {
             return Ok(cards);
         }
