@@ -13,7 +13,7 @@
 //! output does not depend on which path ran. Other algorithms have no sparse form, so a range
 //! too large to hold is an error for them rather than a silent switch of algorithm.
 //!
-//! A whole shuffle without `--algo` runs `fairdeal_parallel::Parallel` (Sanders' scatter
+//! A whole shuffle without `--algo` runs `fairdeal::Parallel` (Sanders' scatter
 //! shuffle, the fast one for huge inputs) on all cores, or on N threads with `--threads N`. Up
 //! to one leaf (1 MiB of elements: 8 bytes per number, 16 per line) it *is* the `inplace` loop,
 //! draw for draw, so small inputs
@@ -258,7 +258,7 @@ struct Job {
     /// it gives the same output as the chosen algorithm, i.e. for `partial`).
     sparse_allowed: bool,
     output: Option<PathBuf>,
-    /// Whether a whole shuffle runs `fairdeal_parallel::Parallel`.
+    /// Whether a whole shuffle runs `fairdeal::Parallel`.
     parallel: Parallelism,
 }
 
@@ -360,7 +360,7 @@ where
     R: fairdeal::Rng + fairdeal::SeedableRng + Send,
     S: IndexSampler + Copy + Send + Sync,
 {
-    let parallel = fairdeal_parallel::Parallel::with_sampler(sampler);
+    let parallel = fairdeal::Parallel::with_sampler(sampler);
     match threads {
         Some(threads) => {
             crate::common::thread_pool(Some(threads))?.install(|| parallel.shuffle(items, rng));
