@@ -1,6 +1,8 @@
 //! The command line under careless and hostile use (`../shared/probes/cli-hostile-inputs.md`
-//! rows 3, 7, 8, 10, 11, 13): every case ends in the right exit status with one clear line, or
-//! in silence where a pipe reader simply stopped early, and never in a panic or a false success.
+//! rows 3, 4, 7, 8, 10, 11, 12, 13, and the "what held up" list's full-disk, closed-pipe and
+//! SIGINT cases; poker's rows 2, 9, 15, 19 and 22 are in `poker.rs`): every case ends in the
+//! right exit status with one clear line, or in silence where a pipe reader simply stopped
+//! early, and never in a panic or a false success.
 
 mod common;
 
@@ -20,6 +22,7 @@ const JSON_COMMANDS: &[&[&str]] = &[
         "fairness", "--n", "4", "--trials", "1000", "--seed", "1", "--json",
     ],
     &["blackjack", "dealer", "--json"],
+    &["blackjack", "strategy", "--json"],
 ];
 
 /// Commands that print a report as text.
@@ -168,6 +171,11 @@ fn missing_arguments_are_named_with_the_subcommand_usage() {
             "<HAND>...",
             "see 'fairdeal poker equity --help'",
         ),
+        (
+            &["blackjack", "simulate", "--spread", "1-8"],
+            "--counting <SYSTEM>",
+            "see 'fairdeal blackjack simulate --help'",
+        ),
     ] {
         let run = fairdeal(args);
         assert_eq!(run.status, Some(2));
@@ -192,6 +200,7 @@ fn negative_numbers_are_called_negative() {
         &["poker", "table", "--exhaustive", "--cards", "-7"],
         &["fairness", "--n", "-1"],
         &["blackjack", "simulate", "--decks", "-1"],
+        &["blackjack", "simulate", "--seats", "-2"],
     ] {
         let run = fairdeal(args);
         assert_eq!(run.status, Some(2), "{args:?}");
@@ -206,6 +215,10 @@ fn negative_numbers_are_called_negative() {
     );
     let line = fairdeal(&["shuffle", "-i", "1-3", "--seed", "99999999999999999999"]).error();
     assert!(line.contains("out of range"), "{line}");
+    // A negative fraction reaches its own range check, not clap's option lookup.
+    let line = fairdeal(&["blackjack", "simulate", "--penetration", "-0.5"]).error();
+    assert!(line.contains("penetration -0.5"), "{line}");
+    assert!(line.contains("strictly between 0 and 1"), "{line}");
 }
 
 #[test]
@@ -262,4 +275,33 @@ fn a_thread_start_failure_is_reported_once() {
     );
     let cause = &line["fairdeal: error: cannot start the worker threads: ".len()..];
     assert_eq!(line.matches(cause).count(), 1, "{line}");
+}
+
+#[cfg(unix)]
+#[test]
+fn an_interrupt_ends_the_run_at_once_without_a_panic() {
+    // What held up: SIGINT gives the shell's status 130 (killed by signal 2), with nothing on
+    // stderr. `shuffle` waits on a standard input that stays open, so the signal always
+    // arrives while it runs.
+    use std::io::Write as _;
+    use std::os::unix::process::ExitStatusExt as _;
+    let mut child = Command::new(BIN)
+        .arg("shuffle")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run fairdeal");
+    let mut input = child.stdin.take().expect("stdin");
+    input.write_all(b"a\nb\n").expect("write");
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(kill.success());
+    let output = child.wait_with_output().expect("wait");
+    drop(input);
+    assert_eq!(output.status.signal(), Some(2), "{:?}", output.status);
+    assert!(output.stdout.is_empty());
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
 }

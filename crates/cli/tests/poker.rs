@@ -150,6 +150,12 @@ fn bad_input_is_a_one_line_error() {
             "board \"2c 7x 9h\"",
         ),
         (&["poker", "equity", "AsAhKd", "KsKd"], "exactly 2"),
+        // Probe row 19: "1 hole cards".
+        (
+            &["poker", "equity", "KsKd", "As"],
+            "player 2 has 1 hole card; Hold'em needs exactly 2",
+        ),
+        (&["poker", "equity", "AsAh", "KsKd", "--board", "-1"], "board \"-1\""),
         (
             &["poker", "equity", "random", "random", "random", "--exact"],
             "Monte Carlo",

@@ -40,7 +40,7 @@ pub enum PokerError {
         len: usize,
     },
     /// Hold'em hole cards are exactly two.
-    #[error("player {player} has {len} hole cards; Hold'em needs exactly 2")]
+    #[error("player {player} has {len} hole {}; Hold'em needs exactly 2", card_noun(*.len))]
     HoleCards {
         /// The player's position (1-based; 0 when a single hand was parsed on its own).
         player: usize,
@@ -87,4 +87,9 @@ pub enum PokerError {
     /// The shuffler refused a request.
     #[error(transparent)]
     Shuffle(#[from] ShuffleError),
+}
+
+/// "card" or "cards", so that one card reads "1 hole card".
+fn card_noun(count: usize) -> &'static str {
+    if count == 1 { "card" } else { "cards" }
 }
