@@ -37,12 +37,13 @@ pub(crate) fn parse_one(text: &str) -> Result<(Card, &str), CardError> {
     };
     // A rank at the end of the text or followed by a separator (`"J"`, `"J Kd"`) lacks its
     // suit; anything else in the suit's place is a wrong suit.
-    let suit_char = chars
-        .next()
-        .filter(|&c| !is_separator(c))
-        .ok_or_else(|| CardError::MissingSuit {
-            text: card_token(text),
-        })?;
+    let suit_char =
+        chars
+            .next()
+            .filter(|&c| !is_separator(c))
+            .ok_or_else(|| CardError::MissingSuit {
+                text: card_token(text),
+            })?;
     let suit = Suit::from_char(suit_char).ok_or_else(|| CardError::InvalidSuit {
         text: card_token(text),
         found: suit_char,

@@ -94,15 +94,29 @@ fn check_outcome(text: &str) -> Result<(), TestCaseError> {
             let message = err.to_string();
             prop_assert!(!message.is_empty());
             // One line whatever the input holds (the CLI prints it after `fairdeal: error:`).
-            prop_assert!(!message.contains('\n') && !message.contains('\r'), "{}", message);
+            prop_assert!(
+                !message.contains('\n') && !message.contains('\r'),
+                "{}",
+                message
+            );
             match &err {
                 CardError::InvalidRank { text: token, found }
                 | CardError::InvalidSuit { text: token, found } => {
-                    prop_assert!(text.contains(token.as_str()), "{:?} not in {:?}", token, text);
+                    prop_assert!(
+                        text.contains(token.as_str()),
+                        "{:?} not in {:?}",
+                        token,
+                        text
+                    );
                     prop_assert!(token.contains(*found), "{:?} not in {:?}", found, token);
                 }
                 CardError::MissingSuit { text: token } => {
-                    prop_assert!(text.contains(token.as_str()), "{:?} not in {:?}", token, text);
+                    prop_assert!(
+                        text.contains(token.as_str()),
+                        "{:?} not in {:?}",
+                        token,
+                        text
+                    );
                 }
                 CardError::Duplicate { card } => {
                     prop_assert!(message.contains(&card.to_string()), "{}", message);

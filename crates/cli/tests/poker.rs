@@ -155,7 +155,10 @@ fn bad_input_is_a_one_line_error() {
             &["poker", "equity", "KsKd", "As"],
             "player 2 has 1 hole card; Hold'em needs exactly 2",
         ),
-        (&["poker", "equity", "AsAh", "KsKd", "--board", "-1"], "board \"-1\""),
+        (
+            &["poker", "equity", "AsAh", "KsKd", "--board", "-1"],
+            "board \"-1\"",
+        ),
         (
             &["poker", "equity", "random", "random", "random", "--exact"],
             "Monte Carlo",
