@@ -530,7 +530,7 @@ impl WithResolved for McEquity<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::format_p;
+    use super::*;
 
     #[test]
     fn p_values_read_as_numbers() {
@@ -540,5 +540,193 @@ mod tests {
         assert_eq!(format_p(5.1483e-84), "5.148e-84");
         assert_eq!(format_p(1e-300), "1.000e-300");
         assert_eq!(format_p(0.0), "< 1e-300");
+    }
+
+    /// A subcommand of `fairdeal poker` as clap builds it (doc comments become help texts).
+    fn poker_command(name: &str) -> clap::Command {
+        let mut root = crate::command();
+        root.build();
+        root.find_subcommand("poker")
+            .and_then(|poker| poker.find_subcommand(name))
+            .unwrap_or_else(|| panic!("poker {name}"))
+            .clone()
+    }
+
+    /// Every help text of a subcommand's own arguments, plus its about line, joined.
+    fn argument_help(command: &clap::Command) -> String {
+        let mut text = command
+            .get_about()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        for arg in command.get_arguments() {
+            for help in [arg.get_help(), arg.get_long_help()].into_iter().flatten() {
+                text.push('\n');
+                text.push_str(&help.to_string());
+            }
+        }
+        text
+    }
+
+    fn help_of(command: &clap::Command, id: &str) -> String {
+        let arg = command
+            .get_arguments()
+            .find(|arg| arg.get_id() == id)
+            .unwrap_or_else(|| panic!("--{id}"));
+        arg.get_help().map(ToString::to_string).unwrap_or_default()
+    }
+
+    /// `10^12` for 1,000,000,000,000 (the help texts write bounds as powers of ten).
+    fn power_of_ten(value: u64) -> String {
+        let exponent = value.ilog10();
+        assert_eq!(10u64.pow(exponent), value, "{value} is not a power of ten");
+        format!("10^{exponent}")
+    }
+
+    /// `5,000,000`: digits grouped by three, as the help texts write them.
+    fn grouped(value: u128) -> String {
+        let digits = value.to_string();
+        let mut out = String::new();
+        for (i, digit) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(digit);
+        }
+        out
+    }
+
+    /// The numbers written in `text` (`10^12`, `5,000,000`, `7`), skipping the digits of card
+    /// names (`2c`, `10d`).
+    fn numbers_in(text: &str) -> Vec<String> {
+        let chars: Vec<char> = text.chars().collect();
+        let mut numbers = Vec::new();
+        let mut i = 0;
+        while i < chars.len() {
+            if !chars[i].is_ascii_digit() || (i > 0 && chars[i - 1].is_ascii_alphanumeric()) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < chars.len()
+                && (chars[i].is_ascii_digit()
+                    || (matches!(chars[i], ',' | '^')
+                        && chars.get(i + 1).is_some_and(char::is_ascii_digit)))
+            {
+                i += 1;
+            }
+            let card = chars.get(i).is_some_and(|c| "cdhs".contains(*c));
+            if !card {
+                numbers.push(chars[start..i].iter().collect());
+            }
+        }
+        numbers
+    }
+
+    /// The player counts and board sizes `Spot::parse` accepts, found by asking it.
+    fn accepted_players_and_boards() -> (Vec<usize>, Vec<usize>) {
+        let players = (0..=12)
+            .filter(|&n| Spot::parse(&vec!["random"; n], "", "").is_ok())
+            .collect();
+        let board_cards = ["2c", "3c", "4d", "5h", "8s", "9s", "Jd"];
+        let boards = (0..=board_cards.len())
+            .filter(|&n| Spot::parse(&["random", "random"], &board_cards[..n].concat(), "").is_ok())
+            .collect();
+        (players, boards)
+    }
+
+    /// C(n, k), exactly.
+    fn choose(n: u128, k: u128) -> u128 {
+        (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
+    }
+
+    #[test]
+    fn numbers_in_the_help_texts_are_the_constants_they_describe() {
+        let table = poker_command("table");
+        let equity = poker_command("equity");
+        let (players, boards) = accepted_players_and_boards();
+        let (min_players, max_players) = (players[0], players[players.len() - 1]);
+        assert_eq!(players, (min_players..=max_players).collect::<Vec<_>>());
+
+        let hands = format!("1 to {}", power_of_ten(MAX_HANDS));
+        let trials = format!("1 to {}", power_of_ten(MAX_TRIALS));
+        let auto_exact = format!(
+            "exact when at most {} deals",
+            grouped(poker::AUTO_EXACT_LIMIT)
+        );
+        let default_trials = format!("else {} trials", grouped(DEFAULT_TRIALS.into()));
+        let seats = format!("{min_players} to {max_players} hands");
+        let board = match boards.as_slice() {
+            [rest @ .., last] => format!(
+                "({} or {last})",
+                rest.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            [] => unreachable!("an empty board is accepted"),
+        };
+        for (command, id, quoted) in [
+            (&table, "hands", &hands),
+            (&equity, "trials", &trials),
+            (&equity, "trials", &auto_exact),
+            (&equity, "trials", &default_trials),
+            (&equity, "hands", &seats),
+            (&equity, "board", &board),
+        ] {
+            let help = help_of(command, id);
+            assert!(
+                help.contains(quoted.as_str()),
+                "--{id}: {help:?} lacks {quoted:?}"
+            );
+        }
+        let about = equity
+            .get_about()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        assert!(about.contains(&seats), "{about}");
+
+        // The examples' claims: every 7-card hand, and every board of a heads-up preflop spot.
+        let heads_up = Spot::parse(&["AsAh", "KsKd"], "", "")
+            .unwrap()
+            .exact_outcomes();
+        let all_boards = format!("all {} boards", grouped(heads_up));
+        let all_hands = format!("all {} 7-card hands", grouped(choose(52, 7)));
+        for (command, quoted) in [(&table, &all_hands), (&equity, &all_boards)] {
+            let after = command
+                .get_after_help()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            assert!(
+                after.contains(quoted.as_str()),
+                "{after:?} lacks {quoted:?}"
+            );
+        }
+
+        // And nothing else: every number of two or more digits in the options' help is one of
+        // the above, so a new number in a help text needs a line here.
+        let checked: Vec<String> = [&hands, &trials, &auto_exact, &default_trials]
+            .iter()
+            .flat_map(|text| numbers_in(text))
+            .collect();
+        for command in [&table, &equity] {
+            for number in numbers_in(&argument_help(command)) {
+                assert!(
+                    number.len() < 2 || checked.contains(&number),
+                    "{number} in 'fairdeal poker {}' help is not checked against a constant",
+                    command.get_name()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_number_finder_finds_numbers() {
+        assert_eq!(
+            numbers_in("1 to 10^12, at most 5,000,000 deals; AsAh 10d10c 2c7d9h (0, 3, 4 or 5)"),
+            ["1", "10^12", "5,000,000", "0", "3", "4", "5"]
+        );
+        assert_eq!(grouped(133_784_560), "133,784,560");
+        assert_eq!(grouped(990), "990");
+        assert_eq!(power_of_ten(MAX_HANDS), "10^12");
     }
 }
