@@ -16,7 +16,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 /// The help text of every `--sampler` option.
 pub(crate) const SAMPLER_HELP: &str = "How random words become indices: `backend` (the \
     backend's own: batched dice for the rand-family generators, Java's nextInt or Python's \
-    _randbelow for java and python, which bit-exactness needs), `batched` (up to six indices per \
+    _randbelow for java and python, which bit-exactness needs), `batched` (several indices per \
     64-bit word) or `lemire` (one word per index, the reference path). All are exactly unbiased";
 
 /// An error caused by how the command was called (unknown name, malformed range …) rather
