@@ -121,6 +121,37 @@ fn a_full_disk_is_one_clear_line_and_exit_1() {
     }
 }
 
+/// Text reports of the commands that do not write through `common::stdout()` yet: their
+/// wording on a full disk may differ, but not the status, the single line or the cause.
+const OTHER_TEXT_COMMANDS: &[&[&str]] = &[
+    &["fairness", "--n", "3", "--trials", "100", "--seed", "1"],
+    &["blackjack", "dealer"],
+    &["blackjack", "strategy"],
+    &["blackjack", "simulate", "--rounds", "1000", "--seed", "1"],
+];
+
+#[cfg(target_os = "linux")]
+#[test]
+fn every_command_fails_on_a_full_disk_and_stays_silent_on_a_closed_pipe() {
+    // What held up: rc 1 on /dev/full for every command, and SIGPIPE on text output exits 0
+    // silently.
+    for args in OTHER_TEXT_COMMANDS {
+        let (status, stderr) = run_with_stdout(args, dev_full());
+        assert_eq!(status, Some(1), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("fairdeal: error: "),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            stderr.contains("No space left on device"),
+            "{args:?}: {stderr}"
+        );
+        let (status, stderr) = run_with_stdout(args, broken_pipe());
+        assert_eq!((status, stderr.as_str()), (Some(0), ""), "{args:?}");
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn a_closed_standard_stream_is_an_error_not_lost_output() {
