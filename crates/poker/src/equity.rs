@@ -24,6 +24,10 @@ pub const EQUITY_CHUNK: u64 = 1 << 14;
 /// among up to nine players add up exactly in integers.
 const SHARE_UNIT: u64 = 2520;
 
+/// The most trials [`equity_monte_carlo`] accepts: a player's pot shares (at most
+/// [`SHARE_UNIT`] per trial) then always fit the `u64` tally. Far beyond any run that ends.
+pub const MAX_EQUITY_TRIALS: u64 = u64::MAX / SHARE_UNIT;
+
 /// A player's hole cards: known, or dealt at random from the remaining deck.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Seat {
@@ -462,7 +466,8 @@ impl fmt::Debug for EquityConfig<'_> {
 ///
 /// # Errors
 ///
-/// [`PokerError::NoTrials`] when `trials == 0`.
+/// [`PokerError::NoTrials`] when `trials == 0`, [`PokerError::TooManyTrials`] above
+/// [`MAX_EQUITY_TRIALS`].
 pub fn equity_monte_carlo<S, R, F>(
     spot: &Spot,
     shuffler: &S,
@@ -481,6 +486,12 @@ where
     } = *config;
     if trials == 0 {
         return Err(PokerError::NoTrials);
+    }
+    if trials > MAX_EQUITY_TRIALS {
+        return Err(PokerError::TooManyTrials {
+            trials,
+            max: MAX_EQUITY_TRIALS,
+        });
     }
     let (lay, board) = layout(spot);
     let need = spot.to_deal();

@@ -78,6 +78,14 @@ pub enum PokerError {
     /// A simulation of zero hands or trials.
     #[error("the number of hands or trials must be at least 1")]
     NoTrials,
+    /// More Monte Carlo trials than the tallies can count.
+    #[error("{trials} trials is more than the {max} an equity run can count")]
+    TooManyTrials {
+        /// The number of trials asked for.
+        trials: u64,
+        /// The largest number accepted.
+        max: u64,
+    },
     /// The table size must be 5 or 7 cards.
     #[error("hand tables are for 5 or 7 cards, not {cards}")]
     TableCards {

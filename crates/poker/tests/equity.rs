@@ -3,8 +3,8 @@
 use fairdeal_cards::{Card, CardSet, parse_cards};
 use fairdeal_inplace::Inplace;
 use fairdeal_poker::{
-    EquityConfig, EquityReport, PokerError, Seat, Spot, equity, equity_exact, equity_monte_carlo,
-    evaluate,
+    EquityConfig, EquityReport, MAX_EQUITY_TRIALS, PokerError, Seat, Spot, equity, equity_exact,
+    equity_monte_carlo, evaluate,
 };
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
@@ -297,6 +297,16 @@ fn errors_never_panics() {
     assert!(matches!(
         equity_monte_carlo(&spot, &Inplace::new(), Pcg64::seed_from_u64, &config(0, 1)),
         Err(PokerError::NoTrials)
+    ));
+    // Refused before any work: a count the pot-share tally could not hold.
+    assert!(matches!(
+        equity_monte_carlo(
+            &spot,
+            &Inplace::new(),
+            Pcg64::seed_from_u64,
+            &config(MAX_EQUITY_TRIALS + 1, 1)
+        ),
+        Err(PokerError::TooManyTrials { .. })
     ));
 }
 

@@ -647,6 +647,8 @@ mod tests {
         let (min_players, max_players) = (players[0], players[players.len() - 1]);
         assert_eq!(players, (min_players..=max_players).collect::<Vec<_>>());
 
+        // The CLI's bound is inside the library's.
+        assert!(MAX_TRIALS <= poker::MAX_EQUITY_TRIALS);
         let hands = format!("1 to {}", power_of_ten(MAX_HANDS));
         let trials = format!("1 to {}", power_of_ten(MAX_TRIALS));
         let auto_exact = format!(
