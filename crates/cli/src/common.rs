@@ -384,55 +384,6 @@ fn parse_count(text: &str, min: u64, max: u64) -> Result<u64, String> {
     }
 }
 
-/// Refuses to run with a closed standard output (`>&-`): the output would be lost while the
-/// command reports success. `main` calls it before parsing anything.
-pub(crate) fn check_stdout_open() -> anyhow::Result<()> {
-    if closed_at_start(&io::stdout()) {
-        anyhow::bail!("standard output is closed: Bad file descriptor");
-    }
-    Ok(())
-}
-
-/// Refuses to read a closed standard input (`<&-`), which would otherwise read as empty. Call
-/// it before reading standard input.
-pub(crate) fn check_stdin_open() -> anyhow::Result<()> {
-    if closed_at_start(&io::stdin()) {
-        anyhow::bail!("standard input is closed: Bad file descriptor");
-    }
-    Ok(())
-}
-
-/// Whether a standard stream was closed when the program started.
-///
-/// Rust's runtime reopens a closed descriptor 0, 1 or 2 on `/dev/null` (read-write) before
-/// `main`, so that no file the program opens later takes its place; writes then vanish and
-/// reads see an empty input. A shell's redirections open `/dev/null` read-only (`<`) or
-/// write-only (`>`), so `/dev/null` open for reading *and* writing on one of them is taken as
-/// "was closed". (`<>/dev/null` is read the same way: rare, and harmless to refuse.)
-#[cfg(unix)]
-fn closed_at_start(stream: &impl std::os::fd::AsFd) -> bool {
-    use rustix::fs::{FileType, OFlags, fcntl_getfl, fstat, stat};
-    let fd = stream.as_fd();
-    let Ok(flags) = fcntl_getfl(fd) else {
-        return true; // EBADF: still closed
-    };
-    if flags & OFlags::RWMODE != OFlags::RDWR {
-        return false;
-    }
-    match (fstat(fd), stat("/dev/null")) {
-        (Ok(ours), Ok(null)) => {
-            FileType::from_raw_mode(ours.st_mode) == FileType::CharacterDevice
-                && ours.st_rdev == null.st_rdev
-        }
-        _ => false,
-    }
-}
-
-#[cfg(not(unix))]
-fn closed_at_start<T>(_stream: &T) -> bool {
-    false
-}
-
 /// The most worker threads any `--threads` accepts, whatever the machine: far above any core
 /// count a user runs on (oversubscribing a few times is allowed), far below what exhausts the
 /// operating system's thread limits.

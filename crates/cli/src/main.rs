@@ -4,8 +4,12 @@
 //! The binary is thin: each subcommand lives in `cmd/<name>.rs` as an `Args` struct (clap) and
 //! a `run` function; this file only declares the subcommands and turns errors into one line on
 //! stderr and an exit status (2 for usage errors, 1 for the rest, 0 when stdout was closed
-//! early, e.g. by `| head`). A closed standard output (or, for `shuffle`, input) is refused
-//! before anything runs.
+//! early, e.g. by `| head`).
+//!
+//! A standard stream closed by the caller (`>&-`, `<&-`) cannot be refused: Rust's runtime
+//! reopens descriptors 0 to 2 on `/dev/null` (read-write) before `main`, which leaves them
+//! exactly as Python's `subprocess.DEVNULL` and Node's `stdio: 'ignore'` pass them, and those
+//! are deliberate. Such a run behaves as with `>/dev/null` / `</dev/null`.
 
 #![forbid(unsafe_code)]
 
@@ -52,9 +56,6 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
 }
 
 fn main() -> ExitCode {
-    if let Err(err) = common::check_stdout_open() {
-        return report(&err);
-    }
     let matches = match command().try_get_matches() {
         Ok(matches) => matches,
         Err(err) => return report_clap_error(&err),
@@ -63,12 +64,6 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => return report_clap_error(&err),
     };
-    // `shuffle` is the one command that reads standard input.
-    if matches!(cli.command, Command::Shuffle(_))
-        && let Err(err) = common::check_stdin_open()
-    {
-        return report(&err);
-    }
     match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => report(&err),
