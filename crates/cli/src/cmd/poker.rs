@@ -46,6 +46,9 @@ const MAX_HANDS: u64 = 1_000_000_000_000;
 /// than [`MAX_HANDS`]). Refused before any work starts.
 const MAX_TRIALS: u64 = 100_000_000_000;
 
+// The CLI's bound lies inside the library's, so the library never refuses what clap accepted.
+const _: () = assert!(MAX_TRIALS <= poker::MAX_EQUITY_TRIALS);
+
 /// Arguments of `fairdeal poker`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -647,8 +650,6 @@ mod tests {
         let (min_players, max_players) = (players[0], players[players.len() - 1]);
         assert_eq!(players, (min_players..=max_players).collect::<Vec<_>>());
 
-        // The CLI's bound is inside the library's.
-        assert!(MAX_TRIALS <= poker::MAX_EQUITY_TRIALS);
         let hands = format!("1 to {}", power_of_ten(MAX_HANDS));
         let trials = format!("1 to {}", power_of_ten(MAX_TRIALS));
         let auto_exact = format!(
