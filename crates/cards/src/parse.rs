@@ -56,8 +56,12 @@ pub(crate) fn parse_one(text: &str) -> Result<(Card, &str), CardError> {
 /// for `10`) and the character in the suit's place, e.g. `"Xx"` in `"XxAh"`.
 fn card_token(text: &str) -> String {
     let len = if text.starts_with("10") { 3 } else { 2 };
-    text.chars()
-        .take_while(|&c| !is_separator(c))
+    let mut chars = text.chars();
+    // The first character is always part of it (`",A"` for `",As".parse::<Card>()`).
+    chars
+        .next()
+        .into_iter()
+        .chain(chars.take_while(|&c| !is_separator(c)))
         .take(len)
         .collect()
 }

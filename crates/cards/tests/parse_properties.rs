@@ -84,10 +84,11 @@ fn check_outcome(text: &str) -> Result<(), TestCaseError> {
             let canonical: Vec<String> = cards.iter().map(ToString::to_string).collect();
             prop_assert_eq!(parse_cards(&canonical.join(" ")).unwrap(), cards.clone());
             prop_assert_eq!(parse_card_set(text).unwrap(), set);
-            // A single card parses on its own too, and only then.
-            match cards.as_slice() {
-                [card] => prop_assert_eq!(text.parse::<Card>().unwrap(), *card),
-                _ => prop_assert!(text.parse::<Card>().is_err()),
+            // `Card::from_str` reads at most one card (and no commas): never a different one.
+            match (cards.as_slice(), text.parse::<Card>()) {
+                ([card], Ok(parsed)) => prop_assert_eq!(parsed, *card),
+                (_, Ok(parsed)) => prop_assert!(false, "{:?} read {} alone", text, parsed),
+                (_, Err(_)) => {}
             }
         }
         Err(err) => {
@@ -170,6 +171,14 @@ fn a_rank_before_a_separator_lacks_its_suit() {
             "{text:?}"
         );
     }
+    // Found by `near_misses_never_panic`: the card was quoted as "" for a leading comma.
+    assert_eq!(
+        ",As".parse::<Card>(),
+        Err(CardError::InvalidRank {
+            text: ",A".into(),
+            found: ','
+        })
+    );
     assert_eq!(
         parse_cards("J Kd").unwrap_err().to_string(),
         "missing suit after the rank in \"J\""
