@@ -168,7 +168,7 @@ fn clap_error_line(err: &clap::Error) -> String {
 
 /// For a negative number or an overflow where an unsigned count is expected, the message a
 /// person understands ("must be non-negative") instead of the parser's ("invalid digit found
-/// in string", "-1 is not in 0..=255").
+/// in string").
 fn negative_number_reason(err: &clap::Error) -> Option<String> {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     use std::num::IntErrorKind;
@@ -186,19 +186,15 @@ fn negative_number_reason(err: &clap::Error) -> Option<String> {
         .strip_prefix('-')
         .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()));
     let cause = std::error::Error::source(err)?;
-    let reason = if let Some(parse) = cause.downcast_ref::<std::num::ParseIntError>() {
-        match parse.kind() {
-            IntErrorKind::InvalidDigit | IntErrorKind::NegOverflow if negative => {
-                "must be non-negative"
-            }
-            IntErrorKind::PosOverflow => "out of range (too large)",
-            _ => return None,
+    // Only plain integer parsers: clap's ranged ones already name their range ("-1 is not in
+    // 0..=8").
+    let parse = cause.downcast_ref::<std::num::ParseIntError>()?;
+    let reason = match parse.kind() {
+        IntErrorKind::InvalidDigit | IntErrorKind::NegOverflow if negative => {
+            "must be non-negative"
         }
-    } else if negative && cause.to_string().contains(" is not in 0..=") {
-        // clap's ranged unsigned parsers (`value_parser!(u8)`).
-        "must be non-negative"
-    } else {
-        return None;
+        IntErrorKind::PosOverflow => "out of range (too large)",
+        _ => return None,
     };
     Some(format!("invalid value '{value}' for '{arg}': {reason}"))
 }
