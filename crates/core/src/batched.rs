@@ -10,23 +10,27 @@ use crate::{IndexSampler, lemire_index_below};
 /// To roll dice with bounds `b₁, …, b_k` whose product `P` fits in 64 bits, take one random
 /// word `x` and for each die multiply: the high half of `x · bᵢ` is the die, the low half is
 /// the new `x`. That is `k` multiplications and one RNG call instead of `k` calls. A single
-/// rejection check at the end makes the result exact: when the final low half is below
-/// `2⁶⁴ mod P` the whole batch is redrawn, so every tuple of dice has exactly `⌊2⁶⁴ / P⌋`
-/// words mapping to it (the test suite checks that claim exhaustively with 16-bit words). The
-/// slow path costs one division and is taken with probability below `P / 2⁶⁴`.
+/// rejection check makes the result exact: when the final low half is below `2⁶⁴ mod P` the
+/// whole batch is redrawn, so every tuple of dice has exactly `⌊2⁶⁴ / P⌋` words mapping to it
+/// (the test suite checks that claim exhaustively with 16-bit words). The final low half is
+/// `x · P mod 2⁶⁴` (each step keeps `x · bᵢ mod 2⁶⁴`), so the check is made *before* the dice
+/// are rolled, with one wrapping multiplication, and each die is handed on as soon as it is
+/// known. The slow path costs one division and is taken with probability below `P / 2⁶⁴`.
 ///
 /// # As a sampler
 ///
 /// `Batched` is the default [`IndexSampler`] of the in-place, partial and inside-out shuffles.
 /// Its [`for_each_index_descending`](IndexSampler::for_each_index_descending) and
-/// [`for_each_index_ascending`](IndexSampler::for_each_index_ascending) choose the batch size
-/// from the current bound: `k` dice while the bound `b` satisfies `b^k <= 2⁶⁰`, so that
-/// rejections stay rare, and at most six, because each die's multiplication waits for the
-/// previous one and longer chains were measured to be latency-bound. That is one die per word
-/// above 2³⁰, two up to 2³⁰, three up to 2²⁰, four up to 2¹⁵, five up to 2¹² and six up to 2¹⁰.
-/// A whole run of at most twelve bounds whose product fits is one batch: dealing 7 cards from
-/// 52 takes one random word, shuffling the deck 9 instead of 51. A single [`index_below`](IndexSampler::index_below) is plain
-/// [`Lemire`](crate::Lemire).
+/// [`for_each_index_ascending`](IndexSampler::for_each_index_ascending) cut the run of bounds
+/// greedily: each batch is the longest stretch of the next bounds whose product stays at or
+/// below 2⁶⁰ (a single bound above that is a batch of its own), so a batch is redrawn at most
+/// once in 16 tries and every word carries at least as many bits as the bounds allow. Shuffling
+/// a 52-card deck takes 4 batches (10, 11, 12 and 18 dice), so 4 random words plus about one
+/// redraw in fifty shuffles, against log₂ 52! / 64 ≈ 3.52 words of information; dealing 7 cards
+/// from 52 is one batch, one word. At N = 1000 and 10⁴ a shuffle spends about 1.15× and 1.22×
+/// the information-theoretic minimum (`tests/words_per_shuffle.rs` counts them). A single
+/// [`index_below`](IndexSampler::index_below) is plain [`Lemire`](crate::Lemire), and a bound
+/// of 1 takes no word (its only index is 0).
 ///
 /// Batching changes which random words become which indices, so a shuffle with `Batched` is a
 /// different (equally fair) permutation from the one [`Lemire`](crate::Lemire) gives for the
@@ -101,38 +105,22 @@ impl Batched {
                 .checked_mul(bound as u64)
                 .ok_or(BatchError::ProductTooLarge)?;
         }
-        Ok(roll(|| rng.next_u64(), wide, product).map(|die| die as usize))
+        let mut dice = [0usize; K];
+        let x = draw_accepted(|| rng.next_u64(), product);
+        let mut slots = dice.iter_mut();
+        roll(x, wide, |_, die| {
+            if let Some(slot) = slots.next() {
+                *slot = die as usize;
+            }
+        });
+        Ok(dice)
     }
 }
 
-/// `MAX_BOUND[k]` is the largest top bound at which a batch of `k` dice is used (`k` = 2..=12):
-/// the largest `b` with `b^k <= 2^60`, so that the product of a batch stays at or below 2^60
-/// and the division on the slow path is taken at most once in 16 batches (far less often for
-/// most bounds). A single die (and the empty batch) fits any bound.
-const MAX_BOUND: [u64; 13] = {
-    let mut table = [u64::MAX; 13];
-    let mut k = 2;
-    while k < table.len() {
-        table[k] = largest_kth_root_of_2_pow_60(k as u32);
-        k += 1;
-    }
-    table
-};
-
-/// The largest `b` with `b^k <= 2^60` (`k >= 2`), found by bisection at compile time.
-const fn largest_kth_root_of_2_pow_60(k: u32) -> u64 {
-    const LIMIT: u128 = 1 << 60;
-    // Invariant: lo^k <= 2^60 and (hi + 1)^k > 2^60; 2^30 is the answer for k = 2.
-    let (mut lo, mut hi) = (1u128, 1u128 << 30);
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        match mid.checked_pow(k) {
-            Some(power) if power <= LIMIT => lo = mid,
-            _ => hi = mid - 1,
-        }
-    }
-    lo as u64
-}
+/// The largest product of bounds a batch of a run may have (unless it is a single bound): with
+/// `P <= 2^60`, a batch is redrawn with probability below `P / 2^64 <= 1/16` (and the
+/// division of the slow path is paid at most that often).
+const PRODUCT_LIMIT: u64 = 1 << 60;
 
 // `usize` bounds are handled as `u64`; no Rust target has a wider `usize`.
 const _: () = assert!(usize::BITS <= u64::BITS);
@@ -143,203 +131,126 @@ impl IndexSampler for Batched {
         lemire_index_below(rng, bound)
     }
 
-    /// Batches of up to six dice, the batch size growing as the bounds shrink, or one batch of
-    /// up to twelve for a short run (see the type's docs). The calls to `f` are in the same order, with the same bounds, as the
-    /// default's.
+    /// Greedy batches of consecutive bounds with a product of at most 2⁶⁰ (see the type's
+    /// docs). The calls to `f` are in the same order, with the same bounds, as the default's.
     #[inline]
     fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, mut f: F)
     where
         R: Rng + ?Sized,
         F: FnMut(usize, usize),
     {
-        let low = low.max(1) as u64;
+        // Bound 1 has the one index 0 and needs no randomness: it is handed on at the end.
+        let ends_at_one = low <= 1 && high >= 1;
+        let low = (low as u64).max(2);
         let mut top = high as u64;
-        if top < low {
-            return;
+        while top >= low {
+            let (count, product) = plan_down(top, low);
+            let x = draw_accepted(|| rng.next_u64(), product);
+            roll(x, (0..count).map(|i| top - i), |bound, die| {
+                f(bound as usize, die as usize);
+            });
+            top -= count;
         }
-        // A short run that fits in one word (a hand of cards) is one batch.
-        let count = remaining(top, low);
-        if count <= 12 && top <= MAX_BOUND[count as usize] {
-            tail_down(rng, top, count, &mut f);
-            return;
+        if ends_at_one {
+            f(1, 0);
         }
-        // Phase k rolls k dice per word while the top bound is above the next phase's limit;
-        // the run starts in the phase its first bound allows, so a short run (a hand of cards)
-        // does not walk through the phases for larger bounds.
-        let first = dice_for(top);
-        macro_rules! phases {
-            ($($k:literal => $floor:expr),*) => {$(
-                if first <= $k {
-                    descend::<R, F, $k>(rng, &mut top, low, $floor, &mut f);
-                }
-            )*};
-        }
-        phases!(
-            1 => MAX_BOUND[2], 2 => MAX_BOUND[3], 3 => MAX_BOUND[4], 4 => MAX_BOUND[5],
-            5 => MAX_BOUND[6], 6 => 0
-        );
-        // Fewer bounds are left than the phase that stopped wanted: one last, smaller batch.
-        // (Its product is below that phase's, so it fits.)
-        tail_down(rng, top, remaining(top, low), &mut f);
     }
 
-    /// The ascending counterpart: six dice per word while the bounds are at most 2¹⁰, then
-    /// fewer as they grow.
+    /// The ascending counterpart: greedy batches of `low, low + 1, …` with a product of at
+    /// most 2⁶⁰.
     #[inline]
     fn for_each_index_ascending<R, F>(&self, rng: &mut R, low: usize, high: usize, mut f: F)
     where
         R: Rng + ?Sized,
         F: FnMut(usize, usize),
     {
-        let mut next = low.max(1) as u64;
         let high = high as u64;
-        macro_rules! phases {
-            ($($k:literal),*) => {$(
-                if next > high {
-                    return;
-                }
-                ascend::<R, F, $k>(rng, &mut next, high.min(MAX_BOUND[$k]), &mut f);
-            )*};
+        let mut next = (low as u64).max(1);
+        if next > high {
+            return;
         }
-        phases!(6, 5, 4, 3, 2);
-        ascend::<R, F, 1>(rng, &mut next, high, &mut f);
-    }
-}
-
-/// Rolls the last `count` (at most 12) bounds of a descending run, `top` down to
-/// `top - count + 1`, as one batch. The caller has checked that their product fits.
-#[inline(always)]
-fn tail_down<R, F>(rng: &mut R, top: u64, count: u64, f: &mut F)
-where
-    R: Rng + ?Sized,
-    F: FnMut(usize, usize),
-{
-    match count {
-        1 => batch_down::<R, F, 1>(rng, top, f),
-        2 => batch_down::<R, F, 2>(rng, top, f),
-        3 => batch_down::<R, F, 3>(rng, top, f),
-        4 => batch_down::<R, F, 4>(rng, top, f),
-        5 => batch_down::<R, F, 5>(rng, top, f),
-        6 => batch_down::<R, F, 6>(rng, top, f),
-        7 => batch_down::<R, F, 7>(rng, top, f),
-        8 => batch_down::<R, F, 8>(rng, top, f),
-        9 => batch_down::<R, F, 9>(rng, top, f),
-        10 => batch_down::<R, F, 10>(rng, top, f),
-        11 => batch_down::<R, F, 11>(rng, top, f),
-        12 => batch_down::<R, F, 12>(rng, top, f),
-        // 0: nothing left.
-        _ => {}
-    }
-}
-
-/// The most dice a batch of a long run holds. Each die's multiplication waits for the previous
-/// one's low half, so a batch is a chain of dependent multiplications. With chains of up to 12,
-/// the 64-element wyrand shuffle of the criterion benches ran slower than with Lemire (see
-/// docs/algorithms.md, "Batched dice"); a single short run still gains from one word.
-const LONG_RUN_DICE: usize = 6;
-
-/// How many dice a batch of a long run whose largest bound is `bound` may hold: the largest
-/// `k <= LONG_RUN_DICE` with `bound <= MAX_BOUND[k]`, or 1. (No division: a `div` here cost a
-/// measurable share of a 64-element shuffle.)
-#[inline(always)]
-fn dice_for(bound: u64) -> usize {
-    let mut k = 1;
-    while k < LONG_RUN_DICE && bound <= MAX_BOUND[k + 1] {
-        k += 1;
-    }
-    k
-}
-
-/// How many bounds of a descending run are left: `top - low + 1`, where `top >= low - 1` and
-/// `low >= 1` (so the count fits even for `top = u64::MAX`).
-#[inline(always)]
-fn remaining(top: u64, low: u64) -> u64 {
-    top.wrapping_sub(low).wrapping_add(1)
-}
-
-/// Rolls batches of `K` dice for the bounds `top, top - 1, …` while `top > floor` and at least
-/// `K` bounds down to `low` remain; `top` ends one below the last bound rolled.
-#[inline(always)]
-fn descend<R, F, const K: usize>(rng: &mut R, top: &mut u64, low: u64, floor: u64, f: &mut F)
-where
-    R: Rng + ?Sized,
-    F: FnMut(usize, usize),
-{
-    while *top > floor && remaining(*top, low) >= K as u64 {
-        batch_down::<R, F, K>(rng, *top, f);
-        *top -= K as u64;
-    }
-}
-
-/// Rolls one batch of `K` dice for the bounds `top, top - 1, …, top - K + 1` and hands them to
-/// `f` in that order.
-#[inline(always)]
-fn batch_down<R, F, const K: usize>(rng: &mut R, top: u64, f: &mut F)
-where
-    R: Rng + ?Sized,
-    F: FnMut(usize, usize),
-{
-    batch(
-        rng,
-        core::array::from_fn::<u64, K, _>(|i| top - i as u64),
-        f,
-    );
-}
-
-/// Rolls one batch of dice for `bounds` (whose product fits in a word) and hands
-/// `(bound, die)` to `f` in order.
-#[inline(always)]
-fn batch<R, F, const K: usize>(rng: &mut R, bounds: [u64; K], f: &mut F)
-where
-    R: Rng + ?Sized,
-    F: FnMut(usize, usize),
-{
-    let product = bounds.iter().product();
-    let dice = roll(|| rng.next_u64(), bounds, product);
-    for (bound, die) in bounds.into_iter().zip(dice) {
-        f(bound as usize, die as usize);
-    }
-}
-
-/// Rolls batches of `K` dice for the bounds `next, next + 1, …` while the batch's largest bound
-/// is at most `last`; `next` ends one above the last bound rolled.
-#[inline(always)]
-fn ascend<R, F, const K: usize>(rng: &mut R, next: &mut u64, last: u64, f: &mut F)
-where
-    R: Rng + ?Sized,
-    F: FnMut(usize, usize),
-{
-    while *next <= last && last - *next >= K as u64 - 1 {
-        let first = *next;
-        batch(
-            rng,
-            core::array::from_fn::<u64, K, _>(|i| first + i as u64),
-            f,
-        );
-        // Overflow means the bound u64::MAX itself was just rolled: the run is complete.
-        match first.checked_add(K as u64) {
-            Some(n) => *next = n,
-            None => return,
+        if next == 1 {
+            // Bound 1 has the one index 0 and needs no randomness.
+            f(1, 0);
+            next = 2;
+        }
+        while next <= high {
+            let (count, product) = plan_up(next, high);
+            let x = draw_accepted(|| rng.next_u64(), product);
+            let first = next;
+            roll(x, (0..count).map(|i| first + i), |bound, die| {
+                f(bound as usize, die as usize);
+            });
+            // Overflow means the bound u64::MAX itself was just rolled: the run is complete.
+            match first.checked_add(count) {
+                Some(n) => next = n,
+                None => return,
+            }
         }
     }
 }
 
-/// An unsigned machine word and the two operations batched dice need. Implemented for `u64`
-/// (the production word) and, in tests, for `u16`, where every word can be enumerated.
+/// The batch that starts a descending run at `top` (with `top >= low >= 1`): the number of
+/// bounds `top, top - 1, …` it takes (at least 1, at most `top - low + 1`) and their product,
+/// the longest such stretch whose product is at most [`PRODUCT_LIMIT`].
+#[inline(always)]
+fn plan_down(top: u64, low: u64) -> (u64, u64) {
+    let mut product = top;
+    let mut next = top - 1;
+    while next >= low {
+        match fits(product, next) {
+            Some(p) => product = p,
+            None => break,
+        }
+        next -= 1;
+    }
+    (top - next, product)
+}
+
+/// The batch that starts an ascending run at `first` (with `first <= high`): the number of
+/// bounds `first, first + 1, …` it takes (at least 1, at most `high - first + 1`) and their
+/// product, the longest such stretch whose product is at most [`PRODUCT_LIMIT`].
+#[inline(always)]
+fn plan_up(first: u64, high: u64) -> (u64, u64) {
+    let mut product = first;
+    let mut last = first;
+    while last < high {
+        match fits(product, last + 1) {
+            Some(p) => product = p,
+            None => break,
+        }
+        last += 1;
+    }
+    (last - first + 1, product)
+}
+
+/// `product · bound` if it is at most [`PRODUCT_LIMIT`].
+#[inline(always)]
+fn fits(product: u64, bound: u64) -> Option<u64> {
+    let wide = u128::from(product) * u128::from(bound);
+    (wide <= u128::from(PRODUCT_LIMIT)).then_some(wide as u64)
+}
+
+/// An unsigned machine word and the operations batched dice need. Implemented for `u64` (the
+/// production word) and, in tests, for `u16`, where every word can be enumerated.
 trait Word: Copy + Ord {
-    const ZERO: Self;
     /// The full product `self · other`, as (high half, low half).
     fn widening_mul(self, other: Self) -> (Self, Self);
+    /// `self · other mod 2^BITS`.
+    fn wrapping_mul(self, other: Self) -> Self;
     /// `2^BITS mod self`, for `self >= 1`.
     fn wrap_rem(self) -> Self;
 }
 
 impl Word for u64 {
-    const ZERO: Self = 0;
     #[inline(always)]
     fn widening_mul(self, other: Self) -> (Self, Self) {
         let full = u128::from(self) * u128::from(other);
         ((full >> 64) as u64, full as u64)
+    }
+    #[inline(always)]
+    fn wrapping_mul(self, other: Self) -> Self {
+        u64::wrapping_mul(self, other)
     }
     #[inline(always)]
     fn wrap_rem(self) -> Self {
@@ -347,40 +258,36 @@ impl Word for u64 {
     }
 }
 
-/// Splits the word `x` into one die per bound: each die is the high half of `x · bound`, and the
-/// low half carries on to the next die. Returns the dice and the final low half.
+/// Rolls the dice of the word `x`, one per bound: each die is the high half of `x · bound`, and
+/// the low half carries on to the next die. Hands `(bound, die)` to `f` in order and returns the
+/// final low half, which equals `x · P mod 2^BITS` for the product `P` of the bounds.
 #[inline(always)]
-fn split<W: Word, const K: usize>(mut x: W, bounds: [W; K]) -> ([W; K], W) {
-    let mut dice = [W::ZERO; K];
-    for (die, bound) in dice.iter_mut().zip(bounds) {
-        let (high, low) = x.widening_mul(bound);
-        *die = high;
+fn roll<W: Word>(mut x: W, bounds: impl IntoIterator<Item = W>, mut f: impl FnMut(W, W)) -> W {
+    for bound in bounds {
+        let (die, low) = x.widening_mul(bound);
+        f(bound, die);
         x = low;
     }
-    (dice, x)
+    x
 }
 
-/// Whether a batch whose final low half is `leftover` is kept. `product` is the product of the
-/// batch's bounds (at least 1). The words whose leftover is below `2^BITS mod product` are
-/// exactly the surplus that would make some tuples more likely; the cheap `leftover >= product`
-/// test settles almost every batch without the division.
+/// Whether a word is kept for a batch whose bounds multiply to `product` (at least 1), given
+/// its final low half `leftover = x · product mod 2^BITS`. The words whose leftover is below
+/// `2^BITS mod product` are exactly the surplus that would make some tuples more likely; the
+/// cheap `leftover >= product` test settles almost every batch without the division.
 #[inline(always)]
 fn accepted<W: Word>(leftover: W, product: W) -> bool {
     leftover >= product || leftover >= product.wrap_rem()
 }
 
-/// Rolls one exactly uniform batch: draws words from `word` until [`accepted`] keeps one.
-/// `product` must equal the product of `bounds` (and so fit in a word).
+/// Draws words from `word` until one is [`accepted`] for a batch with bound product `product`
+/// (at least 1), and returns it: the word to [`roll`] that batch from.
 #[inline(always)]
-fn roll<W: Word, const K: usize>(
-    mut word: impl FnMut() -> W,
-    bounds: [W; K],
-    product: W,
-) -> [W; K] {
+fn draw_accepted<W: Word>(mut word: impl FnMut() -> W, product: W) -> W {
     loop {
-        let (dice, leftover) = split(word(), bounds);
-        if accepted(leftover, product) {
-            return dice;
+        let x = word();
+        if accepted(x.wrapping_mul(product), product) {
+            return x;
         }
     }
 }
@@ -394,10 +301,12 @@ mod tests {
     use statrs::distribution::{ChiSquared, ContinuousCDF};
 
     impl Word for u16 {
-        const ZERO: Self = 0;
         fn widening_mul(self, other: Self) -> (Self, Self) {
             let full = u32::from(self) * u32::from(other);
             ((full >> 16) as u16, full as u16)
+        }
+        fn wrapping_mul(self, other: Self) -> Self {
+            u16::wrapping_mul(self, other)
         }
         fn wrap_rem(self) -> Self {
             self.wrapping_neg() % self
@@ -405,19 +314,26 @@ mod tests {
     }
 
     /// How often each tuple of dice comes out of the 2^16 possible 16-bit words, with the
-    /// rejection rule (`reject = true`) or without it. Tuples are numbered in mixed radix.
+    /// rejection rule (`reject = true`) or without it, through the same `roll` and `accepted`
+    /// the sampler runs. Tuples are numbered in mixed radix.
     fn tuple_counts<const K: usize>(bounds: [u16; K], reject: bool) -> Vec<u32> {
         let product: u16 = bounds.iter().product();
         let mut counts = vec![0u32; usize::from(product)];
         for word in 0..=u16::MAX {
-            let (dice, leftover) = split(word, bounds);
-            if reject && !accepted(leftover, product) {
-                continue;
-            }
+            // The check the sampler makes before rolling, on the wrapped product.
+            let keep = accepted(word.wrapping_mul(product), product);
             let mut index = 0usize;
-            for (die, bound) in dice.iter().zip(bounds) {
-                assert!(die < &bound, "die {die} not below {bound}");
-                index = index * usize::from(bound) + usize::from(*die);
+            let leftover = roll(word, bounds, |bound, die| {
+                assert!(die < bound, "die {die} not below {bound}");
+                index = index * usize::from(bound) + usize::from(die);
+            });
+            assert_eq!(
+                leftover,
+                word.wrapping_mul(product),
+                "the final low half is x·P"
+            );
+            if reject && !keep {
+                continue;
             }
             counts[index] += 1;
         }
@@ -488,54 +404,88 @@ mod tests {
         }
     }
 
-    /// The bounds every batch-size limit is crossed at.
-    const LIMITS: [u64; 11] = [
-        MAX_BOUND[2],
-        MAX_BOUND[3],
-        MAX_BOUND[4],
-        MAX_BOUND[5],
-        MAX_BOUND[6],
-        MAX_BOUND[7],
-        MAX_BOUND[8],
-        MAX_BOUND[9],
-        MAX_BOUND[10],
-        MAX_BOUND[11],
-        MAX_BOUND[12],
-    ];
-
-    /// `dice_for` agrees with a plain scan of the limits for every bound near a limit or a power
-    /// of two.
-    #[test]
-    fn dice_for_matches_the_limits() {
-        let scan = |bound: u64| {
-            (2..=LONG_RUN_DICE)
-                .rev()
-                .find(|&k| bound <= MAX_BOUND[k])
-                .unwrap_or(1)
-        };
-        let mut bounds: Vec<u64> = (1..=2000).collect();
-        for shift in 0..64 {
-            let p = 1u64 << shift;
-            bounds.extend([p - 1, p, p + 1]);
+    /// The largest `b` with `b^k <= 2^60` (`k >= 2`), by bisection.
+    fn largest_kth_root_of_2_pow_60(k: u32) -> u64 {
+        let (mut lo, mut hi) = (1u128, 1u128 << 30);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            match mid.checked_pow(k) {
+                Some(power) if power <= 1 << 60 => lo = mid,
+                _ => hi = mid - 1,
+            }
         }
-        bounds.push(u64::MAX);
-        for bound in bounds {
-            assert_eq!(dice_for(bound), scan(bound), "bound {bound}");
+        lo as u64
+    }
+
+    /// Bounds around which the number of dice per batch changes (`k` equal bounds fit below
+    /// 2^60 there, `k + 1` do not), for k = 2..=12: 2^30, 2^20, 2^15, 2^12, 2^10 and so on.
+    fn limits() -> Vec<u64> {
+        (2..=12).map(largest_kth_root_of_2_pow_60).collect()
+    }
+
+    /// Every batch the greedy planner cuts is within the product limit (or a single bound),
+    /// and as long as it can be: one more bound would pass the limit or leave the run.
+    #[test]
+    fn batches_are_the_longest_that_fit() {
+        let limit = u128::from(PRODUCT_LIMIT);
+        let mut tops: Vec<u64> = (2..=3000).collect();
+        for l in limits() {
+            tops.extend(l - 3..=l + 3);
+        }
+        tops.extend([1 << 60, (1 << 60) + 1, u64::MAX - 1, u64::MAX]);
+        for &top in &tops {
+            for low in [2, top / 2, top - 1, top]
+                .into_iter()
+                .filter(|&l| 2 <= l && l <= top)
+            {
+                let (count, product) = plan_down(top, low);
+                assert!(
+                    count >= 1 && count <= top - low + 1,
+                    "{top}..{low}: {count}"
+                );
+                let exact: u128 = (0..count).map(|i| u128::from(top - i)).product();
+                assert_eq!(u128::from(product), exact);
+                assert!(count == 1 || exact <= limit, "{top}..{low}: {exact}");
+                if count <= top - low {
+                    assert!(
+                        exact * u128::from(top - count) > limit,
+                        "{top}..{low}: longer"
+                    );
+                }
+            }
+            let high = top;
+            for first in [2, high / 2, high - 1, high]
+                .into_iter()
+                .filter(|&f| 2 <= f && f <= high)
+            {
+                let (count, product) = plan_up(first, high);
+                assert!(count >= 1 && count <= high - first + 1);
+                let exact: u128 = (0..count).map(|i| u128::from(first + i)).product();
+                assert_eq!(u128::from(product), exact);
+                assert!(count == 1 || exact <= limit);
+                if count <= high - first {
+                    assert!(exact * u128::from(first + count) > limit);
+                }
+            }
         }
     }
 
-    /// Each limit is the largest bound whose k-th power stays at or below 2^60.
+    /// A 52-card deck is cut into the four batches the type's docs describe.
     #[test]
-    fn limits_are_the_largest_bounds_that_fit() {
-        for k in 2..=12u32 {
-            let limit = u128::from(MAX_BOUND[k as usize]);
-            assert!(limit.pow(k) <= 1 << 60, "k = {k}");
-            assert!((limit + 1).pow(k) > 1 << 60, "k = {k}");
+    fn a_deck_is_four_batches() {
+        let mut sizes = Vec::new();
+        let mut top = 52;
+        while top >= 2 {
+            let (count, _) = plan_down(top, 2);
+            sizes.push(count);
+            top -= count;
         }
+        assert_eq!(sizes, [10, 11, 12, 18]);
+        assert_eq!(plan_down(52, 46).0, 7, "a hand of 7 is one batch");
     }
 
     fn runs() -> Vec<(usize, usize)> {
-        let mut runs: Vec<(usize, usize)> = LIMITS
+        let mut runs: Vec<(usize, usize)> = limits()
             .iter()
             .map(|&l| (l as usize + 13, l as usize - 13))
             .collect();
@@ -666,7 +616,7 @@ mod tests {
     #[test]
     fn dice_are_uniform_across_batch_limits() {
         const RUNS: usize = 20_000;
-        let mut cases: Vec<(usize, usize)> = LIMITS
+        let mut cases: Vec<(usize, usize)> = limits()
             .iter()
             .map(|&l| (l as usize + 6, l as usize - 6))
             .collect();
