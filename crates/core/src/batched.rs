@@ -21,16 +21,18 @@ use crate::{IndexSampler, lemire_index_below};
 ///
 /// `Batched` is the default [`IndexSampler`] of the in-place, partial and inside-out shuffles.
 /// Its [`for_each_index_descending`](IndexSampler::for_each_index_descending) and
-/// [`for_each_index_ascending`](IndexSampler::for_each_index_ascending) cut the run of bounds
-/// greedily: each batch is the longest stretch of the next bounds whose product stays at or
-/// below 2⁶⁰ (a single bound above that is a batch of its own), so a batch is redrawn at most
-/// once in 16 tries and every word carries at least as many bits as the bounds allow. Shuffling
-/// a 52-card deck takes 4 batches (10, 11, 12 and 18 dice), so 4 random words plus about one
-/// redraw in fifty shuffles, against log₂ 52! / 64 ≈ 3.52 words of information; dealing 7 cards
-/// from 52 is one batch, one word. At N = 1000 and 10⁴ a shuffle spends about 1.15× and 1.22×
-/// the information-theoretic minimum (`tests/words_per_shuffle.rs` counts them). A single
-/// [`index_below`](IndexSampler::index_below) is plain [`Lemire`](crate::Lemire), and a bound
-/// of 1 takes no word (its only index is 0).
+/// [`for_each_index_ascending`](IndexSampler::for_each_index_ascending) choose the batch size
+/// from the current bound: `k` dice while the bound `b` satisfies `b^k <= 2⁶⁰` (at most 12),
+/// so that a batch is redrawn at most once in 16 tries: one die per word above 2³⁰, two up to
+/// 2³⁰, three up to 2²⁰, four up to 2¹⁵, five up to 2¹², six up to 2¹⁰, …, twelve up to 32. The
+/// bounds at or below 19 (whose product, at most 19!, fits in 2⁶⁰) are one batch of up to 18
+/// dice. Each batch size is a compile-time constant, so every batch is an unrolled chain of
+/// multiplications. Shuffling a 52-card deck takes 4 batches (10, 11, 12 and 18 dice), so 4
+/// random words plus about one redraw in fifty shuffles, against log₂ 52! / 64 ≈ 3.52 words of
+/// information; dealing 7 cards from 52 is one batch, one word. At N = 1000 and 10⁴ a shuffle
+/// spends about 1.15× and 1.22× the information-theoretic minimum (`tests/words_per_shuffle.rs`
+/// counts them). A single [`index_below`](IndexSampler::index_below) is plain
+/// [`Lemire`](crate::Lemire), and a bound of 1 takes no word (its only index is 0).
 ///
 /// Batching changes which random words become which indices, so a shuffle with `Batched` is a
 /// different (equally fair) permutation from the one [`Lemire`](crate::Lemire) gives for the
@@ -122,6 +124,70 @@ impl Batched {
 /// division of the slow path is paid at most that often).
 const PRODUCT_LIMIT: u64 = 1 << 60;
 
+/// The most dice a batch of the phases holds (a run's final batch may hold up to
+/// [`TAIL_DICE`]).
+const MAX_DICE: usize = 12;
+
+/// `MAX_BOUND[k]` is the largest top bound at which a batch of `k` dice is used (`k` =
+/// 2..=[`MAX_DICE`]): the largest `b` with `b^k <= 2^60`, so that a batch's product stays at or
+/// below [`PRODUCT_LIMIT`]. A single die (and the empty batch) fits any bound.
+const MAX_BOUND: [u64; MAX_DICE + 1] = {
+    let mut table = [u64::MAX; MAX_DICE + 1];
+    let mut k = 2;
+    while k < table.len() {
+        table[k] = largest_kth_root_of_2_pow_60(k as u32);
+        k += 1;
+    }
+    table
+};
+
+/// The largest `b` with `b^k <= 2^60` (`k >= 2`), found by bisection at compile time.
+const fn largest_kth_root_of_2_pow_60(k: u32) -> u64 {
+    const LIMIT: u128 = PRODUCT_LIMIT as u128;
+    // Invariant: lo^k <= 2^60 and (hi + 1)^k > 2^60; 2^30 is the answer for k = 2.
+    let (mut lo, mut hi) = (1u128, 1u128 << 30);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        match mid.checked_pow(k) {
+            Some(power) if power <= LIMIT => lo = mid,
+            _ => hi = mid - 1,
+        }
+    }
+    lo as u64
+}
+
+/// The largest bound `t` for which every run of bounds at or below it (down to 2) fits in one
+/// batch: `t! <= 2^60`, so `t = 19`. The descending phases stop above it, the ascending ones
+/// start above it, and what is left is one batch.
+const TAIL_TOP: u64 = 19;
+
+/// The most dice a final (or first) batch may hold: the bounds `TAIL_TOP` down to 2.
+const TAIL_DICE: u64 = TAIL_TOP - 1;
+
+const _: () = {
+    let mut product: u128 = 1;
+    let mut b = 2;
+    while b <= TAIL_TOP as u128 {
+        product *= b;
+        b += 1;
+    }
+    assert!(product <= PRODUCT_LIMIT as u128 && product * (TAIL_TOP as u128 + 1) > 1 << 60);
+    // The phases hand over to the tail at TAIL_TOP with the largest batch, which must fit.
+    assert!(MAX_BOUND[MAX_DICE] > TAIL_TOP);
+};
+
+/// `PHASE_FLOOR[k]`: the descending phase of `k` dice runs while the top bound is above it
+/// (the next phase's [`MAX_BOUND`], and [`TAIL_TOP`] for the last phase).
+const PHASE_FLOOR: [u64; MAX_DICE + 1] = {
+    let mut table = [TAIL_TOP; MAX_DICE + 1];
+    let mut k = 0;
+    while k < MAX_DICE {
+        table[k] = MAX_BOUND[k + 1];
+        k += 1;
+    }
+    table
+};
+
 // `usize` bounds are handled as `u64`; no Rust target has a wider `usize`.
 const _: () = assert!(usize::BITS <= u64::BITS);
 
@@ -131,7 +197,7 @@ impl IndexSampler for Batched {
         lemire_index_below(rng, bound)
     }
 
-    /// Greedy batches of consecutive bounds with a product of at most 2⁶⁰ (see the type's
+    /// Batches whose size grows as the bounds shrink, then one last batch (see the type's
     /// docs). The calls to `f` are in the same order, with the same bounds, as the default's.
     #[inline]
     fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, mut f: F)
@@ -143,21 +209,31 @@ impl IndexSampler for Batched {
         let ends_at_one = low <= 1 && high >= 1;
         let low = (low as u64).max(2);
         let mut top = high as u64;
-        while top >= low {
-            let (count, product) = plan_down(top, low);
-            let x = draw_accepted(|| rng.next_u64(), product);
-            roll(x, (0..count).map(|i| top - i), |bound, die| {
-                f(bound as usize, die as usize);
-            });
-            top -= count;
+        if top >= low {
+            // Phase k rolls k dice per word while the top bound is above the next phase's
+            // limit (the last phase: above TAIL_TOP) and at least k bounds are left. The run
+            // starts in the phase its first bound allows.
+            let first = dice_for(top);
+            macro_rules! phases {
+                ($($k:literal),*) => {$(
+                    if first <= $k {
+                        descend::<R, F, $k>(rng, &mut top, low, PHASE_FLOOR[$k], &mut f);
+                    }
+                )*};
+            }
+            phases!(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+            // What is left is one batch: either every bound is at most TAIL_TOP, or fewer
+            // bounds are left than the phase that stopped wanted (then their product is below
+            // that phase's, so it fits).
+            tail_down(rng, top, top.wrapping_sub(low).wrapping_add(1), &mut f);
         }
         if ends_at_one {
             f(1, 0);
         }
     }
 
-    /// The ascending counterpart: greedy batches of `low, low + 1, …` with a product of at
-    /// most 2⁶⁰.
+    /// The ascending counterpart: one batch for the bounds up to [`TAIL_TOP`], then batches
+    /// whose size shrinks as the bounds grow.
     #[inline]
     fn for_each_index_ascending<R, F>(&self, rng: &mut R, low: usize, high: usize, mut f: F)
     where
@@ -174,61 +250,128 @@ impl IndexSampler for Batched {
             f(1, 0);
             next = 2;
         }
-        while next <= high {
-            let (count, product) = plan_up(next, high);
-            let x = draw_accepted(|| rng.next_u64(), product);
-            let first = next;
-            roll(x, (0..count).map(|i| first + i), |bound, die| {
-                f(bound as usize, die as usize);
-            });
-            // Overflow means the bound u64::MAX itself was just rolled: the run is complete.
-            match first.checked_add(count) {
-                Some(n) => next = n,
-                None => return,
+        if next <= TAIL_TOP && next <= high {
+            let last = high.min(TAIL_TOP);
+            head_up(rng, next, last - next + 1, &mut f);
+            next = last + 1;
+        }
+        macro_rules! phases {
+            ($($k:literal),*) => {$(
+                if next > high {
+                    return;
+                }
+                ascend::<R, F, $k>(rng, &mut next, high.min(MAX_BOUND[$k]), &mut f);
+            )*};
+        }
+        phases!(12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2);
+        ascend::<R, F, 1>(rng, &mut next, high, &mut f);
+    }
+}
+
+/// How many dice a batch whose largest bound is `bound` may hold: the largest
+/// `k <= MAX_DICE` with `bound <= MAX_BOUND[k]`, or 1.
+#[inline(always)]
+fn dice_for(bound: u64) -> usize {
+    let mut k = 1;
+    while k < MAX_DICE && bound <= MAX_BOUND[k + 1] {
+        k += 1;
+    }
+    k
+}
+
+/// Rolls the last `count` bounds of a descending run, `top` down to `top - count + 1`, as one
+/// batch (`count <= TAIL_DICE`; the caller has checked that their product fits). The count is
+/// a constant in each arm, so every batch is an unrolled chain of multiplications.
+#[inline(always)]
+fn tail_down<R, F>(rng: &mut R, top: u64, count: u64, f: &mut F)
+where
+    R: Rng + ?Sized,
+    F: FnMut(usize, usize),
+{
+    macro_rules! arms {
+        ($($k:literal),*) => {
+            match count {
+                $($k => batch::<R, F, $k>(rng, core::array::from_fn(|i| top - i as u64), f),)*
+                // 0: nothing left.
+                _ => {}
             }
+        };
+    }
+    arms!(
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18
+    );
+}
+
+/// Rolls the first `count` bounds of an ascending run, `first` up to `first + count - 1`, as
+/// one batch (`count <= TAIL_DICE`, all bounds at most [`TAIL_TOP`]).
+#[inline(always)]
+fn head_up<R, F>(rng: &mut R, first: u64, count: u64, f: &mut F)
+where
+    R: Rng + ?Sized,
+    F: FnMut(usize, usize),
+{
+    macro_rules! arms {
+        ($($k:literal),*) => {
+            match count {
+                $($k => batch::<R, F, $k>(rng, core::array::from_fn(|i| first + i as u64), f),)*
+                _ => {}
+            }
+        };
+    }
+    arms!(
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18
+    );
+}
+
+const _: () = assert!(TAIL_DICE == 18, "the arms of tail_down and head_up");
+
+/// Rolls batches of `K` dice for the bounds `top, top - 1, …` while `top > floor` and at least
+/// `K` bounds down to `low` remain; `top` ends one below the last bound rolled.
+#[inline(always)]
+fn descend<R, F, const K: usize>(rng: &mut R, top: &mut u64, low: u64, floor: u64, f: &mut F)
+where
+    R: Rng + ?Sized,
+    F: FnMut(usize, usize),
+{
+    // `top + 1 - low`, written so that it cannot overflow (top >= low - 1, low >= 2).
+    while *top > floor && top.wrapping_sub(low).wrapping_add(1) >= K as u64 {
+        let t = *top;
+        batch::<R, F, K>(rng, core::array::from_fn(|i| t - i as u64), f);
+        *top -= K as u64;
+    }
+}
+
+/// Rolls batches of `K` dice for the bounds `next, next + 1, …` while the batch's largest bound
+/// is at most `last`; `next` ends one above the last bound rolled.
+#[inline(always)]
+fn ascend<R, F, const K: usize>(rng: &mut R, next: &mut u64, last: u64, f: &mut F)
+where
+    R: Rng + ?Sized,
+    F: FnMut(usize, usize),
+{
+    while *next <= last && last - *next >= K as u64 - 1 {
+        let first = *next;
+        batch::<R, F, K>(rng, core::array::from_fn(|i| first + i as u64), f);
+        // Overflow means the bound u64::MAX itself was just rolled: the run is complete.
+        match first.checked_add(K as u64) {
+            Some(n) => *next = n,
+            None => return,
         }
     }
 }
 
-/// The batch that starts a descending run at `top` (with `top >= low >= 1`): the number of
-/// bounds `top, top - 1, …` it takes (at least 1, at most `top - low + 1`) and their product,
-/// the longest such stretch whose product is at most [`PRODUCT_LIMIT`].
+/// Rolls one batch of dice for `bounds` (whose product fits in a word) and hands
+/// `(bound, die)` to `f` in order. The product is known before the word is drawn, so the
+/// acceptance check comes first and each die goes to `f` as soon as it is rolled.
 #[inline(always)]
-fn plan_down(top: u64, low: u64) -> (u64, u64) {
-    let mut product = top;
-    let mut next = top - 1;
-    while next >= low {
-        match fits(product, next) {
-            Some(p) => product = p,
-            None => break,
-        }
-        next -= 1;
-    }
-    (top - next, product)
-}
-
-/// The batch that starts an ascending run at `first` (with `first <= high`): the number of
-/// bounds `first, first + 1, …` it takes (at least 1, at most `high - first + 1`) and their
-/// product, the longest such stretch whose product is at most [`PRODUCT_LIMIT`].
-#[inline(always)]
-fn plan_up(first: u64, high: u64) -> (u64, u64) {
-    let mut product = first;
-    let mut last = first;
-    while last < high {
-        match fits(product, last + 1) {
-            Some(p) => product = p,
-            None => break,
-        }
-        last += 1;
-    }
-    (last - first + 1, product)
-}
-
-/// `product · bound` if it is at most [`PRODUCT_LIMIT`].
-#[inline(always)]
-fn fits(product: u64, bound: u64) -> Option<u64> {
-    let wide = u128::from(product) * u128::from(bound);
-    (wide <= u128::from(PRODUCT_LIMIT)).then_some(wide as u64)
+fn batch<R, F, const K: usize>(rng: &mut R, bounds: [u64; K], f: &mut F)
+where
+    R: Rng + ?Sized,
+    F: FnMut(usize, usize),
+{
+    let product = bounds.iter().product();
+    let x = draw_accepted(|| rng.next_u64(), product);
+    roll(x, bounds, |bound, die| f(bound as usize, die as usize));
 }
 
 /// An unsigned machine word and the operations batched dice need. Implemented for `u64` (the
@@ -423,65 +566,117 @@ mod tests {
         (2..=12).map(largest_kth_root_of_2_pow_60).collect()
     }
 
-    /// Every batch the greedy planner cuts is within the product limit (or a single bound),
-    /// and as long as it can be: one more bound would pass the limit or leave the run.
+    /// The limits the production code computes at compile time agree with the test's own
+    /// bisection.
     #[test]
-    fn batches_are_the_longest_that_fit() {
-        let limit = u128::from(PRODUCT_LIMIT);
-        let mut tops: Vec<u64> = (2..=3000).collect();
-        for l in limits() {
-            tops.extend(l - 3..=l + 3);
+    fn max_bounds_are_the_largest_that_fit() {
+        for (k, &bound) in MAX_BOUND.iter().enumerate().skip(2) {
+            let limit = u128::from(bound);
+            assert_eq!(bound, limits()[k - 2]);
+            assert!(limit.pow(k as u32) <= 1 << 60, "k = {k}");
+            assert!((limit + 1).pow(k as u32) > 1 << 60, "k = {k}");
         }
-        tops.extend([1 << 60, (1 << 60) + 1, u64::MAX - 1, u64::MAX]);
-        for &top in &tops {
-            for low in [2, top / 2, top - 1, top]
-                .into_iter()
-                .filter(|&l| 2 <= l && l <= top)
-            {
-                let (count, product) = plan_down(top, low);
-                assert!(
-                    count >= 1 && count <= top - low + 1,
-                    "{top}..{low}: {count}"
-                );
-                let exact: u128 = (0..count).map(|i| u128::from(top - i)).product();
-                assert_eq!(u128::from(product), exact);
-                assert!(count == 1 || exact <= limit, "{top}..{low}: {exact}");
-                if count <= top - low {
-                    assert!(
-                        exact * u128::from(top - count) > limit,
-                        "{top}..{low}: longer"
-                    );
-                }
+    }
+
+    /// Counts the words a run draws and cuts its bounds into batches: the bounds handed on
+    /// between two fresh draws (a redraw is folded into its batch).
+    struct Recorder {
+        rng: rand_pcg::Pcg64,
+        /// Set by a draw, cleared by the first die after it.
+        fresh: bool,
+    }
+
+    impl rand_core::TryRng for Recorder {
+        type Error = core::convert::Infallible;
+        fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+            unreachable!("batches draw 64-bit words")
+        }
+        fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+            self.fresh = true;
+            Ok(self.rng.next_u64())
+        }
+        fn try_fill_bytes(&mut self, _: &mut [u8]) -> Result<(), Self::Error> {
+            unreachable!("batches draw 64-bit words")
+        }
+    }
+
+    /// The batches of one run, each as its list of bounds.
+    fn batches(high: usize, low: usize, ascending: bool) -> Vec<Vec<u64>> {
+        let rng = core::cell::RefCell::new(Recorder {
+            rng: rand_pcg::Pcg64::seed_from_u64(high as u64 ^ low as u64),
+            fresh: false,
+        });
+        let out = core::cell::RefCell::new(Vec::<Vec<u64>>::new());
+        let visit = |bound: usize, _| {
+            let mut out = out.borrow_mut();
+            if core::mem::take(&mut rng.borrow_mut().fresh) || out.is_empty() {
+                out.push(Vec::new());
             }
-            let high = top;
-            for first in [2, high / 2, high - 1, high]
-                .into_iter()
-                .filter(|&f| 2 <= f && f <= high)
-            {
-                let (count, product) = plan_up(first, high);
-                assert!(count >= 1 && count <= high - first + 1);
-                let exact: u128 = (0..count).map(|i| u128::from(first + i)).product();
-                assert_eq!(u128::from(product), exact);
-                assert!(count == 1 || exact <= limit);
-                if count <= high - first {
-                    assert!(exact * u128::from(first + count) > limit);
+            out.last_mut().unwrap().push(bound as u64);
+        };
+        // The driver holds the generator while it calls `visit`; a raw re-borrow would be
+        // refused, so the generator is borrowed only inside its own calls.
+        struct Shared<'a>(&'a core::cell::RefCell<Recorder>);
+        impl rand_core::TryRng for Shared<'_> {
+            type Error = core::convert::Infallible;
+            fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+                self.0.borrow_mut().try_next_u32()
+            }
+            fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+                self.0.borrow_mut().try_next_u64()
+            }
+            fn try_fill_bytes(&mut self, d: &mut [u8]) -> Result<(), Self::Error> {
+                self.0.borrow_mut().try_fill_bytes(d)
+            }
+        }
+        let mut shared = Shared(&rng);
+        if ascending {
+            Batched.for_each_index_ascending(&mut shared, low, high, visit);
+        } else {
+            Batched.for_each_index_descending(&mut shared, high, low, visit);
+        }
+        let mut out = out.into_inner();
+        // Bound 1 takes no word: it is handed on with the batch before it, or alone.
+        for batch in &mut out {
+            batch.retain(|&b| b != 1);
+        }
+        out.retain(|b| !b.is_empty());
+        out
+    }
+
+    /// Every batch of every run stays within the product limit (or is a single bound) and
+    /// holds at most 18 dice, in both directions.
+    #[test]
+    fn every_batch_fits_in_a_word() {
+        let mut runs = runs();
+        for top in [100, 1000, 1 << 12, 1 << 15, 100_000] {
+            for low in [2, top / 2, top - 20] {
+                runs.push((top, low));
+            }
+        }
+        for (high, low) in runs {
+            for ascending in [false, true] {
+                for batch in batches(high, low, ascending) {
+                    let product: u128 = batch.iter().map(|&b| u128::from(b)).product();
+                    assert!(
+                        batch.len() == 1 || product <= u128::from(PRODUCT_LIMIT),
+                        "{high}..{low} ascending={ascending}: {batch:?}"
+                    );
+                    assert!(batch.len() <= TAIL_DICE as usize);
                 }
             }
         }
     }
 
-    /// A 52-card deck is cut into the four batches the type's docs describe.
+    /// A 52-card deck is the four batches the type's docs describe, either way round, and a
+    /// hand of 7 is one batch.
     #[test]
     fn a_deck_is_four_batches() {
-        let mut sizes = Vec::new();
-        let mut top = 52;
-        while top >= 2 {
-            let (count, _) = plan_down(top, 2);
-            sizes.push(count);
-            top -= count;
-        }
-        assert_eq!(sizes, [10, 11, 12, 18]);
-        assert_eq!(plan_down(52, 46).0, 7, "a hand of 7 is one batch");
+        let sizes = |b: Vec<Vec<u64>>| b.iter().map(Vec::len).collect::<Vec<_>>();
+        assert_eq!(sizes(batches(52, 2, false)), [10, 11, 12, 18]);
+        assert_eq!(sizes(batches(52, 2, true)), [18, 12, 11, 10]);
+        assert_eq!(sizes(batches(52, 46, false)), [7]);
+        assert_eq!(batches(52, 46, false)[0], [52, 51, 50, 49, 48, 47, 46]);
     }
 
     fn runs() -> Vec<(usize, usize)> {
