@@ -1,0 +1,329 @@
+//! Duels: our shuffle against a peer, interleaved round by round, so that both sides see the
+//! same machine load.
+//!
+//! A duel runs `rounds` short rounds. In each round both sides shuffle the *same buffer* with
+//! their own generator of the *same type*, `iters` calls each, one side after the other (the
+//! order alternates from round to round, so neither side always runs on the caches the other
+//! just warmed). The round's ratio is `peer time / our time`; the duel reports the median of
+//! those ratios and their spread (quartiles, min, max), plus the median time per call of each
+//! side. A load spike hits both halves of the same round, so the ratio holds still while the
+//! absolute times move.
+//!
+//! `cargo xtask bench --duel` builds and runs this program and reads its `--json` output (one
+//! JSON object per line); it can also be run directly:
+//!
+//! ```text
+//! cargo run --release -p fairdeal-benches --example duel -- [--quick] [--json] [--filter TEXT]
+//! ```
+//!
+//! `--quick` runs fewer, shorter rounds; `--filter TEXT` keeps the duels whose id
+//! (`case/backend/ours/peer/n`) contains `TEXT`.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use fairdeal_benches::SEED;
+use fairdeal_core::{Lemire, Shuffler};
+use fairdeal_inplace::Inplace;
+use fairdeal_partial::Partial;
+use fairdeal_rng::{Backend, BackendVisitor};
+use rand::seq::SliceRandom;
+
+/// The backends the speed targets are stated for: fastrand's generator, a fast
+/// non-cryptographic one, and the default CSPRNG.
+const BACKENDS: [&str; 3] = ["wyrand", "pcg64", "chacha12"];
+/// The `u32` sizes of the targets (the 52-card deck is its own `u8` case).
+const SIZES: [usize; 3] = [1_000, 10_000, 1 << 20];
+const DECK: usize = 52;
+const HAND: usize = 7;
+
+/// How long the duels run.
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    rounds: usize,
+    /// Target time of one side's half of a round (`iters` is calibrated to it).
+    round: Duration,
+    warm_up_rounds: usize,
+}
+
+/// The outcome of one duel.
+#[derive(Debug, serde::Serialize)]
+struct Outcome {
+    case: &'static str,
+    backend: &'static str,
+    n: usize,
+    ours: &'static str,
+    peer: &'static str,
+    rounds: usize,
+    iters: u64,
+    /// Median over rounds of our time per call, ns.
+    ours_ns: f64,
+    /// Median over rounds of the peer's time per call, ns.
+    peer_ns: f64,
+    /// Median over rounds of `peer time / our time`.
+    ratio: f64,
+    ratio_q1: f64,
+    ratio_q3: f64,
+    ratio_min: f64,
+    ratio_max: f64,
+}
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let pos = q * (sorted.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    quantile(&v, 0.5)
+}
+
+/// Times `iters` calls of `side` on `buf`.
+fn time<T>(buf: &mut [T], iters: u64, side: &mut impl FnMut(&mut [T])) -> f64 {
+    let start = Instant::now();
+    for _ in 0..iters {
+        side(black_box(&mut *buf));
+    }
+    black_box(&*buf);
+    start.elapsed().as_secs_f64() * 1e9
+}
+
+/// Runs one duel of `ours` against `peer` on `buf` (see the module docs).
+#[allow(clippy::too_many_arguments)]
+fn duel<T>(
+    plan: Plan,
+    (case, backend, n): (&'static str, &'static str, usize),
+    (ours_name, peer_name): (&'static str, &'static str),
+    buf: &mut [T],
+    mut ours: impl FnMut(&mut [T]),
+    mut peer: impl FnMut(&mut [T]),
+) -> Outcome {
+    // Calibrate: the slower side's half of a round takes about `plan.round`.
+    let mut iters = 1u64;
+    loop {
+        let t = time(buf, iters, &mut ours).max(time(buf, iters, &mut peer));
+        if t >= plan.round.as_secs_f64() * 1e9 / 4.0 || iters >= 1 << 30 {
+            let scale = (plan.round.as_secs_f64() * 1e9 / t.max(1.0)).max(1.0);
+            iters = ((iters as f64 * scale) as u64).max(1);
+            break;
+        }
+        iters *= 2;
+    }
+    let mut ratios = Vec::with_capacity(plan.rounds);
+    let mut ours_ns = Vec::with_capacity(plan.rounds);
+    let mut peer_ns = Vec::with_capacity(plan.rounds);
+    for round in 0..plan.warm_up_rounds + plan.rounds {
+        let (a, b) = if round % 2 == 0 {
+            let a = time(buf, iters, &mut ours);
+            (a, time(buf, iters, &mut peer))
+        } else {
+            let b = time(buf, iters, &mut peer);
+            (time(buf, iters, &mut ours), b)
+        };
+        if round >= plan.warm_up_rounds {
+            ratios.push(b / a);
+            ours_ns.push(a / iters as f64);
+            peer_ns.push(b / iters as f64);
+        }
+    }
+    ratios.sort_by(f64::total_cmp);
+    Outcome {
+        case,
+        backend,
+        n,
+        ours: ours_name,
+        peer: peer_name,
+        rounds: plan.rounds,
+        iters,
+        ours_ns: median(ours_ns),
+        peer_ns: median(peer_ns),
+        ratio: quantile(&ratios, 0.5),
+        ratio_q1: quantile(&ratios, 0.25),
+        ratio_q3: quantile(&ratios, 0.75),
+        ratio_min: ratios[0],
+        ratio_max: ratios[ratios.len() - 1],
+    }
+}
+
+/// Runs every duel of one backend, handing each outcome to `out` (if its id passes `keep`).
+struct Duels<'a> {
+    plan: Plan,
+    keep: &'a dyn Fn(&str) -> bool,
+    out: &'a mut dyn FnMut(Outcome),
+}
+
+impl BackendVisitor for Duels<'_> {
+    type Output = ();
+    fn visit<B: Backend>(self) {
+        let Duels { plan, keep, out } = self;
+        let backend = B::INFO.name;
+        let wanted = |case: &str, ours: &str, peer: &str, n: usize| {
+            keep(&format!("{case}/{backend}/{ours}/{peer}/{n}"))
+        };
+        let inplace = Inplace::with_sampler(B::Sampler::default());
+        let partial = Partial::with_sampler(B::Sampler::default());
+        let lemire = Inplace::with_sampler(Lemire);
+
+        // The 52-card deck (`u8`): against rand, fastrand (on its own generator), and our
+        // one-draw-per-step reference path.
+        let mut deck: [u8; DECK] = std::array::from_fn(|i| i as u8);
+        let id = ("deck52", backend, DECK);
+        if wanted("deck52", "inplace", "rand-shuffle", DECK) {
+            let (mut ours_rng, mut peer_rng) = (B::seeded(SEED), B::seeded(SEED + 1));
+            out(duel(
+                plan,
+                id,
+                ("inplace", "rand-shuffle"),
+                &mut deck,
+                |d| inplace.shuffle(d, &mut ours_rng),
+                |d| d.shuffle(&mut peer_rng),
+            ));
+        }
+        if backend == "wyrand" && wanted("deck52", "inplace", "fastrand-shuffle", DECK) {
+            let (mut ours_rng, mut peer_rng) = (B::seeded(SEED), fastrand::Rng::with_seed(SEED));
+            out(duel(
+                plan,
+                id,
+                ("inplace", "fastrand-shuffle"),
+                &mut deck,
+                |d| inplace.shuffle(d, &mut ours_rng),
+                |d| peer_rng.shuffle(d),
+            ));
+        }
+        if wanted("deck52", "inplace", "inplace-lemire", DECK) {
+            let (mut ours_rng, mut peer_rng) = (B::seeded(SEED), B::seeded(SEED + 1));
+            out(duel(
+                plan,
+                id,
+                ("inplace", "inplace-lemire"),
+                &mut deck,
+                |d| inplace.shuffle(d, &mut ours_rng),
+                |d| lemire.shuffle(d, &mut peer_rng),
+            ));
+        }
+        // Dealing 7 of 52 from a deck that is never put back, against one full shuffle of it.
+        if wanted("deal7_of_52", "partial", "inplace", DECK) {
+            let (mut ours_rng, mut peer_rng) = (B::seeded(SEED), B::seeded(SEED + 1));
+            out(duel(
+                plan,
+                ("deal7_of_52", backend, DECK),
+                ("partial", "inplace"),
+                &mut deck,
+                |d| {
+                    partial
+                        .shuffle_prefix(d, HAND, &mut ours_rng)
+                        .expect("7 <= 52");
+                },
+                |d| inplace.shuffle(d, &mut peer_rng),
+            ));
+        }
+
+        for n in SIZES {
+            let mut data: Vec<u32> = (0..n as u32).collect();
+            let id = ("shuffle_u32", backend, n);
+            if wanted("shuffle_u32", "inplace", "rand-shuffle", n) {
+                let (mut ours_rng, mut peer_rng) = (B::seeded(SEED), B::seeded(SEED + 1));
+                out(duel(
+                    plan,
+                    id,
+                    ("inplace", "rand-shuffle"),
+                    &mut data,
+                    |d| inplace.shuffle(d, &mut ours_rng),
+                    |d| d.shuffle(&mut peer_rng),
+                ));
+            }
+            if backend == "wyrand" && wanted("shuffle_u32", "inplace", "fastrand-shuffle", n) {
+                let (mut ours_rng, mut peer_rng) =
+                    (B::seeded(SEED), fastrand::Rng::with_seed(SEED));
+                out(duel(
+                    plan,
+                    id,
+                    ("inplace", "fastrand-shuffle"),
+                    &mut data,
+                    |d| inplace.shuffle(d, &mut ours_rng),
+                    |d| peer_rng.shuffle(d),
+                ));
+            }
+            if n == 1_000 && wanted("shuffle_u32", "inplace", "inplace-lemire", n) {
+                let (mut ours_rng, mut peer_rng) = (B::seeded(SEED), B::seeded(SEED + 1));
+                out(duel(
+                    plan,
+                    id,
+                    ("inplace", "inplace-lemire"),
+                    &mut data,
+                    |d| inplace.shuffle(d, &mut ours_rng),
+                    |d| lemire.shuffle(d, &mut peer_rng),
+                ));
+            }
+        }
+    }
+}
+
+fn main() {
+    let mut quick = false;
+    let mut json = false;
+    let mut filter: Option<String> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--quick" => quick = true,
+            "--json" => json = true,
+            "--filter" => filter = args.next(),
+            // `cargo bench`/`cargo test` pass these; they change nothing here.
+            "--bench" | "--test" => {}
+            other => {
+                eprintln!("duel: error: unknown argument {other:?}");
+                std::process::exit(2);
+            }
+        }
+    }
+    let plan = if quick {
+        Plan {
+            rounds: 21,
+            round: Duration::from_micros(500),
+            warm_up_rounds: 3,
+        }
+    } else {
+        Plan {
+            rounds: 61,
+            round: Duration::from_millis(2),
+            warm_up_rounds: 5,
+        }
+    };
+    let keep = |id: &str| filter.as_deref().is_none_or(|f| id.contains(f));
+    let mut print = |o: Outcome| {
+        if json {
+            println!(
+                "{}",
+                serde_json::to_string(&o).expect("plain numbers and names")
+            );
+        } else {
+            println!(
+                "{:<12} {:<9} {:>8} {:<8} vs {:<17} ours {:>11.1} ns  peer {:>11.1} ns  ratio {:>5.2}× (quartiles {:.2}–{:.2}, {} rounds)",
+                o.case,
+                o.backend,
+                o.n,
+                o.ours,
+                o.peer,
+                o.ours_ns,
+                o.peer_ns,
+                o.ratio,
+                o.ratio_q1,
+                o.ratio_q3,
+                o.rounds
+            );
+        }
+    };
+    for backend in BACKENDS {
+        fairdeal_rng::with_backend(
+            backend,
+            Duels {
+                plan,
+                keep: &keep,
+                out: &mut print,
+            },
+        )
+        .expect("a catalogue backend");
+    }
+}
