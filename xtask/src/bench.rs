@@ -46,6 +46,13 @@ pub(crate) struct BenchArgs {
     /// × backend at the largest N and lists every point in report.md. Informational.
     #[arg(long, value_name = "SUMMARY_JSON")]
     pub(crate) baseline: Option<PathBuf>,
+    /// Only the duels (about a minute; 15 s with --quick): ours against rand's and fastrand's
+    /// shuffles, and the 7-card deal against a full deck shuffle, alternated round by round in
+    /// one process on the same buffer with the same generator type. Prints the duels and the
+    /// targets table read from them, and writes <target>/bench-report/duels.{json,md}. No
+    /// criterion, no valgrind. (A wall-clock run also runs the duels for its targets table.)
+    #[arg(long, conflicts_with_all = ["wall_only", "instructions_only", "baseline"])]
+    pub(crate) duel: bool,
 }
 
 struct Env {
@@ -70,6 +77,22 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
         .map(|p| crate::baseline::read(p).map(|samples| (p.display().to_string(), samples)))
         .transpose()?;
     let env = discover()?;
+    if args.duel {
+        phase("duels only: ours and each peer alternated round by round");
+        let record = targets::RunRecord {
+            command: command_line(args),
+            started: chrono_like_now(),
+            machine: machine(),
+        };
+        return targets::duels_only(
+            &env.cargo,
+            &env.root,
+            &env.target,
+            args.quick,
+            filter.as_ref(),
+            &record,
+        );
+    }
     let mut notes = Vec::new();
     let mut want_instructions = !args.wall_only;
     let want_wall = !args.instructions_only;
@@ -132,6 +155,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
     // --- wall clock ------------------------------------------------------------------------
     let mut samples: Vec<Sample> = Vec::new();
     let mut generic: Vec<GenericWall> = Vec::new();
+    let mut duels: Vec<crate::duel::Duel> = Vec::new();
     if want_wall {
         let wall_targets: Vec<&String> = env.bench_targets.iter().filter(|t| *t != "iai").collect();
         let mut list = cargo(&env);
@@ -179,6 +203,8 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
                 criterion::Parsed::Other(g) => generic.push(g),
             }
         }
+        phase("duels: ours and each peer alternated round by round (the targets table)");
+        duels = crate::duel::run(&env.cargo, &env.root, args.quick).context("the duels failed")?;
     }
 
     // --- instruction counts ------------------------------------------------------------------
@@ -222,13 +248,14 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
     if let Some(re) = &filter {
         samples.retain(|s| re.is_match(&format!("{}/{}/{}/{}", s.case, s.backend, s.subject, s.n)));
         generic.retain(|g| re.is_match(&g.id));
+        duels.retain(|d| re.is_match(&d.id()));
     }
     let algorithms = catalogue::algorithms();
     let claims: Vec<(&str, fairdeal::Complexity)> =
         algorithms.iter().map(|a| (a.name, a.complexity)).collect();
     let verdicts = verdict::all_verdicts(&samples, &claims);
     let comparisons = report::comparisons(&samples, algorithms);
-    let target_rows = targets::rows(&samples, &targets::target_backends());
+    let target_rows = targets::rows(&samples, &duels);
     let baseline_diff = baseline
         .as_ref()
         .map(|(source, before)| crate::baseline::diff(source, before, &samples));
@@ -823,6 +850,9 @@ fn command_line(args: &BenchArgs) -> String {
     }
     if let Some(b) = &args.baseline {
         s.push_str(&format!(" --baseline {}", b.display()));
+    }
+    if args.duel {
+        s.push_str(" --duel");
     }
     s
 }

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use fairdeal::{AlgorithmInfo, Complexity};
 use serde_json::{Value, json};
 
+use crate::format::{human_ns, round};
 use crate::model::{CASE_DEAL, CASE_DECK, CASE_HUGE, CASE_SHUFFLE, GenericWall, Metric, Sample};
 use crate::verdict::{LINEAR_TOLERANCE, QUADRATIC_TOLERANCE, Verdict};
 
@@ -102,11 +103,6 @@ pub(crate) fn comparisons(samples: &[Sample], algorithms: &[AlgorithmInfo]) -> V
         }
     }
     out
-}
-
-fn round(x: f64, digits: i32) -> f64 {
-    let f = 10f64.powi(digits);
-    (x * f).round() / f
 }
 
 /// The `summary.json` document: `verdicts` and `comparisons` (shape fixed by issue 3),
@@ -443,19 +439,6 @@ pub(crate) fn markdown(
         let _ = writeln!(s);
     }
     s
-}
-
-/// `1234.5` → `"1.23 µs"`.
-pub(crate) fn human_ns(ns: f64) -> String {
-    if ns < 1e3 {
-        format!("{ns:.1} ns")
-    } else if ns < 1e6 {
-        format!("{:.2} µs", ns / 1e3)
-    } else if ns < 1e9 {
-        format!("{:.2} ms", ns / 1e6)
-    } else {
-        format!("{:.2} s", ns / 1e9)
-    }
 }
 
 #[cfg(test)]

@@ -1,25 +1,27 @@
-//! The speed targets of issue 6 as a table: measured ratio, goal, met or missed.
+//! The speed targets (issues 6 and 12) as a table: measured ratio, goal, met or missed.
 //!
-//! Every ratio is `peer time / our time` for one call, from the same criterion run, the same
-//! backend, the same N and the same element type (`u32`), so the machine's state is shared by
-//! both sides as far as a sequential run allows. The targets are wall clock on a shared machine:
-//! informational, never a reason to fail the run.
-//!
-//! Rows are produced for [`target_backends`] only (the fast generator that `fastrand` pairs
-//! with, and the default CSPRNG); the per-backend comparison tables of the report hold the
-//! same ratios for every backend. Rows with no goal are informational (what batched dice buy
-//! over the one-draw-per-step reference path).
+//! Small and medium N are read from **duels** (see [`crate::duel`]): ours and the peer
+//! alternate round by round in one process on the same buffer with the same generator type, and
+//! the ratio is the median of the per-round ratios `peer time / our time`, shown with its
+//! quartiles. The N = 10^8 rows (a second or more per call) come from the criterion run: the
+//! ratio of the two sides' medians. Wall clock on a shared machine either way: informational,
+//! never a reason to fail the run.
 
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
+use crate::duel::{self, Duel};
+use crate::format::{human_ns, round};
 use crate::model::{CASE_DEAL, CASE_DECK, CASE_HUGE, CASE_SHUFFLE, Metric, Sample};
 
 /// The backend whose generator is fastrand's own (wyrand): fastrand's shuffle is measured only
-/// in its groups.
+/// with it.
 pub(crate) const FASTRAND_PAIR: &str = "wyrand";
+
+/// The backends the duel targets are stated for (issue 12): fastrand's generator, a fast
+/// non-cryptographic one, and the default CSPRNG.
+pub(crate) const DUEL_BACKENDS: &[&str] = &["wyrand", "pcg64", "chacha12"];
 
 /// Subject names of the benches that the targets refer to.
 pub(crate) mod subject {
@@ -43,72 +45,141 @@ pub(crate) mod subject {
     pub(crate) const RIP_PAR: &str = "rip-par-shuffle";
 }
 
-/// Which sizes of a case a target is read at.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Sizes {
-    /// Every size measured on both sides up to this N.
-    AtMost(u64),
-    /// The measured size nearest to this N on a log scale, if within a factor of 2.
-    Near(u64),
-    /// The single size of a fixed-size case (deck, deal, the huge case); the two sides may be
-    /// different cases (a deal of 7 against a full deck shuffle).
-    Fixed,
+/// Where a goal's numbers come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// A duel: median of per-round ratios, at these sizes.
+    Duel(&'static [u64]),
+    /// The criterion run: ratio of the two medians, at the single size of a fixed-size case.
+    Criterion,
 }
 
-/// One target of issue 6 (or an informational comparison when `goal` is `None`).
+/// What a goal asks of its row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Check {
+    /// `peer / ours` at least this.
+    RatioAtLeast(f64),
+    /// Our median time per call at most this many ns.
+    NsAtMost(f64),
+    /// Shown for information.
+    Info,
+}
+
+/// One target (or an informational comparison).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Goal {
     /// Short description for the table.
     pub(crate) label: &'static str,
     /// Our side: (case, subject).
     pub(crate) ours: (&'static str, &'static str),
-    /// The other side: (case, subject).
+    /// The other side: (case, subject). In a duel the case is our side's (the deal duel
+    /// shuffles the same deck on both sides).
     pub(crate) peer: (&'static str, &'static str),
-    /// Where to read it.
-    pub(crate) sizes: Sizes,
-    /// Required `peer / ours` ratio; `None`: shown for information.
-    pub(crate) goal: Option<f64>,
+    pub(crate) source: Source,
+    /// The backends it is read at.
+    pub(crate) backends: &'static [&'static str],
+    pub(crate) check: Check,
 }
 
-/// The issue's targets, in the order the table shows them.
-pub(crate) const GOALS: [Goal; 11] = {
+const DECK_N: &[u64] = &[52];
+const MEDIUM_N: &[u64] = &[1_000, 10_000];
+const LARGE_N: &[u64] = &[1 << 20];
+
+/// The targets, in the order the table shows them.
+pub(crate) const GOALS: [Goal; 15] = {
     use subject::*;
     const S: &str = CASE_SHUFFLE;
+    const ALL: &[&str] = DUEL_BACKENDS;
+    const WY: &[&str] = &[FASTRAND_PAIR];
+    const HUGE: &[&str] = &["wyrand", "chacha12"];
     [
+        Goal {
+            label: "52-card deck: inplace vs rand shuffle",
+            ours: (CASE_DECK, INPLACE),
+            peer: (CASE_DECK, RAND),
+            source: Source::Duel(DECK_N),
+            backends: ALL,
+            check: Check::RatioAtLeast(2.5),
+        },
+        Goal {
+            label: "52-card deck: inplace vs fastrand shuffle",
+            ours: (CASE_DECK, INPLACE),
+            peer: (CASE_DECK, FASTRAND),
+            source: Source::Duel(DECK_N),
+            backends: WY,
+            check: Check::RatioAtLeast(1.4),
+        },
         Goal {
             label: "N ≤ 10^4: inplace vs rand shuffle",
             ours: (S, INPLACE),
             peer: (S, RAND),
-            sizes: Sizes::AtMost(10_000),
-            goal: Some(2.5),
+            source: Source::Duel(MEDIUM_N),
+            backends: ALL,
+            check: Check::RatioAtLeast(2.5),
         },
         Goal {
             label: "N ≤ 10^4: inplace vs fastrand shuffle",
             ours: (S, INPLACE),
             peer: (S, FASTRAND),
-            sizes: Sizes::AtMost(10_000),
-            goal: Some(1.4),
+            source: Source::Duel(MEDIUM_N),
+            backends: WY,
+            check: Check::RatioAtLeast(1.4),
         },
         Goal {
-            label: "N ≈ 10^6: inplace vs rand shuffle",
+            label: "N = 2^20: inplace vs rand shuffle",
             ours: (S, INPLACE),
             peer: (S, RAND),
-            sizes: Sizes::Near(1_000_000),
-            goal: Some(2.0),
+            source: Source::Duel(LARGE_N),
+            backends: ALL,
+            check: Check::RatioAtLeast(2.0),
         },
         Goal {
-            label: "N ≈ 10^6: inplace vs fastrand shuffle",
+            label: "N = 2^20: inplace vs fastrand shuffle",
             ours: (S, INPLACE),
             peer: (S, FASTRAND),
-            sizes: Sizes::Near(1_000_000),
-            goal: Some(1.3),
+            source: Source::Duel(LARGE_N),
+            backends: WY,
+            check: Check::RatioAtLeast(1.3),
         },
         Goal {
             label: "deal 7 of 52 (partial) vs full deck52 shuffle (inplace)",
             ours: (CASE_DEAL, PARTIAL),
             peer: (CASE_DECK, INPLACE),
-            sizes: Sizes::Fixed,
-            goal: Some(5.0),
+            source: Source::Duel(DECK_N),
+            backends: ALL,
+            check: Check::RatioAtLeast(5.0),
+        },
+        Goal {
+            label: "deal 7 of 52: time per deal",
+            ours: (CASE_DEAL, PARTIAL),
+            peer: (CASE_DECK, INPLACE),
+            source: Source::Duel(DECK_N),
+            backends: WY,
+            check: Check::NsAtMost(10.0),
+        },
+        Goal {
+            label: "deal 7 of 52: time per deal",
+            ours: (CASE_DEAL, PARTIAL),
+            peer: (CASE_DECK, INPLACE),
+            source: Source::Duel(DECK_N),
+            backends: &["chacha12"],
+            check: Check::NsAtMost(14.0),
+        },
+        Goal {
+            label: "batching: inplace vs inplace-lemire (info)",
+            ours: (CASE_DECK, INPLACE),
+            peer: (CASE_DECK, INPLACE_LEMIRE),
+            source: Source::Duel(DECK_N),
+            backends: ALL,
+            check: Check::Info,
+        },
+        Goal {
+            label: "batching: inplace vs inplace-lemire (info)",
+            ours: (S, INPLACE),
+            peer: (S, INPLACE_LEMIRE),
+            source: Source::Duel(&[1_000]),
+            backends: ALL,
+            check: Check::Info,
         },
         // Our one-thread huge-N path is the scatter shuffle (what `fairdeal shuffle` runs for a
         // whole shuffle); plain `Inplace` is shown beside it for information.
@@ -116,50 +187,51 @@ pub(crate) const GOALS: [Goal; 11] = {
             label: "N = 10^8, 1 thread: parallel-seq vs rip seq_shuffle",
             ours: (CASE_HUGE, PARALLEL_SEQ),
             peer: (CASE_HUGE, RIP_SEQ),
-            sizes: Sizes::Fixed,
-            goal: Some(1.5),
+            source: Source::Criterion,
+            backends: HUGE,
+            check: Check::RatioAtLeast(1.5),
         },
         Goal {
             label: "N = 10^8, 1 thread: inplace vs rip seq_shuffle (info)",
             ours: (CASE_HUGE, INPLACE),
             peer: (CASE_HUGE, RIP_SEQ),
-            sizes: Sizes::Fixed,
-            goal: None,
+            source: Source::Criterion,
+            backends: HUGE,
+            check: Check::Info,
         },
         Goal {
             label: "N = 10^8, 2 threads: parallel vs rip par_shuffle",
             ours: (CASE_HUGE, PARALLEL),
             peer: (CASE_HUGE, RIP_PAR),
-            sizes: Sizes::Fixed,
-            goal: Some(1.3),
+            source: Source::Criterion,
+            backends: HUGE,
+            check: Check::RatioAtLeast(1.3),
         },
         Goal {
-            label: "batching: inplace vs inplace-lemire (info)",
-            ours: (S, INPLACE),
-            peer: (S, INPLACE_LEMIRE),
-            sizes: Sizes::AtMost(10_000),
-            goal: None,
-        },
-        Goal {
-            label: "batching: inplace vs inplace-lemire (info)",
-            ours: (S, INPLACE),
-            peer: (S, INPLACE_LEMIRE),
-            sizes: Sizes::Near(1_000_000),
-            goal: None,
-        },
-        Goal {
-            label: "batching: inplace vs inplace-lemire (info)",
-            ours: (CASE_DECK, INPLACE),
-            peer: (CASE_DECK, INPLACE_LEMIRE),
-            sizes: Sizes::Fixed,
-            goal: None,
+            label: "N = 10^8, 1 thread: inplace vs rand shuffle (info)",
+            ours: (CASE_HUGE, INPLACE),
+            peer: (CASE_HUGE, RAND),
+            source: Source::Criterion,
+            backends: HUGE,
+            check: Check::Info,
         },
     ]
 };
 
-/// The backends the targets table covers: fastrand's generator and the default backend.
-pub(crate) fn target_backends() -> [&'static str; 2] {
-    [FASTRAND_PAIR, crate::catalogue::default_backend()]
+/// How a row was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Method {
+    Duel,
+    Criterion,
+}
+
+impl Method {
+    fn name(self) -> &'static str {
+        match self {
+            Method::Duel => "duel",
+            Method::Criterion => "criterion",
+        }
+    }
 }
 
 /// One row: a goal read at one backend and size.
@@ -169,35 +241,65 @@ pub(crate) struct TargetRow {
     pub(crate) backend: String,
     /// The size of our side (for the deal: the 52-card deck it deals from).
     pub(crate) n: u64,
+    pub(crate) method: Method,
     /// Median time of one call of our side, if measured.
     pub(crate) ours_ns: Option<f64>,
     /// Median time of one call of the other side, if measured.
     pub(crate) peer_ns: Option<f64>,
+    /// `peer / ours` (above 1: ours faster): a duel's median per-round ratio, or the ratio of
+    /// the criterion medians.
+    pub(crate) ratio: Option<f64>,
+    /// A duel's quartiles of the per-round ratio.
+    pub(crate) quartiles: Option<(f64, f64)>,
 }
 
 impl TargetRow {
-    /// `peer / ours` (above 1: ours faster), when both sides were measured.
-    pub(crate) fn ratio(&self) -> Option<f64> {
-        Some(self.peer_ns? / self.ours_ns?)
-    }
-
     /// Whether the goal is met; `None` for informational rows and unmeasured sides.
     pub(crate) fn met(&self) -> Option<bool> {
-        Some(self.ratio()? >= self.goal.goal?)
+        match self.goal.check {
+            Check::RatioAtLeast(goal) => Some(self.ratio? >= goal),
+            Check::NsAtMost(max) => Some(self.ours_ns? <= max),
+            Check::Info => None,
+        }
+    }
+
+    fn measured(&self) -> bool {
+        match self.goal.check {
+            Check::NsAtMost(_) => self.ours_ns.is_some(),
+            _ => self.ratio.is_some(),
+        }
     }
 
     /// `met`, `MISSED`, `info` or `not measured`.
     pub(crate) fn status(&self) -> &'static str {
-        match (self.ratio(), self.met()) {
-            (None, _) => "not measured",
-            (Some(_), None) => "info",
-            (Some(_), Some(true)) => "met",
-            (Some(_), Some(false)) => "MISSED",
+        match (self.measured(), self.met()) {
+            (false, _) => "not measured",
+            (true, None) => "info",
+            (true, Some(true)) => "met",
+            (true, Some(false)) => "MISSED",
+        }
+    }
+
+    /// [`status`](Self::status), and for a missed goal how far it is from it: `MISSED (0.86
+    /// of goal)`.
+    pub(crate) fn status_text(&self) -> String {
+        match (self.status(), self.attainment()) {
+            ("MISSED", Some(a)) => format!("MISSED ({a:.2} of goal)"),
+            (status, _) => status.to_owned(),
+        }
+    }
+
+    /// How far from the goal: `ratio / goal` or `max / time` (below 1: missed by that factor).
+    pub(crate) fn attainment(&self) -> Option<f64> {
+        match self.goal.check {
+            Check::RatioAtLeast(goal) => Some(self.ratio? / goal),
+            Check::NsAtMost(max) => Some(max / self.ours_ns?),
+            Check::Info => None,
         }
     }
 }
 
-fn value(samples: &[Sample], case: &str, backend: &str, subject: &str, n: u64) -> Option<f64> {
+fn value(samples: &[Sample], case: &str, backend: &str, subject: &str) -> Option<(u64, f64)> {
     samples
         .iter()
         .find(|s| {
@@ -205,84 +307,70 @@ fn value(samples: &[Sample], case: &str, backend: &str, subject: &str, n: u64) -
                 && s.case == case
                 && s.backend == backend
                 && s.subject == subject
-                && s.n == n
         })
-        .map(|s| s.value)
+        .map(|s| (s.n, s.value))
 }
 
-fn sizes_of(samples: &[Sample], case: &str, backend: &str, subject: &str) -> BTreeSet<u64> {
-    samples
-        .iter()
-        .filter(|s| {
-            s.metric == Metric::WallNs
-                && s.case == case
-                && s.backend == backend
-                && s.subject == subject
-        })
-        .map(|s| s.n)
-        .collect()
-}
-
-/// Reads every goal at every target backend from the wall-clock samples. A goal gets rows for a
-/// backend when its other side was measured there; a row whose own side is missing at that size
-/// (say `parallel`, or a size only one side ran) shows as not measured.
-pub(crate) fn rows(samples: &[Sample], backends: &[&str]) -> Vec<TargetRow> {
+/// Reads every goal: duel goals from `duels` (none when no duels were run), criterion goals
+/// from the wall-clock samples (when the other side was measured). A duel goal whose duel is
+/// missing from a run that had duels shows as not measured.
+pub(crate) fn rows(samples: &[Sample], duels: &[Duel]) -> Vec<TargetRow> {
     let mut out = Vec::new();
     for goal in GOALS {
-        for &backend in backends {
-            let ours = sizes_of(samples, goal.ours.0, backend, goal.ours.1);
-            let peer = sizes_of(samples, goal.peer.0, backend, goal.peer.1);
-            if peer.is_empty() {
-                // The other side does not exist for this backend (fastrand outside wyrand) or
-                // was not run (filtered out, quick mode).
-                continue;
-            }
-            let pairs: Vec<(u64, u64)> = match goal.sizes {
-                Sizes::AtMost(max) => ours
-                    .union(&peer)
-                    .copied()
-                    .filter(|&n| n <= max)
-                    .map(|n| (n, n))
-                    .collect(),
-                Sizes::Near(target) => {
-                    let all: BTreeSet<u64> = ours.union(&peer).copied().collect();
-                    crate::report::nearest(&all, target)
-                        .filter(|&n| (n as f64 / target as f64).ln().abs() <= 2f64.ln())
-                        .map(|n| vec![(n, n)])
-                        .unwrap_or_default()
-                }
-                Sizes::Fixed => {
-                    let o = ours.iter().next().copied();
-                    let p = peer.iter().next().copied();
-                    match (o, p) {
-                        (None, None) => vec![],
-                        (o, p) => {
-                            let n = o.or(p).unwrap_or_default();
-                            vec![(n, p.or(o).unwrap_or_default())]
-                        }
+        for &backend in goal.backends {
+            match goal.source {
+                Source::Duel(sizes) => {
+                    if duels.is_empty() {
+                        continue;
+                    }
+                    for &n in sizes {
+                        let d = duels.iter().find(|d| {
+                            d.case == goal.ours.0
+                                && d.ours == goal.ours.1
+                                && d.peer == goal.peer.1
+                                && d.backend == backend
+                                && d.n == n
+                        });
+                        out.push(TargetRow {
+                            goal,
+                            backend: backend.to_owned(),
+                            n,
+                            method: Method::Duel,
+                            ours_ns: d.map(|d| d.ours_ns),
+                            peer_ns: d.map(|d| d.peer_ns),
+                            ratio: d.map(|d| d.ratio),
+                            quartiles: d.map(|d| (d.ratio_q1, d.ratio_q3)),
+                        });
                     }
                 }
-            };
-            for (n_ours, n_peer) in pairs {
-                out.push(TargetRow {
-                    goal,
-                    backend: backend.to_owned(),
-                    n: n_ours,
-                    ours_ns: value(samples, goal.ours.0, backend, goal.ours.1, n_ours),
-                    peer_ns: value(samples, goal.peer.0, backend, goal.peer.1, n_peer),
-                });
+                Source::Criterion => {
+                    let Some((n_peer, peer)) = value(samples, goal.peer.0, backend, goal.peer.1)
+                    else {
+                        continue;
+                    };
+                    let ours = value(samples, goal.ours.0, backend, goal.ours.1);
+                    out.push(TargetRow {
+                        goal,
+                        backend: backend.to_owned(),
+                        n: ours.map_or(n_peer, |o| o.0),
+                        method: Method::Criterion,
+                        ours_ns: ours.map(|o| o.1),
+                        peer_ns: Some(peer),
+                        ratio: ours.map(|o| peer / o.1),
+                        quartiles: None,
+                    });
+                }
             }
         }
     }
     out
 }
 
-/// Goals with a target for which no row could be produced in this run (not run in this mode,
-/// filtered out, or the subject does not exist yet).
+/// Goals with a target for which no row could be measured in this run.
 pub(crate) fn unmeasured_goals(rows: &[TargetRow]) -> Vec<Goal> {
     let mut seen = Vec::new();
-    for g in GOALS.iter().filter(|g| g.goal.is_some()) {
-        if !rows.iter().any(|r| r.goal == *g && r.ratio().is_some()) && !seen.contains(g) {
+    for g in GOALS.iter().filter(|g| g.check != Check::Info) {
+        if !rows.iter().any(|r| r.goal == *g && r.measured()) && !seen.contains(g) {
             seen.push(*g);
         }
     }
@@ -293,49 +381,57 @@ fn side(case_subject: (&str, &str)) -> String {
     format!("{}/{}", case_subject.0, case_subject.1)
 }
 
-/// The likely reason a goal has no ratio: the huge case only runs in full mode; every other
-/// case runs in both modes, so only `--filter` (or a missing subject) leaves it out.
 fn why_unmeasured(g: &Goal) -> &'static str {
-    if g.ours.0 == CASE_HUGE || g.peer.0 == CASE_HUGE {
-        "huge_u32 runs in full mode only, and only what --filter matches"
-    } else {
-        "not matched by --filter"
+    match g.source {
+        Source::Duel(_) => "duels run with `cargo xtask bench --duel` or in a wall-clock run",
+        Source::Criterion => "huge_u32 runs in full mode only, and only what --filter matches",
     }
 }
 
 fn goal_text(g: &Goal) -> String {
-    g.goal.map_or_else(|| "–".to_owned(), |x| format!("≥ {x}×"))
+    match g.check {
+        Check::RatioAtLeast(x) => format!("≥ {x}×"),
+        Check::NsAtMost(x) => format!("≤ {x} ns"),
+        Check::Info => "–".to_owned(),
+    }
 }
+
+fn ratio_text(r: &TargetRow) -> String {
+    match (r.ratio, r.quartiles) {
+        (Some(x), Some((q1, q3))) => format!("{x:.2}× [{q1:.2}–{q3:.2}]"),
+        (Some(x), None) => format!("{x:.2}×"),
+        _ => "–".to_owned(),
+    }
+}
+
+fn ns_text(x: Option<f64>) -> String {
+    x.map_or_else(|| "–".to_owned(), human_ns)
+}
+
+const HEADER: &str = "targets (wall clock; ratio = peer / ours, above 1: ours faster; duels: median of per-round ratios [quartiles]; informational, never fails the run):";
 
 /// The console table (also the "verdict lines" of the targets).
 pub(crate) fn text(rows: &[TargetRow]) -> String {
     let mut s = String::new();
+    let _ = writeln!(s, "{HEADER}");
     let _ = writeln!(
         s,
-        "targets of issue 6 (wall clock, ratio = peer / ours per call; informational, never fails the run):"
-    );
-    let _ = writeln!(
-        s,
-        "  {:<57} {:<9} {:>9} {:>10} {:>10} {:>8} {:>6}  status",
-        "target", "backend", "N", "ours", "peer", "ratio", "goal"
+        "  {:<57} {:<9} {:>9} {:>10} {:>10} {:>20} {:>9}  {:<9} status",
+        "target", "backend", "N", "ours", "peer", "ratio", "goal", "method"
     );
     for r in rows {
         let _ = writeln!(
             s,
-            "  {:<57} {:<9} {:>9} {:>10} {:>10} {:>8} {:>6}  {}",
+            "  {:<57} {:<9} {:>9} {:>10} {:>10} {:>20} {:>9}  {:<9} {}",
             r.goal.label,
             r.backend,
             r.n,
-            r.ours_ns
-                .map_or_else(|| "–".to_owned(), crate::report::human_ns),
-            r.peer_ns
-                .map_or_else(|| "–".to_owned(), crate::report::human_ns),
-            r.ratio()
-                .map_or_else(|| "–".to_owned(), |x| format!("{x:.2}×")),
-            r.goal
-                .goal
-                .map_or_else(|| "–".to_owned(), |x| format!("{x}×")),
-            r.status()
+            ns_text(r.ours_ns),
+            ns_text(r.peer_ns),
+            ratio_text(r),
+            goal_text(&r.goal),
+            r.method.name(),
+            r.status_text()
         );
     }
     let counted: Vec<&TargetRow> = rows.iter().filter(|r| r.met().is_some()).collect();
@@ -361,40 +457,36 @@ pub(crate) fn text(rows: &[TargetRow]) -> String {
 /// The `report.md` section.
 pub(crate) fn markdown(rows: &[TargetRow]) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "## Targets (issue 6)\n");
+    let _ = writeln!(s, "## Targets (issues 6 and 12)\n");
     let _ = writeln!(
         s,
-        "Ratio = median time per call of the other side / ours (above 1: ours faster), same run, \
-         same backend, same N, `u32` elements (the deal row: 7 cards dealt with `partial` against \
-         one full shuffle of the 52-card deck with `inplace`). Backends: `{}` (fastrand's own \
-         generator) and `{}` (the default); the comparison tables below hold the same ratios for \
-         every backend. `inplace` is our default fast path (the backend's default sampler); \
-         `inplace-lemire` is the same shuffle with one Lemire draw per step, so its row shows \
-         what batched dice buy. Wall clock on a shared machine: informational, never a failing \
-         gate.\n",
-        target_backends()[0],
-        target_backends()[1]
+        "Ratio = time per call of the other side / ours (above 1: ours faster), same backend, \
+         same N. Rows marked `duel` come from interleaved rounds in one process (same buffer, \
+         same generator type; the median of the per-round ratios, quartiles in brackets); rows \
+         marked `criterion` are the ratio of two criterion medians. Elements are `u32`, the \
+         52-card deck `[u8; 52]`; the deal rows deal 7 cards with `partial` from a deck that is \
+         never restored, against one full shuffle of it with `inplace`. `inplace-lemire` is the \
+         same shuffle with one Lemire draw per step, so its rows show what batched dice buy. \
+         Wall clock on a shared machine: informational, never a failing gate.\n"
     );
     let _ = writeln!(
         s,
-        "| target | backend | N | ours | other | ratio | goal | status |"
+        "| target | backend | N | ours | other | ratio | goal | method | status |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.goal.label,
             r.backend,
             r.n,
-            r.ours_ns
-                .map_or_else(|| "–".to_owned(), crate::report::human_ns),
-            r.peer_ns
-                .map_or_else(|| "–".to_owned(), crate::report::human_ns),
-            r.ratio()
-                .map_or_else(|| "–".to_owned(), |x| format!("{x:.2}×")),
+            ns_text(r.ours_ns),
+            ns_text(r.peer_ns),
+            ratio_text(r),
             goal_text(&r.goal),
-            r.status()
+            r.method.name(),
+            r.status_text()
         );
     }
     for g in unmeasured_goals(rows) {
@@ -413,27 +505,103 @@ pub(crate) fn markdown(rows: &[TargetRow]) -> String {
 
 /// The rows for `summary.json`.
 pub(crate) fn json(rows: &[TargetRow]) -> Vec<Value> {
-    let round = |x: f64, d: i32| {
-        let f = 10f64.powi(d);
-        (x * f).round() / f
-    };
     rows.iter()
         .map(|r| {
+            let (goal_ratio, goal_ns) = match r.goal.check {
+                Check::RatioAtLeast(x) => (Some(x), None),
+                Check::NsAtMost(x) => (None, Some(x)),
+                Check::Info => (None, None),
+            };
             json!({
                 "target": r.goal.label,
                 "backend": r.backend,
                 "n": r.n,
                 "ours": side(r.goal.ours),
                 "peer": side(r.goal.peer),
+                "method": r.method.name(),
                 "metric": Metric::WallNs.name(),
                 "ours_value": r.ours_ns.map(|x| round(x, 3)),
                 "peer_value": r.peer_ns.map(|x| round(x, 3)),
-                "ratio": r.ratio().map(|x| round(x, 4)),
-                "goal": r.goal.goal,
+                "ratio": r.ratio.map(|x| round(x, 4)),
+                "ratio_q1": r.quartiles.map(|q| round(q.0, 4)),
+                "ratio_q3": r.quartiles.map(|q| round(q.1, 4)),
+                "goal": goal_ratio,
+                "goal_ns_at_most": goal_ns,
                 "met": r.met(),
             })
         })
         .collect()
+}
+
+/// What `--duel` records about the run that measured its duels.
+#[derive(Debug, Clone)]
+pub(crate) struct RunRecord {
+    /// The command line that reproduces the run.
+    pub(crate) command: String,
+    /// When it started (UTC).
+    pub(crate) started: String,
+    /// The CPU and core count.
+    pub(crate) machine: String,
+}
+
+/// `cargo xtask bench --duel`: runs the duels only, prints them and the targets read from them,
+/// and writes `<target>/bench-report/duels.json` (the duels, the targets, the machine's load
+/// before and after, the command) and `duels.md` (the targets table).
+pub(crate) fn duels_only(
+    cargo: &std::ffi::OsStr,
+    root: &std::path::Path,
+    target: &std::path::Path,
+    quick: bool,
+    filter: Option<&regex::Regex>,
+    record: &RunRecord,
+) -> anyhow::Result<std::process::ExitCode> {
+    use anyhow::Context as _;
+    let load_text = |l: Option<f64>| l.map_or_else(|| "unknown".to_owned(), |l| format!("{l:.2}"));
+    let load_before = duel::load_average();
+    let mut duels = duel::run(cargo, root, quick)?;
+    if let Some(re) = filter {
+        duels.retain(|d| re.is_match(&d.id()));
+    }
+    let load_after = duel::load_average();
+    let rows = rows(&[], &duels);
+    let load = format!(
+        "load average {} before, {} after",
+        load_text(load_before),
+        load_text(load_after)
+    );
+    println!("\n{}", duel::text(&duels));
+    println!("{}", text(&rows));
+    println!("{load}");
+
+    let dir = target.join("bench-report");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let summary = json!({
+        "command": record.command,
+        "started": record.started,
+        "machine": record.machine,
+        "load_average_before": load_before,
+        "load_average_after": load_after,
+        "duels": duels,
+        "targets": json(&rows),
+    });
+    let json_path = dir.join("duels.json");
+    std::fs::write(&json_path, serde_json::to_string_pretty(&summary)? + "\n")
+        .with_context(|| format!("writing {}", json_path.display()))?;
+    let md = format!(
+        "# Duels\n\n`{}`, started {}; {}; {load}.\n\n{}",
+        record.command,
+        record.started,
+        record.machine,
+        markdown(&rows)
+    );
+    let md_path = dir.join("duels.md");
+    std::fs::write(&md_path, md).with_context(|| format!("writing {}", md_path.display()))?;
+    println!(
+        "written: {}\n         {}",
+        json_path.display(),
+        md_path.display()
+    );
+    Ok(std::process::ExitCode::SUCCESS)
 }
 
 #[cfg(test)]
@@ -451,136 +619,197 @@ mod tests {
         }
     }
 
+    fn duel(case: &str, backend: &str, ours: &str, peer: &str, n: u64, ns: (f64, f64)) -> Duel {
+        let ratio = ns.1 / ns.0;
+        Duel {
+            case: case.into(),
+            backend: backend.into(),
+            n,
+            ours: ours.into(),
+            peer: peer.into(),
+            rounds: 21,
+            iters: 100,
+            ours_ns: ns.0,
+            peer_ns: ns.1,
+            ratio,
+            ratio_q1: ratio * 0.99,
+            ratio_q3: ratio * 1.01,
+            ratio_min: ratio * 0.9,
+            ratio_max: ratio * 1.1,
+        }
+    }
+
     fn find<'a>(rows: &'a [TargetRow], label_part: &str, backend: &str, n: u64) -> &'a TargetRow {
         rows.iter()
             .find(|r| r.goal.label.contains(label_part) && r.backend == backend && r.n == n)
             .unwrap_or_else(|| panic!("no row {label_part} {backend} {n} in {rows:#?}"))
     }
 
-    fn sample_run() -> Vec<Sample> {
+    fn sample_duels() -> Vec<Duel> {
         let s = CASE_SHUFFLE;
         vec![
-            // wyrand: 3× rand and 1.5× fastrand at 16; 1.2× fastrand at 2^20 (missed).
-            wall(s, "wyrand", "inplace", 16, 10.0),
-            wall(s, "wyrand", "rand-shuffle", 16, 30.0),
-            wall(s, "wyrand", "fastrand-shuffle", 16, 15.0),
-            wall(s, "wyrand", "inplace-lemire", 16, 20.0),
-            wall(s, "wyrand", "inplace", 1024, 1000.0),
-            wall(s, "wyrand", "rand-shuffle", 1024, 2000.0),
-            wall(s, "wyrand", "inplace", 16384, 1.0), // above 10^4: not an N ≤ 10^4 row
-            wall(s, "wyrand", "rand-shuffle", 16384, 9.0),
-            wall(s, "wyrand", "inplace", 1 << 20, 1000.0),
-            wall(s, "wyrand", "rand-shuffle", 1 << 20, 2500.0),
-            wall(s, "wyrand", "fastrand-shuffle", 1 << 20, 1200.0),
-            // The deal: 100 ns per deal against 600 ns per full deck shuffle.
-            wall(CASE_DEAL, "wyrand", "partial", 52, 100.0),
-            wall(CASE_DECK, "wyrand", "inplace", 52, 600.0),
-            // The huge case: one N only; the two-thread subject is missing.
-            wall(CASE_HUGE, "wyrand", "inplace", 100_000_000, 4e9),
-            wall(CASE_HUGE, "wyrand", "parallel-seq", 100_000_000, 2e9),
-            wall(CASE_HUGE, "wyrand", "rip-seq-shuffle", 100_000_000, 2.6e9),
-            wall(CASE_HUGE, "wyrand", "rip-par-shuffle", 100_000_000, 1.1e9),
-            // A backend outside the table is ignored.
-            wall(s, "pcg64", "inplace", 16, 1.0),
-            wall(s, "pcg64", "rand-shuffle", 16, 100.0),
+            duel(
+                CASE_DECK,
+                "wyrand",
+                "inplace",
+                "rand-shuffle",
+                52,
+                (60.0, 180.0),
+            ),
+            duel(
+                CASE_DECK,
+                "wyrand",
+                "inplace",
+                "fastrand-shuffle",
+                52,
+                (60.0, 72.0),
+            ),
+            duel(
+                s,
+                "chacha12",
+                "inplace",
+                "rand-shuffle",
+                1000,
+                (1000.0, 3000.0),
+            ),
+            duel(
+                s,
+                "wyrand",
+                "inplace",
+                "fastrand-shuffle",
+                1 << 20,
+                (1e6, 1.2e6),
+            ),
+            duel(CASE_DEAL, "wyrand", "partial", "inplace", 52, (9.0, 60.0)),
+            duel(
+                CASE_DEAL,
+                "chacha12",
+                "partial",
+                "inplace",
+                52,
+                (15.0, 100.0),
+            ),
+            duel(
+                CASE_DECK,
+                "pcg64",
+                "inplace",
+                "inplace-lemire",
+                52,
+                (50.0, 100.0),
+            ),
         ]
     }
 
     #[test]
-    fn ratios_goals_and_status() {
-        let rows = rows(&sample_run(), &["wyrand", "chacha12"]);
-        assert!(rows.iter().all(|r| r.backend == "wyrand"));
-
-        let r = find(&rows, "N ≤ 10^4: inplace vs rand", "wyrand", 16);
-        assert_eq!(r.ratio(), Some(3.0));
-        assert_eq!((r.met(), r.status()), (Some(true), "met"));
-        let r = find(&rows, "N ≤ 10^4: inplace vs rand", "wyrand", 1024);
-        assert_eq!((r.ratio(), r.status()), (Some(2.0), "MISSED"));
+    fn duel_rows_read_the_median_ratio_and_the_goal() {
+        let rows = rows(&[], &sample_duels());
+        let r = find(&rows, "deck: inplace vs rand", "wyrand", 52);
+        assert_eq!(
+            (r.ratio, r.method, r.status()),
+            (Some(3.0), Method::Duel, "met")
+        );
+        assert_eq!(r.quartiles, Some((3.0 * 0.99, 3.0 * 1.01)));
+        let r = find(&rows, "deck: inplace vs fastrand", "wyrand", 52);
+        assert_eq!(r.status(), "MISSED");
+        assert!((r.attainment().unwrap() - 1.2 / 1.4).abs() < 1e-12);
+        assert_eq!(r.status_text(), "MISSED (0.86 of goal)");
+        // Asked for at every target backend, so a missing duel is visible.
+        let r = find(&rows, "deck: inplace vs rand", "pcg64", 52);
+        assert_eq!(r.status(), "not measured");
+        let r = find(&rows, "N ≤ 10^4: inplace vs rand", "chacha12", 1000);
+        assert_eq!((r.ratio, r.status()), (Some(3.0), "met"));
         assert!(
             !rows
                 .iter()
-                .any(|r| r.goal.sizes == Sizes::AtMost(10_000) && r.n == 16384),
-            "sizes above 10^4 are not N ≤ 10^4 rows"
+                .any(|r| r.goal.label.contains("fastrand") && r.backend != "wyrand"),
+            "fastrand pairs with wyrand only"
         );
-        // fastrand measured at 16 but not at 1024: that row shows a missing side.
-        let r = find(&rows, "N ≤ 10^4: inplace vs fastrand", "wyrand", 1024);
-        assert_eq!((r.ratio(), r.status()), (None, "not measured"));
-        let r = find(&rows, "N ≤ 10^4: inplace vs fastrand", "wyrand", 16);
-        assert_eq!((r.ratio(), r.status()), (Some(1.5), "met"));
-
-        let r = find(&rows, "N ≈ 10^6: inplace vs fastrand", "wyrand", 1 << 20);
-        assert_eq!((r.ratio(), r.status()), (Some(1.2), "MISSED"));
-        let r = find(&rows, "N ≈ 10^6: inplace vs rand", "wyrand", 1 << 20);
-        assert_eq!((r.ratio(), r.status()), (Some(2.5), "met"));
-
-        let r = find(&rows, "deal 7 of 52", "wyrand", 52);
-        assert_eq!((r.ratio(), r.status()), (Some(6.0), "met"));
-
-        let r = find(&rows, "1 thread: parallel-seq", "wyrand", 100_000_000);
-        assert!((r.ratio().unwrap() - 1.3).abs() < 1e-12);
+        let r = find(&rows, "2^20: inplace vs fastrand", "wyrand", 1 << 20);
         assert_eq!(r.status(), "MISSED");
-        let r = find(&rows, "1 thread: inplace", "wyrand", 100_000_000);
-        assert_eq!((r.ratio(), r.status()), (Some(0.65), "info"));
+        // The deal: a ratio against the full shuffle and an absolute time per deal.
+        let r = find(&rows, "vs full deck52", "wyrand", 52);
+        assert!((r.ratio.unwrap() - 60.0 / 9.0).abs() < 1e-12);
+        assert_eq!(r.status(), "met");
+        let time = |b| {
+            rows.iter()
+                .find(|r| r.goal.label == "deal 7 of 52: time per deal" && r.backend == b)
+                .unwrap()
+        };
+        assert_eq!(
+            (time("wyrand").status(), time("chacha12").status()),
+            ("met", "MISSED")
+        );
+        assert!(
+            !rows
+                .iter()
+                .any(|r| r.goal.label == "deal 7 of 52: time per deal" && r.backend == "pcg64")
+        );
+        let r = find(&rows, "batching", "pcg64", 52);
+        assert_eq!((r.ratio, r.met(), r.status()), (Some(2.0), None, "info"));
+    }
+
+    #[test]
+    fn criterion_rows_for_the_huge_case() {
+        let s = vec![
+            wall(CASE_HUGE, "wyrand", "inplace", 100_000_000, 4e9),
+            wall(CASE_HUGE, "wyrand", "parallel-seq", 100_000_000, 2e9),
+            wall(CASE_HUGE, "wyrand", "rip-seq-shuffle", 100_000_000, 2.6e9),
+            wall(CASE_HUGE, "wyrand", "rip-par-shuffle", 100_000_000, 1.1e9),
+        ];
+        let rows = rows(&s, &[]);
+        assert!(rows.iter().all(|r| r.method == Method::Criterion));
+        let r = find(&rows, "1 thread: parallel-seq", "wyrand", 100_000_000);
+        assert!((r.ratio.unwrap() - 1.3).abs() < 1e-12);
+        assert_eq!(r.status(), "MISSED");
+        let r = find(&rows, "1 thread: inplace vs rip", "wyrand", 100_000_000);
+        assert_eq!((r.ratio, r.status()), (Some(0.65), "info"));
         // rip's parallel shuffle was measured, ours was not: the row says so.
         let r = find(&rows, "2 threads", "wyrand", 100_000_000);
         assert_eq!((r.ours_ns, r.status()), (None, "not measured"));
-
-        let r = find(&rows, "batching", "wyrand", 16);
-        assert_eq!((r.ratio(), r.met(), r.status()), (Some(2.0), None, "info"));
-    }
-
-    #[test]
-    fn near_a_million_needs_a_size_within_a_factor_of_two() {
-        let s = vec![
-            wall(CASE_SHUFFLE, "wyrand", "inplace", 1 << 15, 1.0),
-            wall(CASE_SHUFFLE, "wyrand", "rand-shuffle", 1 << 15, 3.0),
-        ];
-        let rows = rows(&s, &["wyrand"]);
-        assert!(rows.iter().all(|r| r.goal.sizes != Sizes::Near(1_000_000)));
-    }
-
-    #[test]
-    fn unmeasured_goals_are_listed_not_hidden() {
-        // A quick run: no huge case at all, no deal.
-        let s = vec![
-            wall(CASE_SHUFFLE, "chacha12", "inplace", 1024, 1.0),
-            wall(CASE_SHUFFLE, "chacha12", "rand-shuffle", 1024, 3.0),
-        ];
-        let rows = rows(&s, &["wyrand", "chacha12"]);
-        assert_eq!(rows.len(), 1);
+        // No duels in this run: no duel rows, and the duel goals are listed as unmeasured.
         let missing: Vec<&str> = unmeasured_goals(&rows).iter().map(|g| g.label).collect();
-        assert!(missing.iter().any(|l| l.contains("10^8, 1 thread")));
-        assert!(missing.iter().any(|l| l.contains("10^8, 2 threads")));
         assert!(missing.iter().any(|l| l.contains("deal 7")));
+        assert!(missing.iter().any(|l| l.contains("10^8, 2 threads")));
         assert!(!missing.iter().any(|l| l.contains("batching")));
+    }
+
+    #[test]
+    fn tables_and_json_show_method_spread_and_goal() {
+        let rows = rows(&[], &sample_duels());
         let t = text(&rows);
-        assert!(t.contains("1 of 1 measured target rows met"), "{t}");
+        assert!(t.contains("3.00× [2.97–3.03]"), "{t}");
+        assert!(t.contains("≤ 10 ns"), "{t}");
+        assert!(
+            t.contains("MISSED (0.93 of goal)"),
+            "chacha12 deal: 14 / 15 ns\n{t}"
+        );
         assert!(
             t.contains("not measured in this run: N = 10^8, 2 threads"),
             "{t}"
         );
+        let m = markdown(&rows);
         assert!(
-            markdown(&rows).contains("| N ≤ 10^4: inplace vs rand shuffle | chacha12 | 1024 |")
+            m.contains("| 52-card deck: inplace vs rand shuffle | wyrand | 52 |"),
+            "{m}"
         );
-    }
-
-    #[test]
-    fn json_rows_carry_ratio_goal_and_met() {
-        let rows = rows(&sample_run(), &["wyrand"]);
+        assert!(m.contains("| duel |"));
         let j = json(&rows);
         let deal = j
             .iter()
-            .find(|v| v["target"].as_str().unwrap().contains("deal"))
+            .find(|v| v["target"] == "deal 7 of 52: time per deal" && v["backend"] == "chacha12")
             .unwrap();
         assert_eq!(deal["ours"], "deal7_of_52/partial");
-        assert_eq!(deal["peer"], "deck52/inplace");
-        assert_eq!(deal["ratio"], 6.0);
-        assert_eq!(deal["goal"], 5.0);
-        assert_eq!(deal["met"], true);
-        let par = j
+        assert_eq!(deal["method"], "duel");
+        assert_eq!(deal["goal_ns_at_most"], 14.0);
+        assert_eq!(deal["met"], false);
+        let deck = j
             .iter()
-            .find(|v| v["target"].as_str().unwrap().contains("2 threads"))
+            .find(|v| {
+                v["target"] == "52-card deck: inplace vs rand shuffle" && v["backend"] == "wyrand"
+            })
             .unwrap();
-        assert!(par["ratio"].is_null() && par["met"].is_null());
+        assert_eq!(deck["ratio"], 3.0);
+        assert_eq!(deck["goal"], 2.5);
+        assert_eq!(deck["met"], true);
     }
 }
