@@ -9,8 +9,8 @@ It holds three ideas and nothing else:
   CLI and the benchmark report never hard-code a name, complexity or fairness claim.
 * [`IndexSampler`]: how an algorithm turns random bits into "an index in `[0, n)`", one at a
   time or a whole run of them. Both samplers here are *exactly* unbiased: [`Batched`] (the
-  default of the fast algorithms) rolls up to six indices from one 64-bit word with one
-  rejection check per batch; [`Lemire`] (multiply-shift with rejection) draws one word per index
+  default of the fast algorithms) rolls up to 18 indices from one 64-bit word with one
+  rejection check per batch (a 52-card deck in 4 words); [`Lemire`] (multiply-shift with rejection) draws one word per index
   and is the reference path. A backend that must reproduce another language bit for bit (Java's
   `nextInt`, Python's `_randbelow`) supplies its own one-at-a-time sampler; the algorithm is
   unchanged.

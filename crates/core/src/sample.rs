@@ -10,7 +10,9 @@ use rand_core::Rng;
 /// `_randbelow(n)` consume bits in their own way, and an algorithm parameterised with their
 /// sampler makes exactly the calls those languages make.
 ///
-/// The default is [`Lemire`].
+/// Only [`index_below`](IndexSampler::index_below) must be written; the run methods default to
+/// one `index_below` call per bound. The algorithms' default sampler is [`Batched`](crate::Batched)
+/// (several indices per random word); [`Lemire`] is the one-draw-per-index reference.
 ///
 /// # Contract
 ///

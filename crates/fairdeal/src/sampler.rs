@@ -35,7 +35,7 @@ pub enum AnySampler<S> {
     /// Java's `nextInt` and Python's `_randbelow` for `java` and `python`, which bit-exactness
     /// with those languages needs.
     Backend(S),
-    /// [`Batched`] dice (`"batched"`): up to six exactly unbiased indices per 64-bit word.
+    /// [`Batched`] dice (`"batched"`): up to 18 exactly unbiased indices per 64-bit word.
     Batched,
     /// [`Lemire`] (`"lemire"`): one word per index, exactly unbiased; the reference path.
     Lemire,

@@ -38,8 +38,8 @@ assert_eq!(sorted, (1..100u32).map(|x| x * x).filter(|x| x % 2 == 1).collect::<V
   `shuffled(v)` equals `shuffle(&mut v)`. The bounds requested are `2, 3, …, n`: the mirror image
   of `fairdeal-inplace`, and just as fair (`2 · 3 · … · n = n!` equally likely draw tuples, each
   giving a different permutation).
-* **Sampler as a type parameter**, defaulting to [`Batched`] (batched dice: up to six exactly
-  unbiased indices per random word); `InsideOut::with_sampler(Lemire)` is the
+* **Sampler as a type parameter**, defaulting to [`Batched`] (batched dice: up to 18 exactly
+  unbiased indices per random word, 4 words for a 52-card deck); `InsideOut::with_sampler(Lemire)` is the
   one-draw-per-step reference path.
 * [`Shuffler::shuffle_prefix`] keeps the trait default (a whole shuffle); use
   `fairdeal-partial` for an O(k) prefix.
@@ -98,8 +98,8 @@ pub struct InsideOut<S = Batched> {
 }
 
 impl InsideOut {
-    /// The shuffle with the default sampler, [`Batched`]: exactly unbiased, up to six indices
-    /// per random word.
+    /// The shuffle with the default sampler, [`Batched`]: exactly unbiased, up to 18 indices
+    /// per random word (4 words for a 52-card deck).
     pub const fn new() -> Self {
         Self { sampler: Batched }
     }

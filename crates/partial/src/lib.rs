@@ -56,8 +56,8 @@ assert!(picks.iter().all(|&x| (1..=1_000_000_000_000).contains(&x)));
   untouched; [`sample_range`] reports a reversed range, a `k` larger than the range, or a `k`
   whose output cannot be allocated as a [`SampleRangeError`]. Ranges of up to `2^64` numbers
   (`0..=u64::MAX`) are handled: sizes are computed in `u128`.
-* **Sampler as a type parameter**, defaulting to [`Batched`] (batched dice: up to six exactly
-  unbiased indices per random word, so a hand of 7 from 52 costs two words). The loop hands its
+* **Sampler as a type parameter**, defaulting to [`Batched`] (batched dice: up to 18 exactly
+  unbiased indices per random word, so a hand of 7 from 52 costs one word). The loop hands its
   run of bounds to the sampler; `Partial::with_sampler(Lemire)` is the one-draw-per-step
   reference path.
 
@@ -122,8 +122,8 @@ pub struct Partial<S = Batched> {
 }
 
 impl Partial {
-    /// The shuffle with the default sampler, [`Batched`]: exactly unbiased, up to six indices
-    /// per random word (a hand of 7 from 52 costs two random words).
+    /// The shuffle with the default sampler, [`Batched`]: exactly unbiased, up to 18 indices
+    /// per random word (a hand of 7 from 52 costs one random word).
     pub const fn new() -> Self {
         Self { sampler: Batched }
     }

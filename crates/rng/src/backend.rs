@@ -37,7 +37,7 @@ pub trait Backend: Copy + Default + fmt::Debug + Send + Sync + 'static {
     /// The generator.
     type Rng: Rng + SeedableRng + Send + Sync + fmt::Debug;
     /// How algorithms turn this generator's bits into "an index in `[0, n)`": [`Batched`]
-    /// (batched dice, up to six exactly unbiased indices per 64-bit word) for every backend
+    /// (batched dice, up to 18 exactly unbiased indices per 64-bit word) for every backend
     /// except `java` and `python`, which use their language's own one-draw-per-step method so
     /// that shuffles match bit for bit. ([`Lemire`], one draw per index, is the reference path
     /// a caller can still pick with `with_sampler`.)
