@@ -46,7 +46,7 @@ pub(crate) struct BenchArgs {
     /// × backend at the largest N and lists every point in report.md. Informational.
     #[arg(long, value_name = "SUMMARY_JSON")]
     pub(crate) baseline: Option<PathBuf>,
-    /// Only the duels (about a minute; 15 s with --quick): ours against rand's and fastrand's
+    /// Only the duels (about 1.5 min; 30 s with --quick): ours against rand's and fastrand's
     /// shuffles, and the 7-card deal against a full deck shuffle, alternated round by round in
     /// one process on the same buffer with the same generator type. Prints the duels and the
     /// targets table read from them, and writes <target>/bench-report/duels.{json,md}. No
