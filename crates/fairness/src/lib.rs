@@ -117,6 +117,7 @@ mod battery;
 mod error;
 mod permutation;
 mod position;
+mod power;
 mod rank;
 mod report;
 mod sequence;
@@ -130,6 +131,7 @@ pub use battery::{
 pub use error::FairnessError;
 pub use permutation::{MAX_PERMUTATION_N, MIN_PERMUTATION_N, permutation_test};
 pub use position::{MAX_POSITION_N, MIN_POSITION_N, position_test, prefix_position_test};
+pub use power::position_trials_needed;
 pub use rank::{MAX_RANK_N, factorial, rank_permutation, unrank_permutation};
 pub use report::{FairnessReport, MIN_EXPECTED_COUNT, PASS_THRESHOLD, TestKind};
 pub use sequence::{SeedPattern, seed_sequence_test, serial_test};
