@@ -44,6 +44,8 @@ enum Command {
     Blackjack(cmd::blackjack::Args),
     /// Judge permutations written by any program, one per line: fair or not, and where.
     Audit(cmd::audit::Args),
+    /// Compare the RNG backends: speed, state, reach, and the shuffle-quality battery.
+    Compare(cmd::compare::Args),
 }
 
 fn dispatch(command: Command) -> anyhow::Result<()> {
@@ -55,6 +57,7 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Poker(args) => cmd::poker::run(args),
         Command::Blackjack(args) => cmd::blackjack::run(args),
         Command::Audit(args) => cmd::audit::run(args),
+        Command::Compare(args) => cmd::compare::run(args),
     }
 }
 

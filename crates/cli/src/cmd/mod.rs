@@ -2,6 +2,7 @@
 
 pub(crate) mod audit;
 pub(crate) mod blackjack;
+pub(crate) mod compare;
 pub(crate) mod fairness;
 pub(crate) mod heatmap;
 pub(crate) mod listing;
