@@ -207,6 +207,12 @@ fn malformed_audit_input_is_a_one_line_error_naming_the_line() {
     long.extend(std::iter::repeat_n(b'x', (1 << 20) + 10));
     let line = fairdeal_with_input(&["audit"], &long).error();
     assert!(line.contains("line 2 is longer than"), "{line}");
+    let many: String = (0..1025).map(|i| format!("{i} ")).collect();
+    let line = fairdeal_with_input(&["audit"], format!("{many}\n{many}\n").as_bytes()).error();
+    assert!(
+        line.contains("line 1 has 1025 items: at most 1024"),
+        "{line}"
+    );
     let line = fairdeal(&["audit", "/nonexistent/perms.txt"]).error();
     assert!(line.contains("cannot open"), "{line}");
     let run = fairdeal_with_input(&["audit", "--plot", "bias.png"], b"1 2\n2 1\n");
@@ -362,6 +368,23 @@ fn fairness_plots_are_bounded_heatmaps_and_only_svg() {
     assert_eq!(run.status, Some(2));
     assert!(run.error().contains("must end in .svg"));
     assert!(!png.exists(), "nothing may be written to a refused path");
+}
+
+#[test]
+fn fairness_work_is_bounded_before_it_starts() {
+    for args in [
+        ["--trials", "18446744073709551615", "--n", "3"],
+        ["--trials", "10000000000", "--n", "52"],
+    ] {
+        let mut full = vec!["fairness"];
+        full.extend(args);
+        let run = fairdeal(&full);
+        assert_eq!(run.status, Some(2), "{full:?}");
+        let line = run.error();
+        assert!(line.contains("must be at most 1e10"), "{line}");
+    }
+    let line = fairdeal(&["fairness", "--n", "1025", "--trials", "10"]).error();
+    assert!(line.contains("1024"), "{line}");
 }
 
 /// `fairdeal ARGS --json | head -1`: the reader goes away after one line.

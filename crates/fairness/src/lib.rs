@@ -31,7 +31,8 @@ with Holm's correction ([`holm_adjusted`]), on two-sided p-values
 ([`FairnessReport::two_sided_p_value`]) so that counts too even to be chance (a short-period
 generator stepping through its states) are flagged as well. The streaming tallies
 ([`PermutationTally`], [`PositionTally`], [`AdjacencyTally`], [`SerialTally`]) take permutations
-from anywhere, one at a time: `fairdeal audit` feeds them another program's output.
+from anywhere, one at a time: `fairdeal audit` feeds them another program's output, read line by
+line with [`PermutationParser`] (items any tokens; a bad line is a [`LineError`] naming it).
 
 [`FairnessReport::is_fair`] with [`PASS_THRESHOLD`] (`p > 1e-6`) is the verdict the workspace's
 tests and the `fairdeal fairness` command use. This crate's own
@@ -115,6 +116,7 @@ subtle RNG defect may need millions.
 mod adjacency;
 mod battery;
 mod error;
+mod lines;
 mod permutation;
 mod position;
 mod power;
@@ -129,6 +131,7 @@ pub use battery::{
     BatteryConfig, BatteryReport, BatteryTest, TestName, holm_adjusted, run_battery,
 };
 pub use error::FairnessError;
+pub use lines::{LineError, MAX_LINE_BYTES, PermutationParser, show_item, split_items};
 pub use permutation::{MAX_PERMUTATION_N, MIN_PERMUTATION_N, permutation_test};
 pub use position::{MAX_POSITION_N, MIN_POSITION_N, position_test, prefix_position_test};
 pub use power::position_trials_needed;

@@ -8,16 +8,15 @@
 //! position test, the serial test (consecutive lines) and the adjacency test (n ≥ 3), combined
 //! with Holm's correction.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context as _, bail};
 use fairdeal::fairness::{
-    AdjacencyTally, BatteryReport, FairnessReport, MAX_PERMUTATION_N, MAX_POSITION_N,
-    MIN_EXPECTED_COUNT, PASS_THRESHOLD, PermutationTally, PositionTally, SerialTally, TestName,
-    position_trials_needed,
+    AdjacencyTally, BatteryReport, FairnessReport, MAX_LINE_BYTES, MAX_PERMUTATION_N,
+    MIN_ADJACENCY_N, MIN_EXPECTED_COUNT, PASS_THRESHOLD, PermutationParser, PermutationTally,
+    PositionTally, SerialTally, TestName, position_trials_needed, show_item,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -25,10 +24,6 @@ use serde::Serialize;
 use crate::cmd::fairness::write_json;
 use crate::cmd::heatmap::{self, Heatmap};
 use crate::common::{Table, is_stdin, usage};
-
-/// The longest line accepted: far more than 1,024 items need, small enough that a file with
-/// no newlines cannot exhaust memory.
-const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// Lines between progress-bar updates.
 const PROGRESS_EVERY: u64 = 16_384;
@@ -68,107 +63,47 @@ pub(crate) struct Args {
     bias: f64,
 }
 
-/// The items of the first line and the tallies the later lines feed.
+/// The first line's items and the tallies every line feeds.
 struct Audit {
     items: Vec<Vec<u8>>,
-    index: HashMap<Vec<u8>, usize>,
     lines: u64,
     permutation: Option<PermutationTally>,
     position: PositionTally,
     serial: SerialTally,
     adjacency: Option<AdjacencyTally>,
-    /// Reused per line: the line's permutation and which items it has seen.
-    perm: Vec<usize>,
-    seen: Vec<bool>,
-}
-
-/// Splits a line into its items: runs of bytes other than ASCII whitespace and commas.
-fn tokens(line: &[u8]) -> impl Iterator<Item = &[u8]> {
-    line.split(|&b| b.is_ascii_whitespace() || b == b',')
-        .filter(|t| !t.is_empty())
-}
-
-fn show(token: &[u8]) -> String {
-    let text = String::from_utf8_lossy(token);
-    if text.chars().count() > 40 {
-        format!("{}…", text.chars().take(40).collect::<String>())
-    } else {
-        text.into_owned()
-    }
 }
 
 impl Audit {
-    /// Reads the first line: its distinct items, in order.
-    fn from_first_line(line: &[u8]) -> anyhow::Result<Self> {
-        let mut items = Vec::new();
-        let mut index = HashMap::new();
-        for token in tokens(line) {
-            if index.insert(token.to_vec(), items.len()).is_some() {
-                bail!("line 1: item '{}' appears twice", show(token));
-            }
-            items.push(token.to_vec());
-        }
-        let n = items.len();
-        if n < 2 {
-            bail!("line 1 has {n} item(s): a permutation needs at least 2");
-        }
-        if n > MAX_POSITION_N {
-            bail!("line 1 has {n} items: audit handles at most {MAX_POSITION_N}");
-        }
-        let tally = |e: fairdeal::fairness::FairnessError| anyhow::anyhow!(e);
-        let mut audit = Self {
+    /// Empty tallies for permutations of `n` items (`2 <= n <= MAX_POSITION_N`, which the
+    /// parser guarantees).
+    fn new(n: usize) -> anyhow::Result<Self> {
+        Ok(Self {
+            items: Vec::new(),
+            lines: 0,
             permutation: (n <= MAX_PERMUTATION_N)
                 .then(|| PermutationTally::new(n))
-                .transpose()
-                .map_err(tally)?,
-            position: PositionTally::new(n).map_err(tally)?,
-            serial: SerialTally::new(n).map_err(tally)?,
-            adjacency: (n >= 3)
+                .transpose()?,
+            position: PositionTally::new(n)?,
+            serial: SerialTally::new(n)?,
+            adjacency: (n >= MIN_ADJACENCY_N)
                 .then(|| AdjacencyTally::new(n))
-                .transpose()
-                .map_err(tally)?,
-            items,
-            index,
-            lines: 0,
-            perm: Vec::with_capacity(n),
-            seen: vec![false; n],
-        };
-        audit.count_line(1, line)?;
-        Ok(audit)
+                .transpose()?,
+        })
     }
 
     fn n(&self) -> usize {
         self.items.len()
     }
 
-    /// Parses line `number` as a permutation of the first line's items and counts it.
-    fn count_line(&mut self, number: u64, line: &[u8]) -> anyhow::Result<()> {
-        let n = self.n();
-        self.perm.clear();
-        self.seen.fill(false);
-        for token in tokens(line) {
-            let Some(&item) = self.index.get(token) else {
-                bail!("line {number}: item '{}' is not on line 1", show(token));
-            };
-            if std::mem::replace(&mut self.seen[item], true) {
-                bail!("line {number}: item '{}' appears twice", show(token));
-            }
-            self.perm.push(item);
-        }
-        if self.perm.len() != n {
-            bail!(
-                "line {number}: {} items, but line 1 has {n}",
-                self.perm.len()
-            );
-        }
-        // The line is a permutation of [0, n): the tallies cannot refuse it.
+    /// Counts one permutation of `[0, n)` (the parser's output, which the tallies accept).
+    fn count(&mut self, perm: &[usize]) -> anyhow::Result<()> {
         if let Some(tally) = &mut self.permutation {
-            tally.add(&self.perm)?;
+            tally.add(perm)?;
         }
-        self.position.add(&self.perm)?;
-        self.serial.add(&self.perm)?;
+        self.position.add(perm)?;
+        self.serial.add(perm)?;
         if let Some(tally) = &mut self.adjacency {
-            tally.add(&self.perm)?;
+            tally.add(perm)?;
         }
         self.lines += 1;
         Ok(())
@@ -216,38 +151,38 @@ fn progress(file_len: Option<u64>) -> ProgressBar {
 /// Reads every line, counting as it goes.
 fn read_all(reader: &mut impl BufRead, bar: &ProgressBar) -> anyhow::Result<Audit> {
     let mut line = Vec::with_capacity(4096);
-    let mut number = 0u64;
+    let mut parser = PermutationParser::new();
     let mut audit: Option<Audit> = None;
     loop {
         line.clear();
+        // The parser refuses a line longer than MAX_LINE_BYTES (plus its "\r\n"), so reading
+        // one byte more than that is enough to know, and memory stays bounded.
         let read = reader
             .by_ref()
-            .take(MAX_LINE_BYTES as u64 + 1)
+            .take(MAX_LINE_BYTES as u64 + 3)
             .read_until(b'\n', &mut line)
             .context("cannot read the input")?;
         if read == 0 {
             break;
         }
-        number += 1;
-        if line.len() > MAX_LINE_BYTES && !line.ends_with(b"\n") {
-            bail!("line {number} is longer than {MAX_LINE_BYTES} bytes");
-        }
-        if number.is_multiple_of(PROGRESS_EVERY) {
-            bar.set_message(format!("{number} lines"));
-        }
         bar.inc(read as u64);
-        if tokens(&line).next().is_none() {
+        if parser.lines_read().is_multiple_of(PROGRESS_EVERY) {
+            bar.set_message(format!("{} lines", parser.lines_read()));
+        }
+        let Some(perm) = parser.parse_line(&line)? else {
             continue; // blank lines separate nothing and count for nothing
-        }
-        match &mut audit {
-            None => audit = Some(Audit::from_first_line(&line)?),
-            Some(audit) => audit.count_line(number, &line)?,
-        }
+        };
+        let audit = match &mut audit {
+            Some(audit) => audit,
+            None => audit.insert(Audit::new(perm.len())?),
+        };
+        audit.count(perm)?;
     }
-    let audit = audit.context("the input holds no permutations")?;
+    let mut audit = audit.context("the input holds no permutations")?;
     if audit.lines < 2 {
         bail!("the input holds 1 permutation: the tests need many lines");
     }
+    audit.items = parser.items().to_vec();
     Ok(audit)
 }
 
@@ -320,7 +255,7 @@ fn extremes(audit: &Audit, report: &FairnessReport) -> (Vec<JsonCell>, Vec<JsonC
         .iter()
         .enumerate()
         .map(|(i, &observed)| JsonCell {
-            item: show(&audit.items[i / n]),
+            item: show_item(&audit.items[i / n]),
             position: i % n,
             observed,
             expected,
@@ -332,6 +267,21 @@ fn extremes(audit: &Audit, report: &FairnessReport) -> (Vec<JsonCell>, Vec<JsonC
     let over = cells.iter().take(EXTREMES).cloned().collect();
     let under = cells.iter().rev().take(EXTREMES).cloned().collect();
     (over, under)
+}
+
+/// The items' indices sorted for display: numerically when every item is an integer, else
+/// as text.
+fn display_order(items: &[Vec<u8>]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    let numbers: Option<Vec<i128>> = items
+        .iter()
+        .map(|item| std::str::from_utf8(item).ok()?.parse().ok())
+        .collect();
+    match numbers {
+        Some(numbers) => order.sort_by_key(|&i| numbers[i]),
+        None => order.sort_by(|&a, &b| items[a].cmp(&items[b])),
+    }
+    order
 }
 
 /// Runs `fairdeal audit`.
@@ -380,7 +330,15 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     }
 
     if let Some(path) = &args.plot {
-        let labels: Vec<String> = audit.items.iter().map(|t| show(t)).collect();
+        // Rows in the items' natural order, so that 0, 1, 2, … run down the side and a bias
+        // towards staying put is a diagonal, whatever order the first line happened to have.
+        let order = display_order(&audit.items);
+        let labels: Vec<String> = order.iter().map(|&i| show_item(&audit.items[i])).collect();
+        let counts: Vec<u64> = order
+            .iter()
+            .flat_map(|&i| &position.report.counts[i * n..(i + 1) * n])
+            .copied()
+            .collect();
         Heatmap {
             title: format!(
                 "audit of {}: {} lines of {n} items, verdict {}",
@@ -393,7 +351,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
                 verdict(battery.fair).to_uppercase()
             ),
             n,
-            counts: &position.report.counts,
+            counts: &counts,
             expected: position.report.trials as f64 / n as f64,
             skip_diagonal: false,
             row_axis: "item",
@@ -429,7 +387,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         verdict: verdict(battery.fair),
         lines: audit.lines,
         n,
-        items: audit.items.iter().map(|t| show(t)).collect(),
+        items: audit.items.iter().map(|t| show_item(t)).collect(),
         alpha: battery.alpha,
         correction: "holm",
         decided_by: (!battery.fair)
@@ -570,9 +528,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn items_split_on_whitespace_and_commas() {
-        let items: Vec<&[u8]> = tokens(b" As,Kd\t10c ,, x\r\n").collect();
-        assert_eq!(items, [&b"As"[..], b"Kd", b"10c", b"x"]);
+    fn items_are_drawn_in_numeric_or_text_order() {
+        let items = |words: &[&str]| -> Vec<Vec<u8>> {
+            words.iter().map(|w| w.as_bytes().to_vec()).collect()
+        };
+        assert_eq!(display_order(&items(&["10", "9", "-1", "0"])), [2, 3, 1, 0]);
+        assert_eq!(display_order(&items(&["b", "10", "a"])), [1, 2, 0]);
     }
 
     #[test]

@@ -83,6 +83,9 @@ pub(crate) struct Args {
     plot: Option<PathBuf>,
 }
 
+/// The most elements (`trials × n`) one run shuffles: minutes of work, bounded before it starts.
+const MAX_ELEMENTS_SHUFFLED: u64 = 10_000_000_000;
+
 /// ", sampler lemire" when a sampler other than the backend's own was chosen, else nothing.
 fn sampler_note(sampler: &str) -> String {
     if sampler == "backend" {
@@ -121,6 +124,13 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         return Err(usage(format!(
             "--n must be at least 2 (got {}): one element has one order",
             args.n
+        )));
+    }
+    if args.trials.saturating_mul(args.n as u64) > MAX_ELEMENTS_SHUFFLED {
+        return Err(usage(format!(
+            "--trials × --n must be at most {MAX_ELEMENTS_SHUFFLED:e} (got {} × {}), so a \
+             typo cannot start a run of days",
+            args.trials, args.n
         )));
     }
     if let Some(path) = &args.plot {
