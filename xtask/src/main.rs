@@ -25,6 +25,7 @@ mod fit;
 mod iai;
 mod model;
 mod plot;
+mod quality;
 mod report;
 mod targets;
 mod verdict;
