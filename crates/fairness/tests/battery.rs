@@ -280,9 +280,9 @@ fn the_adjacency_statistic_has_the_chi_square_mean_and_variance() {
             })
             .collect();
         let df = (n * n - 3 * n + 1) as f64;
-        let mean = stats.iter().sum::<f64>() / runs as f64;
-        let variance = stats.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / (runs - 1) as f64;
-        let standard_error = (2.0 * df / runs as f64).sqrt();
+        let mean = stats.iter().sum::<f64>() / f64::from(runs);
+        let variance = stats.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / f64::from(runs - 1);
+        let standard_error = (2.0 * df / f64::from(runs)).sqrt();
         assert!(
             (mean - df).abs() < 5.0 * standard_error,
             "n = {n}: mean {mean} vs df {df}"

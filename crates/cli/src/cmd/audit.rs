@@ -286,28 +286,34 @@ fn display_order(items: &[Vec<u8>]) -> Vec<usize> {
 
 /// Runs `fairdeal audit`.
 pub(crate) fn run(args: Args) -> anyhow::Result<()> {
-    if !(args.bias.is_finite() && args.bias > 0.0 && args.bias <= 10.0) {
+    let Args {
+        input,
+        json,
+        plot,
+        bias,
+    } = args;
+    if !(bias.is_finite() && bias > 0.0 && bias <= 10.0) {
         return Err(usage(format!(
             "--bias must be a fraction above 0 and at most 10 (got {})",
-            args.bias
+            bias
         )));
     }
-    if let Some(path) = &args.plot {
+    if let Some(path) = &plot {
         heatmap::check_svg_path(path)?;
     }
-    let audit = if is_stdin(&args.input) {
+    let audit = if is_stdin(&input) {
         let bar = progress(None);
         let audit = read_all(&mut io::stdin().lock(), &bar);
         bar.finish_and_clear();
         audit?
     } else {
-        let file = File::open(&args.input)
-            .with_context(|| format!("cannot open '{}'", args.input.display()))?;
+        let file =
+            File::open(&input).with_context(|| format!("cannot open '{}'", input.display()))?;
         let len = file.metadata().ok().map(|m| m.len());
         let bar = progress(len);
         let audit = read_all(&mut BufReader::with_capacity(1 << 16, file), &bar);
         bar.finish_and_clear();
-        audit.with_context(|| format!("'{}'", args.input.display()))?
+        audit.with_context(|| format!("'{}'", input.display()))?
     };
     let battery = audit.battery()?;
     let position = battery
@@ -315,8 +321,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         .context("the position test always runs")?;
     let (over, under) = extremes(&audit, &position.report);
     let n = audit.n();
-    let needed = lines_needed(n, args.bias, battery.tests.len());
-    let detectable_now = needed.map(|lines| args.bias * (lines / audit.lines as f64).sqrt());
+    let needed = lines_needed(n, bias, battery.tests.len());
+    let detectable_now = needed.map(|lines| bias * (lines / audit.lines as f64).sqrt());
     let mut warnings = Vec::new();
     for test in &battery.tests {
         let expected = test.report.expected_count();
@@ -329,7 +335,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         }
     }
 
-    if let Some(path) = &args.plot {
+    if let Some(path) = &plot {
         // Rows in the items' natural order, so that 0, 1, 2, … run down the side and a bias
         // towards staying put is a diagonal, whatever order the first line happened to have.
         let order = display_order(&audit.items);
@@ -342,10 +348,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         Heatmap {
             title: format!(
                 "audit of {}: {} lines of {n} items, verdict {}",
-                if is_stdin(&args.input) {
+                if is_stdin(&input) {
                     "standard input".to_owned()
                 } else {
-                    args.input.display().to_string()
+                    input.display().to_string()
                 },
                 audit.lines,
                 verdict(battery.fair).to_uppercase()
@@ -377,7 +383,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         })
         .collect();
     let detection = JsonDetection {
-        bias: args.bias,
+        bias,
         power: POWER,
         lines_needed: needed.map(f64::ceil),
         more_lines_needed: needed.map(|lines| (lines - audit.lines as f64).max(0.0).ceil()),
@@ -400,7 +406,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         detection,
         warnings,
     };
-    if args.json {
+    if json {
         return write_json(&report);
     }
     let mut out = io::stdout().lock();

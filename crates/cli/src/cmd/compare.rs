@@ -188,12 +188,19 @@ fn load_average() -> Option<f64> {
 
 /// Runs `fairdeal compare`.
 pub(crate) fn run(args: Args) -> anyhow::Result<()> {
+    let Args {
+        backends: names,
+        algo,
+        seed: seed_arg,
+        json,
+        plot: plot_dir,
+    } = args;
     let catalogue = backends();
-    let chosen: Vec<&'static str> = if args.backends.is_empty() {
+    let chosen: Vec<&'static str> = if names.is_empty() {
         catalogue.iter().map(|b| b.name).collect()
     } else {
         let mut chosen = Vec::new();
-        for name in &args.backends {
+        for name in &names {
             let info =
                 fairdeal::rng::backend_info(name.trim()).map_err(|e| usage(e.to_string()))?;
             if !chosen.contains(&info.name) {
@@ -202,14 +209,14 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         }
         chosen
     };
-    fairdeal::algorithm_by_name(&args.algo, fairdeal::Lemire).map_err(|e| usage(e.to_string()))?;
-    let seed = match args.seed {
+    fairdeal::algorithm_by_name(&algo, fairdeal::Lemire).map_err(|e| usage(e.to_string()))?;
+    let seed = match seed_arg {
         Some(seed) => seed,
         None => fairdeal::rng::DefaultBackend::from_os()
             .context("cannot seed from the operating system")?
             .next_u64(),
     };
-    if let Some(dir) = &args.plot {
+    if let Some(dir) = &plot_dir {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create plot directory '{}'", dir.display()))?;
     }
@@ -219,7 +226,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let mut rows = Vec::with_capacity(chosen.len());
     for &name in &chosen {
         let selection = Selection {
-            algorithm: args.algo.clone(),
+            algorithm: algo.clone(),
             backend: name.to_owned(),
             sampler: "backend".to_owned(),
             seed: Some(seed),
@@ -232,19 +239,19 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
                 config: &config,
             },
         )?;
-        if let Some(dir) = &args.plot {
-            plot(dir, &row, &args.algo, seed, &config)?;
+        if let Some(dir) = &plot_dir {
+            plot(dir, &row, &algo, seed, &config)?;
         }
         rows.push(row);
         bar.inc(1);
     }
     bar.finish_and_clear();
 
-    if args.json {
+    if json {
         return write_json(&JsonReport {
-            algorithm: &args.algo,
+            algorithm: &algo,
             seed,
-            seed_from_os: args.seed.is_none(),
+            seed_from_os: seed_arg.is_none(),
             alpha: fairdeal::fairness::PASS_THRESHOLD,
             correction: "holm",
             battery: &config,
@@ -253,7 +260,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         });
     }
     let mut out = io::stdout().lock();
-    write_text(&mut out, &rows, &args.algo, seed, args.seed.is_none(), load)?;
+    write_text(&mut out, &rows, &algo, seed, seed_arg.is_none(), load)?;
     out.flush()?;
     Ok(())
 }

@@ -212,9 +212,9 @@ impl Heatmap<'_> {
                     (cell.observed as f64 / cell.expected - 1.0) * 100.0,
                     cell.z
                 );
-                write!(
+                writeln!(
                     rects,
-                    "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#{r:02x}{g:02x}{b:02x}\"><title>{}</title></rect>\n",
+                    "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#{r:02x}{g:02x}{b:02x}\"><title>{}</title></rect>",
                     top_left.0,
                     top_left.1,
                     (bottom_right.0 - top_left.0).max(1),
@@ -240,8 +240,8 @@ impl Heatmap<'_> {
                 .draw()?;
             let steps = 64;
             legend.draw_series((0..steps).map(|i| {
-                let low = -scale + 2.0 * scale * i as f64 / steps as f64;
-                let high = low + 2.0 * scale / steps as f64;
+                let low = -scale + 2.0 * scale * f64::from(i) / f64::from(steps);
+                let high = low + 2.0 * scale / f64::from(steps);
                 let (r, g, b) = diverging((low + high) / 2.0 / scale);
                 Rectangle::new([(0.0, low), (1.0, high)], RGBColor(r, g, b).filled())
             }))?;
