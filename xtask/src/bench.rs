@@ -292,7 +292,12 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
         targets: &target_rows,
         baseline: baseline_diff.as_ref(),
     };
-    let md = report::markdown(&ctx, &verdicts, &comparisons, &samples, &generic);
+    let mut md = report::markdown(&ctx, &verdicts, &comparisons, &samples, &generic);
+    let battery = crate::quality::config(args.quick);
+    md.push_str(&crate::quality::markdown(
+        &battery,
+        &crate::quality::run(&battery)?,
+    ));
     std::fs::write(report_dir.join("report.md"), md)?;
     let summary = report::summary_json(&verdicts, &comparisons, &target_rows, &samples);
     std::fs::write(

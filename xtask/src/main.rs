@@ -27,6 +27,7 @@ mod format;
 mod iai;
 mod model;
 mod plot;
+mod quality;
 mod report;
 mod targets;
 mod verdict;

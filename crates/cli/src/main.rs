@@ -42,6 +42,10 @@ enum Command {
     Poker(cmd::poker::Args),
     /// Blackjack: house edge by simulation, exact dealer table, basic strategy chart.
     Blackjack(cmd::blackjack::Args),
+    /// Judge permutations written by any program, one per line: fair or not, and where.
+    Audit(cmd::audit::Args),
+    /// Compare the RNG backends: speed, state, reach, and the shuffle-quality battery.
+    Compare(cmd::compare::Args),
 }
 
 fn dispatch(command: Command) -> anyhow::Result<()> {
@@ -52,6 +56,8 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Backends(args) => cmd::listing::run_backends(&args),
         Command::Poker(args) => cmd::poker::run(args),
         Command::Blackjack(args) => cmd::blackjack::run(args),
+        Command::Audit(args) => cmd::audit::run(args),
+        Command::Compare(args) => cmd::compare::run(args),
     }
 }
 

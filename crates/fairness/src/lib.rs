@@ -15,6 +15,25 @@ p-value — as a [`FairnessReport`] (serializable, so the CLI prints it as JSON)
 * [`prefix_position_test`]: the same over the first `k` positions after
   [`Shuffler::shuffle_prefix`](fairdeal_core::Shuffler::shuffle_prefix), for dealing `k` of `n`.
 
+Beyond one stream of shuffles, the **shuffle-quality battery** ([`run_battery`]) asks how a
+generator behaves the way people use it:
+
+* [`seed_sequence_test`]: the first shuffle from each of many consecutive seeds, or seeds one
+  bit apart ([`SeedPattern`]), as one sample — "one seed per game". `java.util.Random` seeded
+  `0, 1, 2, …` fails it while passing every single-stream test.
+* [`serial_test`]: the relative order of consecutive shuffles of one stream, which is uniform
+  and independent exactly when the shuffles are.
+* [`adjacency_test`]: which element comes right after which (a random cut of the deck passes
+  the position test and fails this one).
+
+[`run_battery`] runs them with the permutation and position tests and combines the verdicts
+with Holm's correction ([`holm_adjusted`]), on two-sided p-values
+([`FairnessReport::two_sided_p_value`]) so that counts too even to be chance (a short-period
+generator stepping through its states) are flagged as well. The streaming tallies
+([`PermutationTally`], [`PositionTally`], [`AdjacencyTally`], [`SerialTally`]) take permutations
+from anywhere, one at a time: `fairdeal audit` feeds them another program's output, read line by
+line with [`PermutationParser`] (items any tokens; a bad line is a [`LineError`] naming it).
+
 [`FairnessReport::is_fair`] with [`PASS_THRESHOLD`] (`p > 1e-6`) is the verdict the workspace's
 tests and the `fairdeal fairness` command use. This crate's own
 `tests/every_algorithm_every_backend.rs` is the workspace's fairness evidence: every fair
@@ -94,18 +113,34 @@ subtle RNG defect may need millions.
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+mod adjacency;
+mod battery;
 mod error;
+mod lines;
 mod permutation;
 mod position;
+mod power;
 mod rank;
 mod report;
+mod sequence;
 mod stats;
+mod tally;
 
+pub use adjacency::adjacency_test;
+pub use battery::{
+    BatteryConfig, BatteryReport, BatteryTest, TestName, holm_adjusted, run_battery,
+};
 pub use error::FairnessError;
+pub use lines::{LineError, MAX_LINE_BYTES, PermutationParser, show_item, split_items};
 pub use permutation::{MAX_PERMUTATION_N, MIN_PERMUTATION_N, permutation_test};
 pub use position::{MAX_POSITION_N, MIN_POSITION_N, position_test, prefix_position_test};
+pub use power::position_trials_needed;
 pub use rank::{MAX_RANK_N, factorial, rank_permutation, unrank_permutation};
 pub use report::{FairnessReport, MIN_EXPECTED_COUNT, PASS_THRESHOLD, TestKind};
+pub use sequence::{SeedPattern, seed_sequence_test, serial_test};
+pub use tally::{
+    AdjacencyTally, MIN_ADJACENCY_N, OrderTally, PermutationTally, PositionTally, SerialTally,
+};
 
 #[cfg(test)]
 mod tests;

@@ -114,7 +114,7 @@ where
     Ok(position_report(TestKind::Prefix, n, k, trials, counts))
 }
 
-fn check_position_args(
+pub(crate) fn check_position_args(
     test: TestKind,
     n: usize,
     k: usize,
@@ -163,7 +163,7 @@ fn count_positions(
 
 /// The chi-square statistic of an `n × k` element-by-position count matrix (crate docs: "The
 /// position statistic").
-fn position_report(
+pub(crate) fn position_report(
     test: TestKind,
     n: usize,
     k: usize,

@@ -5,6 +5,7 @@ use core::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::rank::factorial;
+use crate::stats::chi_square_lower_p_value;
 
 /// The p-value below which fairdeal calls a shuffle unfair: `1e-6`.
 ///
@@ -20,8 +21,8 @@ pub const PASS_THRESHOLD: f64 = 1e-6;
 /// (the textbook rule of thumb). See [`FairnessReport::expected_count`].
 pub const MIN_EXPECTED_COUNT: f64 = 5.0;
 
-/// Which test produced a [`FairnessReport`]. Serialized as `"permutation"`, `"position"` or
-/// `"prefix"`.
+/// Which test produced a [`FairnessReport`], i.e. how its `counts` are laid out. Serialized as
+/// `"permutation"`, `"position"`, `"prefix"` or `"adjacency"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TestKind {
@@ -32,6 +33,9 @@ pub enum TestKind {
     /// [`prefix_position_test`](crate::prefix_position_test): one count per (element, position)
     /// pair over the first `k` positions.
     Prefix,
+    /// [`adjacency_test`](crate::adjacency_test): one count per (element, next element) pair,
+    /// reading each permutation as a cycle.
+    Adjacency,
 }
 
 impl TestKind {
@@ -45,6 +49,7 @@ impl TestKind {
             Self::Permutation => "permutation",
             Self::Position => "position",
             Self::Prefix => "prefix",
+            Self::Adjacency => "adjacency",
         }
     }
 }
@@ -73,6 +78,7 @@ pub struct FairnessReport {
     /// ([`rank_permutation`](crate::rank_permutation)), so `counts[0]` is the identity.
     /// Position and prefix tests: an `n × k` matrix flattened row-major, row = element,
     /// column = position (`k = n` for the position test); see [`matrix`](Self::matrix).
+    /// Adjacency test: an `n × n` matrix, row = element, column = the element after it.
     pub counts: Vec<u64>,
     /// Pearson's chi-square statistic (for the position tests, scaled to follow the chi-square
     /// distribution: see the crate docs).
@@ -91,19 +97,40 @@ impl FairnessReport {
         self.p_value > alpha
     }
 
+    /// The two-sided p-value `min(1, 2·min(P(X >= chi2), P(X <= chi2)))`: small both when the
+    /// counts are too uneven (bias) and when they are too even to be chance — the mark of a
+    /// generator with a short period that cycles through its states, or of "shuffles" that step
+    /// through the orders in turn. The battery ([`run_battery`](crate::run_battery),
+    /// `fairdeal audit`) judges with this one; [`p_value`](Self::p_value) is the upper tail.
+    ///
+    /// ```
+    /// use fairdeal_fairness::{FairnessReport, TestKind};
+    /// let even = FairnessReport {
+    ///     test: TestKind::Position, n: 2, trials: 10, counts: vec![5; 4], chi2: 0.0, df: 1,
+    ///     p_value: 1.0,
+    /// };
+    /// assert_eq!(even.two_sided_p_value(), 0.0);
+    /// ```
+    pub fn two_sided_p_value(&self) -> f64 {
+        let lower = chi_square_lower_p_value(self.chi2, self.df);
+        (2.0 * self.p_value.min(lower)).min(1.0)
+    }
+
     /// How many times a fair shuffle is expected to hit each cell: `trials / n!` for the
-    /// permutation test, `trials / n` for the position tests. Below [`MIN_EXPECTED_COUNT`] the
+    /// permutation test, `trials / n` for the position tests, `trials / (n - 1)` off the
+    /// diagonal for the adjacency test. Below [`MIN_EXPECTED_COUNT`] the
     /// chi-square approximation is unreliable: run more trials.
     pub fn expected_count(&self) -> f64 {
         let cells = match self.test {
             TestKind::Permutation => factorial(self.n).map_or(f64::INFINITY, |f| f as f64),
             TestKind::Position | TestKind::Prefix => self.n as f64,
+            TestKind::Adjacency => self.n.saturating_sub(1).max(1) as f64,
         };
         self.trials as f64 / cells
     }
 
-    /// The rows of the position matrix: row `e` holds how often element `e` landed at each
-    /// examined position. `None` for the permutation test (or a report whose `counts` length is
+    /// The rows of the position (or adjacency) matrix: row `e` holds how often element `e`
+    /// landed at each examined position (or was followed by each element). `None` for the permutation test (or a report whose `counts` length is
     /// not a multiple of `n`).
     ///
     /// ```

@@ -21,3 +21,8 @@ pub(crate) fn chi_square_p_value(chi2: f64, df: u64) -> f64 {
     // The tests only produce df >= 1, for which `new` cannot fail; NaN is never "fair".
     ChiSquared::new(df as f64).map_or(f64::NAN, |dist| dist.sf(chi2))
 }
+
+/// `P(X <= chi2)` for `X ~ χ²(df)`: the lower tail, for counts that are too even to be chance.
+pub(crate) fn chi_square_lower_p_value(chi2: f64, df: u64) -> f64 {
+    ChiSquared::new(df as f64).map_or(f64::NAN, |dist| dist.cdf(chi2))
+}

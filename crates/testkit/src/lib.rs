@@ -24,6 +24,9 @@ use core::convert::Infallible;
 use fairdeal_core::{IndexSampler, Lemire, Rng, rand_core::TryRng};
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
+mod weak;
+pub use weak::{Lcg16, Randu, Replay};
+
 /// Lexicographic rank (Lehmer code) of a permutation of `0..n`: `[0, 1, 2]` is 0, `[2, 1, 0]`
 /// is `n! - 1`.
 pub fn lehmer_rank(perm: &[usize]) -> usize {

@@ -20,10 +20,20 @@ use fairdeal::{AlgorithmInfo, DEFAULT_ALGORITHM, Rng, ShuffleError, Shuffler};
 use indicatif::ProgressBar;
 use serde::Serialize;
 
+use crate::cmd::heatmap::{self, Heatmap};
 use crate::common::{
-    Resolved, SAMPLER_HELP, Selection, Table, WithResolved, print_json, progress_bar, usage,
-    with_selection,
+    Resolved, SAMPLER_HELP, Selection, Table, WithResolved, progress_bar, usage, with_selection,
 };
+
+/// Prints `value` as pretty JSON on stdout. The text is rendered first, so a closed pipe
+/// (`| head -1`) surfaces as the plain `io::Error` that `main` treats as a quiet exit.
+pub(crate) fn write_json<T: Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(value).context("cannot render JSON")?;
+    let mut out = io::stdout().lock();
+    writeln!(out, "{text}")?;
+    out.flush()?;
+    Ok(())
+}
 
 /// Runs with more element-draws than this show a progress bar (on a terminal).
 const PROGRESS_THRESHOLD: u64 = 5_000_000;
@@ -66,10 +76,15 @@ pub(crate) struct Args {
     #[arg(long)]
     json: bool,
 
-    /// Also write the counts as an SVG bar chart, sorted from most to least frequent.
+    /// Also write an SVG heatmap of where each element landed, coloured by deviation from a
+    /// fair shuffle (hover a cell for its counts). Above 64 elements neighbouring rows and
+    /// columns are drawn as blocks.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
 }
+
+/// The most elements (`trials × n`) one run shuffles: minutes of work, bounded before it starts.
+const MAX_ELEMENTS_SHUFFLED: u64 = 10_000_000_000;
 
 /// ", sampler lemire" when a sampler other than the backend's own was chosen, else nothing.
 fn sampler_note(sampler: &str) -> String {
@@ -86,7 +101,8 @@ struct JsonReport<'a> {
     algorithm: &'a str,
     backend: &'a str,
     sampler: &'a str,
-    seed: Option<u64>,
+    seed: u64,
+    seed_from_os: bool,
     n: usize,
     trials: u64,
     test: &'static str,
@@ -110,6 +126,16 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             args.n
         )));
     }
+    if args.trials.saturating_mul(args.n as u64) > MAX_ELEMENTS_SHUFFLED {
+        return Err(usage(format!(
+            "--trials × --n must be at most {MAX_ELEMENTS_SHUFFLED:e} (got {} × {}), so a \
+             typo cannot start a run of days",
+            args.trials, args.n
+        )));
+    }
+    if let Some(path) = &args.plot {
+        heatmap::check_svg_path(path)?;
+    }
     let selection = Selection {
         algorithm: args.algo,
         backend: args.backend,
@@ -117,24 +143,26 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         seed: args.seed,
     };
     let show_progress = args.trials.saturating_mul(args.n as u64) > PROGRESS_THRESHOLD;
-    let report = with_selection(
+    let (report, seed) = with_selection(
         &selection,
         Experiment {
+            seed: args.seed,
             n: args.n,
             trials: args.trials,
             show_progress,
         },
     )?;
     if let Some(path) = &args.plot {
-        plot(&report, &selection, path)
+        plot(&report, &selection, seed, path)
             .with_context(|| format!("cannot write plot '{}'", path.display()))?;
     }
     if args.json {
-        print_json(&JsonReport {
+        write_json(&JsonReport {
             algorithm: &selection.algorithm,
             backend: &selection.backend,
             sampler: &selection.sampler,
-            seed: args.seed,
+            seed,
+            seed_from_os: args.seed.is_none(),
             n: report.n,
             trials: report.trials,
             test: report.test.name(),
@@ -148,25 +176,32 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         })
     } else {
         let mut out = io::stdout().lock();
-        write_text(&mut out, &report, &selection)?;
+        write_text(&mut out, &report, &selection, seed)?;
         out.flush()?;
         Ok(())
     }
 }
 
 struct Experiment {
+    seed: Option<u64>,
     n: usize,
     trials: u64,
     show_progress: bool,
 }
 
 impl WithResolved for Experiment {
-    type Output = FairnessReport;
+    type Output = (FairnessReport, u64);
 
-    fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<FairnessReport> {
+    fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<(FairnessReport, u64)> {
         let Resolved {
-            mut rng, shuffler, ..
+            rng: mut given,
+            shuffler,
+            ..
         } = resolved;
+        // Without --seed the OS-seeded generator draws the seed, which is reported so that an
+        // UNFAIR run can be reproduced (as `poker` and `blackjack` do).
+        let seed = self.seed.unwrap_or_else(|| given.next_u64());
+        let mut rng = B::seeded(seed);
         let bar = progress_bar(self.trials, self.show_progress, "shuffling");
         let counted = Counted::new(&shuffler, &bar);
         let report = if self.n <= MAX_PERMUTATION_N {
@@ -176,7 +211,7 @@ impl WithResolved for Experiment {
         };
         counted.finish();
         bar.finish_and_clear();
-        report.map_err(|e| usage(e.to_string()))
+        Ok((report.map_err(|e| usage(e.to_string()))?, seed))
     }
 }
 
@@ -231,25 +266,21 @@ impl<S: Shuffler> Shuffler for Counted<'_, S> {
     }
 }
 
-/// The label of count `index`: for the permutation test the order of `1..=n` with that
-/// lexicographic rank (`[1, 3, 2]`), for the position test `element e at position p`
-/// (1-based, like the orders).
+/// The label of count `index`: for the permutation test the order of `[0..n)` with that
+/// lexicographic rank (`[0, 2, 1]`), for the position test `e at position p` (both from 0,
+/// as the help's `[0..n)` says).
 fn cell_label(report: &FairnessReport, index: usize) -> String {
     match report.test {
         TestKind::Permutation => match unrank_permutation(report.n, index as u64) {
             Ok(order) => {
-                let items: Vec<String> = order.iter().map(|v| (v + 1).to_string()).collect();
+                let items: Vec<String> = order.iter().map(usize::to_string).collect();
                 format!("[{}]", items.join(", "))
             }
             Err(_) => format!("#{index}"),
         },
-        TestKind::Position | TestKind::Prefix => {
+        TestKind::Position | TestKind::Prefix | TestKind::Adjacency => {
             let columns = (report.counts.len() / report.n.max(1)).max(1);
-            format!(
-                "{} at position {}",
-                index / columns + 1,
-                index % columns + 1
-            )
+            format!("{} at position {}", index / columns, index % columns)
         }
     }
 }
@@ -258,13 +289,16 @@ fn write_text(
     out: &mut impl Write,
     report: &FairnessReport,
     selection: &Selection,
+    seed: u64,
 ) -> anyhow::Result<()> {
-    let seed = selection
-        .seed
-        .map_or_else(|| "from the OS".to_owned(), |s| s.to_string());
+    let seed = if selection.seed.is_some() {
+        seed.to_string()
+    } else {
+        format!("{seed}, drawn from the OS")
+    };
     let what = match report.test {
-        TestKind::Permutation => format!("every order of [1..{}]", report.n),
-        TestKind::Position | TestKind::Prefix => {
+        TestKind::Permutation => format!("every order of [0..{})", report.n),
+        TestKind::Position | TestKind::Prefix | TestKind::Adjacency => {
             format!("where each of {} elements lands", report.n)
         }
     };
@@ -305,7 +339,7 @@ fn write_text(
     };
     let first_column = match report.test {
         TestKind::Permutation => "order",
-        TestKind::Position | TestKind::Prefix => "element at position",
+        TestKind::Position | TestKind::Prefix | TestKind::Adjacency => "element at position",
     };
     let header = vec![first_column, "count", "expected", "deviation"];
     if counts.len() <= FULL_LISTING_MAX {
@@ -377,104 +411,43 @@ fn format_p(p: f64) -> String {
     }
 }
 
-/// Writes the counts as an SVG bar chart, sorted from most to least frequent, with the
-/// expected count as a horizontal line.
-fn plot(report: &FairnessReport, selection: &Selection, path: &Path) -> anyhow::Result<()> {
-    use plotters::prelude::*;
-
-    let mut sorted: Vec<(usize, u64)> = report.counts.iter().copied().enumerate().collect();
-    sorted.sort_by_key(|&(index, count)| (std::cmp::Reverse(count), index));
-    let bars = sorted.len();
-    let expected = report.expected_count();
-    let top = sorted.first().map_or(0.0, |&(_, c)| c as f64).max(expected) * 1.1 + 1.0;
+/// Writes the element × position heatmap of the run (for the permutation test, the position
+/// matrix its order counts imply).
+fn plot(
+    report: &FairnessReport,
+    selection: &Selection,
+    seed: u64,
+    path: &Path,
+) -> anyhow::Result<()> {
+    let n = report.n;
+    let matrix = match report.test {
+        TestKind::Permutation => heatmap::positions_from_orders(n, &report.counts),
+        _ => report.counts.clone(),
+    };
     let verdict = if report.is_fair(PASS_THRESHOLD) {
         "fair"
     } else {
         "UNFAIR"
     };
-    let title = format!(
-        "{} + {}: {} test, n = {}, {} trials, p = {} ({verdict})",
-        selection.algorithm,
-        selection.backend,
-        report.test,
-        report.n,
-        report.trials,
-        format_p(report.p_value)
-    );
-    let labelled = report.test == TestKind::Permutation && bars <= 24;
-    // Compact labels ("132") fit under narrow bars.
-    let labels: Vec<String> = sorted
-        .iter()
-        .map(|&(index, _)| {
-            let mut label = cell_label(report, index);
-            label.retain(|c| c.is_ascii_digit());
-            label
-        })
-        .collect();
-
-    let root = SVGBackend::new(path, (960, 540)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 18))
-        .margin(16)
-        .x_label_area_size(50)
-        .y_label_area_size(70)
-        .build_cartesian_2d((0..bars.saturating_sub(1)).into_segmented(), 0f64..top)?;
-    let x_desc = match report.test {
-        TestKind::Permutation => "orders of 1..n, most to least frequent",
-        TestKind::Position | TestKind::Prefix => {
-            "(element, position) cells, most to least frequent"
-        }
-    };
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_desc(x_desc)
-        .y_desc("count")
-        .y_label_formatter(&|y| format!("{y:.0}"))
-        .x_labels(if labelled { bars } else { 1 })
-        .x_label_formatter(&|value| match value {
-            SegmentValue::CenterOf(i) if labelled => labels.get(*i).cloned().unwrap_or_default(),
-            _ => String::new(),
-        })
-        .draw()?;
-    let bar_color = RGBColor(70, 110, 180);
-    chart
-        .draw_series(
-            Histogram::vertical(&chart)
-                .style(bar_color.filled())
-                .margin(match bars {
-                    0..=24 => 3,
-                    25..=60 => 1,
-                    _ => 0,
-                })
-                .data(
-                    sorted
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &(_, count))| (i, count as f64)),
-                ),
-        )?
-        .label("count")
-        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], bar_color.filled()));
-    chart
-        .draw_series(LineSeries::new(
-            [
-                (SegmentValue::Exact(0), expected),
-                (SegmentValue::Last, expected),
-            ],
-            RED.stroke_width(2),
-        ))?
-        .label(format!("expected ({expected:.1})"))
-        .legend(|(x, y)| PathElement::new([(x, y), (x + 14, y)], RED.stroke_width(2)));
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()?;
-    root.present()?;
-    Ok(())
+    Heatmap {
+        title: format!(
+            "{} + {}, seed {seed}: {} test, n = {n}, {} shuffles, p = {} ({verdict})",
+            selection.algorithm,
+            selection.backend,
+            report.test,
+            report.trials,
+            format_p(report.p_value)
+        ),
+        n,
+        counts: &matrix,
+        expected: report.trials as f64 / n as f64,
+        skip_diagonal: false,
+        row_axis: "element",
+        column_axis: "position",
+        labels: None,
+        columns_are_elements: false,
+    }
+    .write(path)
 }
 
 #[cfg(test)]

@@ -1,0 +1,416 @@
+//! `fairdeal compare`: every RNG backend side by side — speed measured live, state size,
+//! reach, security, and the shuffle-quality battery of `fairdeal-fairness` (permutation,
+//! position, seed-sequence, serial and adjacency tests, Holm-corrected).
+//!
+//! The speeds are a quick live measurement for orientation (median of a few short rounds on
+//! this machine, now); the benchmark suite (`cargo xtask bench`) is where speed claims live.
+
+use std::hint::black_box;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context as _;
+use fairdeal::fairness::{BatteryConfig, BatteryReport, TestName, run_battery};
+use fairdeal::rng::{Backend, backends};
+use fairdeal::{DEFAULT_ALGORITHM, Rng, Shuffler};
+use serde::Serialize;
+
+use crate::cmd::fairness::write_json;
+use crate::cmd::heatmap::{self, Heatmap};
+use crate::common::{
+    Resolved, Selection, Table, WithResolved, progress_bar, usage, with_selection,
+};
+
+/// Timing rounds per measurement; the median is reported.
+const ROUNDS: usize = 7;
+/// Words drawn per timing round.
+const WORDS_PER_ROUND: u64 = 1 << 17;
+/// 52-card shuffles per timing round.
+const SHUFFLES_PER_ROUND: u64 = 2_000;
+
+/// Arguments of `fairdeal compare`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    fairdeal compare                          # every backend, seed from the OS (reported)\n  \
+    fairdeal compare --backends java,pcg64 --seed 1\n  \
+    fairdeal compare --seed 1 --json\n  \
+    fairdeal compare --seed 1 --plot figures/ # bias heatmaps per backend")]
+pub(crate) struct Args {
+    /// Comma-separated backends to compare (default: all; see `fairdeal backends`).
+    #[arg(long, value_name = "A,B,…", value_delimiter = ',')]
+    backends: Vec<String>,
+
+    /// Shuffling algorithm the battery runs (see `fairdeal algorithms`).
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_ALGORITHM)]
+    algo: String,
+
+    /// Seed of the battery (its streams and the first of its seed sequences); without it one
+    /// is drawn from the OS and reported.
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
+
+    /// Print the comparison as JSON.
+    #[arg(long)]
+    json: bool,
+
+    /// Write bias heatmaps into this directory (created if missing): per backend,
+    /// `<name>-position.svg` (52 cards × position) and `<name>-seeds.svg` (the first shuffles
+    /// of 4 from consecutive seeds, element × position).
+    #[arg(long, value_name = "DIR")]
+    plot: Option<PathBuf>,
+}
+
+/// One backend's row.
+#[derive(Debug, Serialize)]
+struct Row {
+    backend: &'static str,
+    ns_per_word: f64,
+    ns_per_52_card_shuffle: f64,
+    state_bits: u32,
+    /// The largest deck every order of which the generator can reach.
+    reach_n: u32,
+    crypto: bool,
+    fair: bool,
+    decided_by: Option<&'static str>,
+    tests: Vec<TestRow>,
+    #[serde(skip)]
+    battery: BatteryReport,
+}
+
+#[derive(Debug, Serialize)]
+struct TestRow {
+    name: &'static str,
+    statistic: f64,
+    df: u64,
+    p_value: f64,
+    holm_adjusted_p_value: f64,
+    verdict: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+struct JsonReport<'a> {
+    algorithm: &'a str,
+    seed: u64,
+    seed_from_os: bool,
+    alpha: f64,
+    correction: &'static str,
+    battery: &'a BatteryConfig,
+    /// `/proc/loadavg`'s 1-minute load when the speeds were measured, if readable.
+    load_average: Option<f64>,
+    backends: &'a [Row],
+}
+
+struct Measure<'a> {
+    name: &'static str,
+    seed: u64,
+    config: &'a BatteryConfig,
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+impl WithResolved for Measure<'_> {
+    type Output = Row;
+
+    fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<Row> {
+        let Resolved {
+            mut rng, shuffler, ..
+        } = resolved;
+        let ns_per_word = median(
+            (0..ROUNDS)
+                .map(|_| {
+                    let start = Instant::now();
+                    let mut acc = 0u64;
+                    for _ in 0..WORDS_PER_ROUND {
+                        acc = acc.wrapping_add(rng.next_u64());
+                    }
+                    black_box(acc);
+                    start.elapsed().as_nanos() as f64 / WORDS_PER_ROUND as f64
+                })
+                .collect(),
+        );
+        let mut deck: [u8; 52] = core::array::from_fn(|i| i as u8);
+        let ns_per_shuffle = median(
+            (0..ROUNDS)
+                .map(|_| {
+                    let start = Instant::now();
+                    for _ in 0..SHUFFLES_PER_ROUND {
+                        shuffler.shuffle(black_box(&mut deck), &mut rng);
+                    }
+                    black_box(&deck);
+                    start.elapsed().as_nanos() as f64 / SHUFFLES_PER_ROUND as f64
+                })
+                .collect(),
+        );
+        let battery = run_battery(&shuffler, B::seeded, self.seed, self.config)
+            .map_err(|e| usage(e.to_string()))?;
+        let info = B::INFO;
+        Ok(Row {
+            backend: self.name,
+            ns_per_word,
+            ns_per_52_card_shuffle: ns_per_shuffle,
+            state_bits: info.state_bits,
+            reach_n: info.max_full_permutation_n,
+            crypto: info.crypto,
+            fair: battery.fair,
+            decided_by: (!battery.fair)
+                .then_some(battery.decided_by)
+                .flatten()
+                .map(TestName::name),
+            tests: battery
+                .tests
+                .iter()
+                .map(|t| TestRow {
+                    name: t.name.name(),
+                    statistic: t.report.chi2,
+                    df: t.report.df,
+                    p_value: t.p_value,
+                    holm_adjusted_p_value: t.adjusted_p,
+                    verdict: if t.fair { "fair" } else { "unfair" },
+                })
+                .collect(),
+            battery,
+        })
+    }
+}
+
+fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Runs `fairdeal compare`.
+pub(crate) fn run(args: Args) -> anyhow::Result<()> {
+    let Args {
+        backends: names,
+        algo,
+        seed: seed_arg,
+        json,
+        plot: plot_dir,
+    } = args;
+    let catalogue = backends();
+    let chosen: Vec<&'static str> = if names.is_empty() {
+        catalogue.iter().map(|b| b.name).collect()
+    } else {
+        let mut chosen = Vec::new();
+        for name in &names {
+            let info =
+                fairdeal::rng::backend_info(name.trim()).map_err(|e| usage(e.to_string()))?;
+            if !chosen.contains(&info.name) {
+                chosen.push(info.name);
+            }
+        }
+        chosen
+    };
+    fairdeal::algorithm_by_name(&algo, fairdeal::Lemire).map_err(|e| usage(e.to_string()))?;
+    let seed = match seed_arg {
+        Some(seed) => seed,
+        None => fairdeal::rng::DefaultBackend::from_os()
+            .context("cannot seed from the operating system")?
+            .next_u64(),
+    };
+    if let Some(dir) = &plot_dir {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create plot directory '{}'", dir.display()))?;
+    }
+    let config = BatteryConfig::default();
+    let bar = progress_bar(chosen.len() as u64, true, "comparing");
+    let load = load_average();
+    let mut rows = Vec::with_capacity(chosen.len());
+    for &name in &chosen {
+        let selection = Selection {
+            algorithm: algo.clone(),
+            backend: name.to_owned(),
+            sampler: "backend".to_owned(),
+            seed: Some(seed),
+        };
+        let row = with_selection(
+            &selection,
+            Measure {
+                name,
+                seed,
+                config: &config,
+            },
+        )?;
+        if let Some(dir) = &plot_dir {
+            plot(dir, &row, &algo, seed, &config)?;
+        }
+        rows.push(row);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+
+    if json {
+        return write_json(&JsonReport {
+            algorithm: &algo,
+            seed,
+            seed_from_os: seed_arg.is_none(),
+            alpha: fairdeal::fairness::PASS_THRESHOLD,
+            correction: "holm",
+            battery: &config,
+            load_average: load,
+            backends: &rows,
+        });
+    }
+    let mut out = io::stdout().lock();
+    write_text(&mut out, &rows, &algo, seed, seed_arg.is_none(), load)?;
+    out.flush()?;
+    Ok(())
+}
+
+fn short_p(p: f64) -> String {
+    if p == 0.0 {
+        "0".to_owned()
+    } else if p >= 0.01 {
+        format!("{p:.2}")
+    } else {
+        format!("{p:.0e}")
+    }
+}
+
+fn write_text(
+    out: &mut impl Write,
+    rows: &[Row],
+    algorithm: &str,
+    seed: u64,
+    from_os: bool,
+    load: Option<f64>,
+) -> io::Result<()> {
+    let config = BatteryConfig::default();
+    writeln!(
+        out,
+        "algorithm {algorithm}, battery seed {seed}{}; speeds measured live (median of {ROUNDS} \
+         short rounds{})",
+        if from_os { " (drawn from the OS)" } else { "" },
+        load.map_or_else(String::new, |l| format!(", load average {l:.2}"))
+    )?;
+    writeln!(
+        out,
+        "p-values are two-sided; a test fails (marked !) when its Holm-adjusted p-value is at \
+         most {:e}",
+        fairdeal::fairness::PASS_THRESHOLD
+    )?;
+    writeln!(out)?;
+    let mut header = vec![
+        "backend",
+        "ns/word",
+        "ns/deck",
+        "state bits",
+        "reach",
+        "crypto",
+    ];
+    let names: Vec<&'static str> = rows
+        .first()
+        .map(|r| r.tests.iter().map(|t| t.name).collect())
+        .unwrap_or_default();
+    header.extend(names.iter().copied());
+    header.push("verdict");
+    let table_rows = rows
+        .iter()
+        .map(|row| {
+            let mut cells = vec![
+                row.backend.to_owned(),
+                format!("{:.2}", row.ns_per_word),
+                format!("{:.0}", row.ns_per_52_card_shuffle),
+                row.state_bits.to_string(),
+                format!("n ≤ {}", row.reach_n),
+                if row.crypto { "yes" } else { "no" }.to_owned(),
+            ];
+            cells.extend(row.tests.iter().map(|t| {
+                let mark = if t.verdict == "fair" { "" } else { " !" };
+                format!("{}{mark}", short_p(t.p_value))
+            }));
+            cells.push(match row.decided_by {
+                None => "fair".to_owned(),
+                Some(test) => format!("UNFAIR ({test})"),
+            });
+            cells
+        })
+        .collect();
+    Table {
+        header,
+        rows: table_rows,
+    }
+    .write(out)?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "ns/deck: one {algorithm} shuffle of 52 cards with the backend's own \
+         sampler; reach: the largest deck whose every order the state can reach (52 needs 226 \
+         bits). Tests: permutation and serial on {} cards × {} shuffles, position and adjacency \
+         on {} cards × {}, seeds-* on the first shuffle of {} cards from {} seeds each.",
+        config.small_n,
+        config.small_trials,
+        config.deck_n,
+        config.deck_trials,
+        config.small_n,
+        config.seeds
+    )
+}
+
+fn plot(
+    dir: &Path,
+    row: &Row,
+    algorithm: &str,
+    seed: u64,
+    config: &BatteryConfig,
+) -> anyhow::Result<()> {
+    let verdict = |name: TestName| {
+        row.battery.test(name).map_or(String::new(), |t| {
+            format!(
+                "p = {} ({})",
+                short_p(t.p_value),
+                if t.fair { "fair" } else { "UNFAIR" }
+            )
+        })
+    };
+    if let Some(test) = row.battery.test(TestName::Position) {
+        let n = test.report.n;
+        Heatmap {
+            title: format!(
+                "{algorithm} + {}: where each of {n} cards lands, {} shuffles, seed {seed}, {}",
+                row.backend,
+                test.report.trials,
+                verdict(TestName::Position)
+            ),
+            n,
+            counts: &test.report.counts,
+            expected: test.report.trials as f64 / n as f64,
+            skip_diagonal: false,
+            row_axis: "card",
+            column_axis: "position",
+            labels: None,
+            columns_are_elements: false,
+        }
+        .write(&dir.join(format!("{}-position.svg", row.backend)))?;
+    }
+    if let Some(test) = row.battery.test(TestName::SeedsConsecutive) {
+        let n = test.report.n;
+        let matrix = heatmap::positions_from_orders(n, &test.report.counts);
+        Heatmap {
+            title: format!(
+                "{algorithm} + {}: first shuffle of {n} from seeds {seed}, {seed}+1, … ({} seeds), {}",
+                row.backend,
+                config.seeds,
+                verdict(TestName::SeedsConsecutive)
+            ),
+            n,
+            counts: &matrix,
+            expected: test.report.trials as f64 / n as f64,
+            skip_diagonal: false,
+            row_axis: "element",
+            column_axis: "position",
+            labels: None,
+            columns_are_elements: false,
+        }
+        .write(&dir.join(format!("{}-seeds.svg", row.backend)))?;
+    }
+    Ok(())
+}

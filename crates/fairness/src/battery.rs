@@ -1,0 +1,276 @@
+//! The shuffle-quality battery: several tests of one shuffler + generator pair, and one verdict
+//! that stays honest about running several tests (Holm's correction).
+
+use core::fmt;
+
+use fairdeal_core::{Rng, Shuffler, stream_seed};
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    FairnessError, FairnessReport, PASS_THRESHOLD, SeedPattern, adjacency_test, permutation_test,
+    position_test, seed_sequence_test, serial_test,
+};
+
+/// The tests of the battery, in the order they run and are reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TestName {
+    /// Every order of a small deck from one stream ([`permutation_test`]).
+    Permutation,
+    /// Element × position of a 52-card deck from one stream ([`position_test`]).
+    Position,
+    /// The first shuffle of each of many consecutive seeds ([`seed_sequence_test`],
+    /// [`SeedPattern::Consecutive`]).
+    SeedsConsecutive,
+    /// The first shuffle of each of many seeds one bit apart ([`seed_sequence_test`],
+    /// [`SeedPattern::OneBitApart`]).
+    SeedsOneBitApart,
+    /// Relative order of consecutive shuffles of one stream ([`serial_test`]).
+    Serial,
+    /// Which element follows which ([`adjacency_test`]).
+    Adjacency,
+}
+
+impl TestName {
+    /// The kebab-case name used in tables and JSON (`"seeds-consecutive"`).
+    ///
+    /// ```
+    /// assert_eq!(fairdeal_fairness::TestName::SeedsOneBitApart.name(), "seeds-one-bit-apart");
+    /// ```
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Permutation => "permutation",
+            Self::Position => "position",
+            Self::SeedsConsecutive => "seeds-consecutive",
+            Self::SeedsOneBitApart => "seeds-one-bit-apart",
+            Self::Serial => "serial",
+            Self::Adjacency => "adjacency",
+        }
+    }
+}
+
+impl fmt::Display for TestName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Holm's step-down correction: the adjusted p-values of `p_values`, in the same order.
+///
+/// Sort the `m` p-values ascending; the `i`-th smallest (from 1) is multiplied by `m - i + 1`,
+/// capped at 1, and made non-decreasing along the sorted order. Rejecting every test whose
+/// adjusted p-value is at most `alpha` keeps the chance of *any* false alarm among the `m`
+/// tests at most `alpha`, whatever the dependence between them — and it never rejects less
+/// than Bonferroni. A NaN p-value counts as 0 (never fair).
+///
+/// ```
+/// let adjusted = fairdeal_fairness::holm_adjusted(&[0.01, 0.04, 0.03]);
+/// assert_eq!(adjusted, [0.03, 0.06, 0.06]);
+/// ```
+pub fn holm_adjusted(p_values: &[f64]) -> Vec<f64> {
+    let m = p_values.len();
+    let clean = |p: f64| if p.is_nan() { 0.0 } else { p };
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| clean(p_values[a]).total_cmp(&clean(p_values[b])));
+    let mut adjusted = vec![0.0; m];
+    let mut running: f64 = 0.0;
+    for (rank, &index) in order.iter().enumerate() {
+        let scaled = (clean(p_values[index]) * (m - rank) as f64).min(1.0);
+        running = running.max(scaled);
+        adjusted[index] = running;
+    }
+    adjusted
+}
+
+/// One test's outcome inside a [`BatteryReport`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatteryTest {
+    /// Which test.
+    pub name: TestName,
+    /// Its counts, statistic, degrees of freedom and upper-tail p-value.
+    pub report: FairnessReport,
+    /// The two-sided p-value ([`FairnessReport::two_sided_p_value`]): the battery flags counts
+    /// that are too even as well as too uneven.
+    pub p_value: f64,
+    /// The p-value after Holm's correction over all the battery's tests.
+    pub adjusted_p: f64,
+    /// `adjusted_p > alpha`.
+    pub fair: bool,
+}
+
+/// The battery's outcome: every test, and one verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatteryReport {
+    /// The tests, in the order they ran.
+    pub tests: Vec<BatteryTest>,
+    /// The family-wise significance level (the adjusted p-values are compared with it).
+    pub alpha: f64,
+    /// `true` when no test's adjusted p-value is at or below `alpha`.
+    pub fair: bool,
+    /// The test with the smallest adjusted p-value: the one that decided an unfair verdict
+    /// (or came closest to it).
+    pub decided_by: Option<TestName>,
+}
+
+impl BatteryReport {
+    /// Combines test reports into one verdict with [`holm_adjusted`] two-sided p-values at level
+    /// `alpha`.
+    ///
+    /// ```
+    /// use fairdeal_fairness::{BatteryReport, FairnessReport, TestKind, TestName};
+    /// let report = |p_value| FairnessReport {
+    ///     test: TestKind::Position, n: 2, trials: 10, counts: vec![5; 4], chi2: 1.0, df: 1,
+    ///     p_value,
+    /// };
+    /// let battery = BatteryReport::from_reports(
+    ///     vec![(TestName::Position, report(0.5)), (TestName::Serial, report(1e-12))],
+    ///     1e-6,
+    /// );
+    /// assert!(!battery.fair);
+    /// assert_eq!(battery.decided_by, Some(TestName::Serial));
+    /// assert!(battery.tests[0].fair);
+    /// ```
+    pub fn from_reports(reports: Vec<(TestName, FairnessReport)>, alpha: f64) -> Self {
+        let p_values: Vec<f64> = reports.iter().map(|(_, r)| r.two_sided_p_value()).collect();
+        let adjusted = holm_adjusted(&p_values);
+        let tests: Vec<BatteryTest> = reports
+            .into_iter()
+            .zip(p_values.into_iter().zip(adjusted))
+            .map(|((name, report), (p_value, adjusted_p))| BatteryTest {
+                name,
+                report,
+                p_value,
+                adjusted_p,
+                fair: adjusted_p > alpha,
+            })
+            .collect();
+        let decided_by = tests
+            .iter()
+            .min_by(|a, b| a.adjusted_p.total_cmp(&b.adjusted_p))
+            .map(|t| t.name);
+        Self {
+            fair: tests.iter().all(|t| t.fair),
+            tests,
+            alpha,
+            decided_by,
+        }
+    }
+
+    /// The named test's entry, if it ran.
+    pub fn test(&self, name: TestName) -> Option<&BatteryTest> {
+        self.tests.iter().find(|t| t.name == name)
+    }
+}
+
+/// How big the battery's samples are. The defaults run in well under a second per generator
+/// in an optimised build and still reject the negative controls by a wide margin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatteryConfig {
+    /// Deck size of the permutation, seed-sequence and serial tests (at most 8: every order is
+    /// counted).
+    pub small_n: usize,
+    /// Deck size of the position and adjacency tests.
+    pub deck_n: usize,
+    /// Shuffles of the permutation and serial tests.
+    pub small_trials: u64,
+    /// Shuffles of the position and adjacency tests.
+    pub deck_trials: u64,
+    /// Seeds of each seed-sequence test.
+    pub seeds: u64,
+}
+
+impl Default for BatteryConfig {
+    fn default() -> Self {
+        Self {
+            small_n: 4,
+            deck_n: 52,
+            small_trials: 120_000,
+            deck_trials: 10_000,
+            seeds: 12_000,
+        }
+    }
+}
+
+/// Runs the whole battery on one shuffler and one generator family.
+///
+/// `make_rng(s)` must return the generator seeded with `s` (e.g. `Backend::seeded`). The
+/// single-stream tests each get their own stream, `make_rng(stream_seed(seed, k))` for test
+/// `k`; the seed-sequence tests seed `seeds` fresh generators starting at `seed` itself, the
+/// way a program seeding "one generator per game" would.
+///
+/// # Errors
+///
+/// The size and trial errors of the individual tests (see [`BatteryConfig`]).
+///
+/// ```
+/// use fairdeal_core::SeedableRng;
+/// use fairdeal_fairness::{run_battery, BatteryConfig};
+/// use fairdeal_inplace::Inplace;
+///
+/// let config = BatteryConfig { small_trials: 24_000, deck_trials: 2_000, seeds: 2_400,
+///     ..BatteryConfig::default() };
+/// let battery = run_battery(&Inplace::new(), rand_pcg::Pcg64::seed_from_u64, 7, &config)?;
+/// assert_eq!(battery.tests.len(), 6);
+/// assert!(battery.fair);
+/// # Ok::<(), fairdeal_fairness::FairnessError>(())
+/// ```
+pub fn run_battery<S, R, F>(
+    shuffler: &S,
+    mut make_rng: F,
+    seed: u64,
+    config: &BatteryConfig,
+) -> Result<BatteryReport, FairnessError>
+where
+    S: Shuffler + ?Sized,
+    R: Rng,
+    F: FnMut(u64) -> R,
+{
+    let small = config.small_n;
+    let deck = config.deck_n;
+    let mut reports = Vec::with_capacity(6);
+    reports.push((
+        TestName::Permutation,
+        permutation_test(
+            shuffler,
+            small,
+            config.small_trials,
+            &mut make_rng(stream_seed(seed, 0)),
+        )?,
+    ));
+    reports.push((
+        TestName::Position,
+        position_test(
+            shuffler,
+            deck,
+            config.deck_trials,
+            &mut make_rng(stream_seed(seed, 1)),
+        )?,
+    ));
+    for (name, pattern) in [
+        (TestName::SeedsConsecutive, SeedPattern::Consecutive),
+        (TestName::SeedsOneBitApart, SeedPattern::OneBitApart),
+    ] {
+        let report =
+            seed_sequence_test(shuffler, small, config.seeds, seed, pattern, &mut make_rng)?;
+        reports.push((name, report));
+    }
+    reports.push((
+        TestName::Serial,
+        serial_test(
+            shuffler,
+            small,
+            config.small_trials,
+            &mut make_rng(stream_seed(seed, 2)),
+        )?,
+    ));
+    reports.push((
+        TestName::Adjacency,
+        adjacency_test(
+            shuffler,
+            deck,
+            config.deck_trials,
+            &mut make_rng(stream_seed(seed, 3)),
+        )?,
+    ));
+    Ok(BatteryReport::from_reports(reports, PASS_THRESHOLD))
+}
