@@ -114,10 +114,9 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     name: "parallel",
     complexity: Complexity::Linear,
     fair: true,
-    summary: "Sanders' scatter shuffle for huge N on every core: fixed chunks label their \
-              elements (iid bucket labels) and scatter them into contiguous buckets in parallel, \
-              then every bucket is shuffled independently (in parallel, recursively down to \
-              cache-sized Fisher-Yates leaves); same result on any number of threads",
+    summary: "Sanders' scatter shuffle for huge N on every core: iid bucket labels, chunks \
+              scattered into buckets in parallel, every bucket shuffled independently; the same \
+              result on any number of threads",
 };
 
 /// The default leaf size: sub-arrays of at most this many bytes are shuffled by Fisher-Yates.

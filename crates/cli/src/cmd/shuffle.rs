@@ -372,7 +372,7 @@ where
 
 /// Shuffles `items` whole, or only a prefix of `min(k, len)` for `-n K`; returns how many
 /// items to print.
-fn shuffle_head<T, S: IndexSampler, R: fairdeal::Rng + ?Sized>(
+fn shuffle_head<T, S: IndexSampler + Copy, R: fairdeal::Rng + ?Sized>(
     shuffler: &fairdeal::AnyShuffler<S>,
     items: &mut [T],
     head_count: Option<usize>,
