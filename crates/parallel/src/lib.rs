@@ -403,15 +403,21 @@ impl<S: IndexSampler + Copy + Send + Sync> Parallel<S> {
     /// [`Shuffler::shuffle`] on this type, which does the same on the calling thread.
     ///
     /// ```
-    /// use fairdeal_core::{SeedableRng, Shuffler};
+    /// use fairdeal_core::SeedableRng;
     /// use fairdeal_parallel::Parallel;
     ///
     /// let mut rng: Box<dyn rand::Rng> = Box::new(rand_pcg::Pcg64::seed_from_u64(4));
     /// let mut v: Vec<u32> = (0..500_000).collect();
     /// Parallel::new().shuffle_any_rng(&mut v, &mut *rng);
     /// let mut w: Vec<u32> = (0..500_000).collect();
-    /// Parallel::new().shuffle(&mut w, &mut rand::rngs::ChaCha12Rng::from_rng(&mut rand_pcg::Pcg64::seed_from_u64(4)));
+    /// let mut derived = rand::rngs::ChaCha12Rng::from_rng(&mut rand_pcg::Pcg64::seed_from_u64(4));
+    /// Parallel::new().shuffle(&mut w, &mut derived);
     /// assert_eq!(v, w);
+    ///
+    /// // The thread-local generator is not `Send` nor `SeedableRng`; it works all the same.
+    /// Parallel::new().shuffle_any_rng(&mut v, &mut rand::rng());
+    /// v.sort_unstable();
+    /// assert!(v.iter().copied().eq(0..500_000));
     /// ```
     pub fn shuffle_any_rng<T, R>(&self, data: &mut [T], rng: &mut R)
     where

@@ -22,7 +22,7 @@ fn shuffled_on(pool: &rayon::ThreadPool, shape: Parallel, n: u32, seed: u64) -> 
 
 /// The pool sizes every determinism test compares (oversubscribed on a 2-core machine, which
 /// is fine for correctness).
-const THREADS: [usize; 5] = [1, 2, 3, 5, 8];
+const THREADS: [usize; 6] = [1, 2, 3, 5, 7, 8];
 
 fn assert_permutation(v: &[u32], n: u32) {
     let mut sorted = v.to_vec();
@@ -34,7 +34,7 @@ fn assert_permutation(v: &[u32], n: u32) {
 }
 
 #[test]
-fn same_result_on_1_2_3_5_and_8_threads_and_sequentially() {
+fn same_result_on_1_2_3_5_7_and_8_threads_and_sequentially() {
     let pools = THREADS.map(pool);
     // Leaves of 8 u32, at most 8 buckets, and chunks of 1, 3 or 16 elements (at most 1,000 of
     // them): sizes from empty to several levels deep, with one to hundreds of chunks.
