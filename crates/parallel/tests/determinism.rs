@@ -138,8 +138,9 @@ fn golden_outputs() {
     let mut v: Vec<u32> = (0..20).collect();
     tiny.shuffle(&mut v, &mut Pcg64::seed_from_u64(2));
     assert_eq!(v, GOLDEN_TINY_SEED_2);
-    // The default shape just past one leaf (2 chunks, 8 buckets) and at 3·10^6 (12 chunks,
-    // 16 buckets): the first elements and a fingerprint of all of them.
+    // The default shape just past one leaf (2 chunks, 8 buckets), at 3·10^6 (12 chunks,
+    // 16 buckets) and at 2^21 (8 chunks, 16 buckets of 7/8 of a leaf, none scattered again):
+    // the first elements and a fingerprint of all of them.
     for (n, seed, head, print) in GOLDEN_DEFAULT {
         let v = shuffled_on(&pool(2), Parallel::new(), n, seed);
         assert_eq!(
@@ -156,7 +157,7 @@ const GOLDEN_TINY_SEED_1: [u32; 20] = [
 const GOLDEN_TINY_SEED_2: [u32; 20] = [
     7, 14, 6, 8, 1, 16, 15, 2, 17, 11, 10, 0, 9, 13, 12, 4, 5, 18, 19, 3,
 ];
-const GOLDEN_DEFAULT: [(u32, u64, [u32; 8], u64); 2] = [
+const GOLDEN_DEFAULT: [(u32, u64, [u32; 8], u64); 3] = [
     (
         (1 << 18) + 1,
         7,
@@ -170,6 +171,14 @@ const GOLDEN_DEFAULT: [(u32, u64, [u32; 8], u64); 2] = [
             2764178, 2901741, 2629977, 301325, 2170054, 2975989, 418301, 1216481,
         ],
         0x77e0_b3eb_d7bc_6641,
+    ),
+    (
+        1 << 21,
+        7,
+        [
+            1371450, 215803, 64147, 1307762, 1824104, 1167067, 924820, 1048865,
+        ],
+        0xbf74_e8a1_4b79_26ed,
     ),
 ];
 
