@@ -21,12 +21,17 @@ mod baseline;
 mod bench;
 mod catalogue;
 mod criterion;
+mod figures;
 mod fit;
 mod iai;
 mod model;
 mod plot;
+mod process;
 mod report;
 mod targets;
+#[cfg(test)]
+mod tidy;
+mod tools;
 mod verdict;
 
 use std::process::ExitCode;
