@@ -30,7 +30,7 @@ use fairdeal_rng::{Backend, BackendVisitor};
 use rip_shuffle::RipShuffleParallel;
 
 /// The thread counts of the Amdahl projection.
-const PROJECTED: [usize; 3] = [4, 16, 64];
+const PROJECTED: [usize; 4] = [4, 16, 64, 128];
 
 struct Options {
     n: usize,
@@ -42,9 +42,7 @@ struct Options {
 
 fn usage(message: &str) -> ! {
     eprintln!("scaling: error: {message}");
-    eprintln!(
-        "usage: scaling [--n N] [--threads 1,2,4] [--rounds R] [--backend NAME] [--json]"
-    );
+    eprintln!("usage: scaling [--n N] [--threads 1,2,4] [--rounds R] [--backend NAME] [--json]");
     std::process::exit(2);
 }
 
@@ -107,16 +105,33 @@ impl Series {
     fn best(&self) -> f64 {
         self.0.iter().copied().fold(f64::INFINITY, f64::min)
     }
-    fn median(&self) -> f64 {
-        let mut v = self.0.clone();
-        v.sort_by(f64::total_cmp);
-        let m = v.len() / 2;
-        if v.len() % 2 == 1 {
-            v[m]
-        } else {
-            (v[m - 1] + v[m]) / 2.0
-        }
+    fn worst(&self) -> f64 {
+        self.0.iter().copied().fold(0.0, f64::max)
     }
+    fn median(&self) -> f64 {
+        median(&self.0)
+    }
+    /// The spread of the rounds: (worst − best) / median.
+    fn spread(&self) -> f64 {
+        (self.worst() - self.best()) / self.median()
+    }
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    }
+}
+
+/// rip / ours of each round (the two calls of a round ran back to back): the duel's paired
+/// ratios, whose median and range are the comparison's result and spread.
+fn round_ratios(ours: &Series, rip: &Series) -> Vec<f64> {
+    ours.0.iter().zip(&rip.0).map(|(o, r)| r / o).collect()
 }
 
 struct Measured {
@@ -158,7 +173,9 @@ impl BackendVisitor for Run<'_> {
             for (i, pool) in pools.iter().enumerate() {
                 let mut ours = |data: &mut Vec<u32>| {
                     let start = Instant::now();
-                    pool.install(|| ours_shuffle.shuffle(black_box(data.as_mut_slice()), &mut ours_rng));
+                    pool.install(|| {
+                        ours_shuffle.shuffle(black_box(data.as_mut_slice()), &mut ours_rng);
+                    });
                     per_element(start.elapsed())
                 };
                 let mut rip = |data: &mut Vec<u32>| {
@@ -201,14 +218,20 @@ fn ms(d: Duration) -> f64 {
 
 fn main() {
     let o = parse_options();
-    let m = fairdeal_rng::with_backend(&o.backend, Run(&o)).unwrap_or_else(|e| usage(&e.to_string()));
+    let m =
+        fairdeal_rng::with_backend(&o.backend, Run(&o)).unwrap_or_else(|e| usage(&e.to_string()));
     // The serial fraction from the one-thread profile (the first thread count if 1 is absent).
     let base = o.threads.iter().position(|&t| t == 1).unwrap_or(0);
     let one = &m.profiles[base];
     let serial_fraction = one.serial().as_secs_f64() / one.total().as_secs_f64();
     let projection: Vec<(usize, f64)> = PROJECTED
         .iter()
-        .map(|&p| (p, 1.0 / (serial_fraction + (1.0 - serial_fraction) / p as f64)))
+        .map(|&p| {
+            (
+                p,
+                1.0 / (serial_fraction + (1.0 - serial_fraction) / p as f64),
+            )
+        })
         .collect();
 
     if o.json {
@@ -220,8 +243,9 @@ fn main() {
                 let p = &m.profiles[i];
                 serde_json::json!({
                     "threads": t,
-                    "ours_ns_per_element": {"best": m.ours[i].best(), "median": m.ours[i].median(), "rounds": m.ours[i].0},
-                    "rip_ns_per_element": {"best": m.rip[i].best(), "median": m.rip[i].median(), "rounds": m.rip[i].0},
+                    "ours_ns_per_element": {"best": m.ours[i].best(), "median": m.ours[i].median(), "worst": m.ours[i].worst(), "rounds": m.ours[i].0},
+                    "rip_ns_per_element": {"best": m.rip[i].best(), "median": m.rip[i].median(), "worst": m.rip[i].worst(), "rounds": m.rip[i].0},
+                    "rip_over_ours_per_round": round_ratios(&m.ours[i], &m.rip[i]),
                     "phases_ms": Phase::ALL.iter().map(|&ph| serde_json::json!({
                         "phase": ph.name(),
                         "serial": ph.is_serial(),
@@ -247,23 +271,40 @@ fn main() {
         "N = {}, u32, generator {}, {} interleaved rounds (ns per element, best / median)\n",
         o.n, o.backend, o.rounds
     );
-    println!("| threads | fairdeal `Parallel::shuffle` | rip_shuffle `par_shuffle` | rip / ours (best) | rip / ours (median) | ours: 1-thread best / this best |");
-    println!("|---|---|---|---|---|---|");
-    let ours1 = m.ours[base].best();
+    println!(
+        "| threads | fairdeal `Parallel::shuffle` best / median (spread) | rip_shuffle `par_shuffle` \
+         best / median (spread) | rip / ours, median of rounds [min–max] | ours: speed-up over 1 \
+         thread (medians) |"
+    );
+    println!("|---|---|---|---|---|");
+    let ours1 = m.ours[base].median();
     for (i, &t) in o.threads.iter().enumerate() {
         let (ours, rip) = (&m.ours[i], &m.rip[i]);
+        let ratios = round_ratios(ours, rip);
+        let (lo, hi) = ratios
+            .iter()
+            .fold((f64::INFINITY, 0.0_f64), |(lo, hi), &r| {
+                (lo.min(r), hi.max(r))
+            });
         println!(
-            "| {t} | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} | {:.2} | {:.2} |",
+            "| {t} | {:.2} / {:.2} ({:.0} %) | {:.2} / {:.2} ({:.0} %) | {:.2} [{lo:.2}–{hi:.2}] | {:.2} |",
             ours.best(),
             ours.median(),
+            ours.spread() * 100.0,
             rip.best(),
             rip.median(),
-            rip.best() / ours.best(),
-            rip.median() / ours.median(),
-            ours1 / ours.best(),
+            rip.spread() * 100.0,
+            median(&ratios),
+            ours1 / ours.median(),
         );
     }
-    println!("\nPhase profile (one profiled call per thread count; ms wall, and busy ms summed over threads):\n");
+    println!(
+        "\n(spread = (worst − best) / median over the rounds; a round runs ours and rip_shuffle \
+         back to back, alternating which goes first)"
+    );
+    println!(
+        "\nPhase profile (one profiled call per thread count; ms wall, and busy ms summed over threads):\n"
+    );
     print!("| phase | serial? |");
     for t in &o.threads {
         print!(" {t} thr wall / busy |");
@@ -275,7 +316,11 @@ fn main() {
     }
     println!();
     for ph in Phase::ALL {
-        print!("| {} | {} |", ph.name(), if ph.is_serial() { "yes" } else { "no" });
+        print!(
+            "| {} | {} |",
+            ph.name(),
+            if ph.is_serial() { "yes" } else { "no" }
+        );
         for p in &m.profiles {
             let busy: Duration = p.busy(ph).iter().sum();
             print!(" {:.1} / {:.1} |", ms(p.wall(ph)), ms(busy));
@@ -292,7 +337,9 @@ fn main() {
         serial_fraction * 100.0,
         ms(one.total())
     );
-    print!("Amdahl projection of the speed-up over one thread (perfectly scaling parallel phases, an upper bound):");
+    print!(
+        "Amdahl projection of the speed-up over one thread (perfectly scaling parallel phases, an upper bound):"
+    );
     for (p, s) in &projection {
         print!(" {p} threads {s:.1}×;");
     }

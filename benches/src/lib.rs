@@ -324,7 +324,11 @@ mod tests {
         let mut names: Vec<&str> = algorithm_infos().iter().map(|i| i.name).collect();
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), fairdeal::ALGORITHMS.len(), "a name is listed twice");
+        assert_eq!(
+            names.len(),
+            fairdeal::ALGORITHMS.len(),
+            "a name is listed twice"
+        );
     }
 
     /// The literal lists of benches/iai.rs (its macros cannot take the catalogue at run time)

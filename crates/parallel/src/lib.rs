@@ -58,10 +58,10 @@ shuffle by induction) or, at a leaf, Fisher-Yates.
   first pass's. No label array (it would cost a byte per element and two more memory passes).
 * **Power-of-two bucket counts** so a label is `bits` bits of a 64-bit word: exactly uniform
   with no rejection, `⌊64 / bits⌋` labels per RNG call.
-* **Swaps only.** The scatter and the leaves only swap, so `T` needs no `Clone`, `Copy` or
-  `Default`.
-* **One prefetch hint, the only `unsafe`.** Each bucket head advances sequentially, but a
-  thousand heads are far more streams than the hardware prefetchers follow, so without help
+* **Swaps and moves only.** The recursion and the leaves only swap and the top level moves
+  elements bitwise, so `T` needs no `Clone`, `Copy` or `Default`.
+* **One prefetch hint** (`unsafe`, like the top level's bitwise moves). Each bucket head
+  advances sequentially, but a thousand heads are far more streams than the hardware prefetchers follow, so without help
   every new cache line a head reaches is a stalling miss. The scatter issues
   `_mm_prefetch` a few lines ahead of the head it just advanced (x86-64 only; elsewhere the hint
   compiles to nothing). It cannot change results, and it halved the scatter's time.
@@ -80,8 +80,21 @@ shuffle by induction) or, at a leaf, Fisher-Yates.
   (the tests use tiny leaves so the recursion runs at `n = 4`); the defaults were measured
   (`docs/algorithms.md`, section "Huge N").
 
-The top-level scatter runs on one thread (its American-flag cycle is inherently sequential);
-everything below it is parallel.
+# The top level: every pass on all threads
+
+An American-flag cycle is inherently sequential, so the first scatter over the whole slice is
+done differently (Sanders' distributed formulation; `docs/algorithms.md`, "The parallel top
+level"): the slice is cut into fixed chunks (about 1 MiB each, at most 256), each chunk draws
+its own labels and counts them in parallel, a prefix sum over the chunks × buckets counts gives
+every chunk its piece of every bucket, and the chunks then move their elements straight into
+their pieces of a scratch buffer, in parallel. The buckets are shuffled there in parallel (the
+in-place recursion above) and moved back in parallel. Only the seeding (O(chunks + buckets))
+and the prefix sums (O(chunks × buckets)) run on one thread; neither touches the data.
+
+**Memory:** one scratch buffer as large as the slice (a second copy, allocated per call and
+freed before returning; [`Parallel::try_shuffle`] reports a failed allocation instead of
+aborting) plus chunks × buckets counters (at most 2 MiB at the default shape). The elements are
+moved bitwise, so `T` still needs no `Clone`.
 */
 // One scoped exception, `prefetch.rs` (a cache hint; see the crate's Cargo.toml).
 #![deny(unsafe_code)]
@@ -360,8 +373,8 @@ impl<S: IndexSampler + Copy + Send + Sync> Parallel<S> {
 
     /// [`try_shuffle`](Self::try_shuffle), also returning where the time went (wall time per
     /// phase, busy time per phase per thread): the data behind the phase profile of
-    /// `cargo xtask bench --scaling`. The same result as `shuffle`; a slice of at most one leaf
-    /// has no phases and gives an empty profile.
+    /// `cargo run --release -p fairdeal-benches --example scaling`. The same result as
+    /// `shuffle`; a slice of at most one leaf has no phases and gives an empty profile.
     ///
     /// # Errors
     ///
