@@ -13,8 +13,13 @@
 //! the O(N) and O(N log N) algorithms; 2^13, 2^13.5 (11 585) and 2^14 for the naive O(N²)
 //! shuffle, where the N²/4 element moves dominate the per-element RNG calls (over 2^12…2^14 the
 //! linear part still shows: slope ≈ 1.93; see [`GLIBC_TUNABLES`] for how the moves are
-//! counted). The attribute macros need literal lists, so the backends are spelled
-//! out here; `cargo xtask bench` fails if any catalogue backend or algorithm lacks a verdict.
+//! counted). The parallel scatter shuffle is plain Fisher-Yates up to one leaf (1 MiB, 2^18
+//! `u32`), so it is counted above it, at 2^19, 2^20 and 2^21 (2 to 8 top-level chunks, every
+//! phase of the scatter), through `Shuffler`, i.e. on one thread. The attribute macros need
+//! literal lists, so the algorithms and backends are spelled out here; the unit test
+//! `the_iai_matrix_is_the_catalogue` (benches/src/lib.rs) checks them against the facade's
+//! registry and `fairdeal_rng::backends()`, and `cargo xtask bench` fails if any catalogue
+//! backend or algorithm lacks a verdict.
 #![allow(
     missing_docs,
     reason = "iai-callgrind's macros generate public modules and functions without docs"
@@ -78,6 +83,7 @@ matrix! {
     biased = "biased" [4096, 16384, 65536];
     sort_key = "sort-key" [4096, 16384, 65536];
     naive = "naive" [8192, 11585, 16384];
+    parallel = "parallel" [524288, 1048576, 2097152];
 }
 
 main!(

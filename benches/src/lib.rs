@@ -150,8 +150,14 @@ pub trait AlgorithmVisitor {
     fn visit<A: Shuffler + Copy + 'static>(&mut self, algorithm: A, info: AlgorithmInfo);
 }
 
-/// Hands every algorithm, built with sampler `S`, to `visitor`: in-place, inside-out,
-/// partial, naive, biased (the unfair negative control) and sort-key.
+/// Hands every algorithm of the facade's registry (`fairdeal::ALGORITHMS`), built with sampler
+/// `S`, to `visitor`, in the registry's order: in-place, inside-out, partial, parallel (through
+/// `Shuffler`, i.e. on the calling thread), naive, biased (the unfair negative control) and
+/// sort-key.
+///
+/// The algorithms are listed here as concrete types, not as the registry's `AnyShuffler`, so
+/// that every benchmark measures the algorithm's own monomorphised code and nothing else; the
+/// test `for_each_algorithm_is_the_facade_registry` keeps this list equal to the registry.
 pub fn for_each_algorithm<S, V>(visitor: &mut V)
 where
     S: IndexSampler + Copy + Default + 'static,
@@ -172,6 +178,10 @@ where
     go(
         visitor,
         fairdeal_partial::Partial::with_sampler(S::default()),
+    );
+    go(
+        visitor,
+        fairdeal_parallel::Parallel::with_sampler(S::default()),
     );
     go(visitor, fairdeal_naive::Naive::with_sampler(S::default()));
     go(visitor, fairdeal_naive::Biased::with_sampler(S::default()));
@@ -307,13 +317,49 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_algorithm_is_enumerated_once() {
-        let infos = algorithm_infos();
-        let mut names: Vec<&str> = infos.iter().map(|i| i.name).collect();
+    fn for_each_algorithm_is_the_facade_registry() {
+        // Same algorithms, same self-descriptions, same order: a new algorithm in the registry
+        // fails here until the benchmarks measure it.
+        assert_eq!(algorithm_infos(), fairdeal::ALGORITHMS);
+        let mut names: Vec<&str> = algorithm_infos().iter().map(|i| i.name).collect();
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), infos.len());
-        assert_eq!(infos.len(), 6);
+        assert_eq!(
+            names.len(),
+            fairdeal::ALGORITHMS.len(),
+            "a name is listed twice"
+        );
+    }
+
+    /// The literal lists of benches/iai.rs (its macros cannot take the catalogue at run time)
+    /// against the catalogue: one `matrix!` line per registry algorithm plus the reference
+    /// path, one `#[benches::…]` line per backend.
+    #[test]
+    fn the_iai_matrix_is_the_catalogue() {
+        use std::collections::BTreeSet;
+        let source = include_str!("../benches/iai.rs");
+        // `inplace = "inplace" [4096, 16384, 65536];`
+        let algorithms: BTreeSet<&str> = source
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.ends_with("];"))
+            .filter_map(|l| {
+                let (ident, rest) = l.split_once(" = \"")?;
+                let ident_ok = ident.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                ident_ok.then(|| rest.split_once('"').map(|(name, _)| name))?
+            })
+            .collect();
+        let mut expected: BTreeSet<&str> = fairdeal::ALGORITHMS.iter().map(|a| a.name).collect();
+        expected.insert(INPLACE_LEMIRE);
+        assert_eq!(algorithms, expected, "benches/iai.rs `matrix!` lines");
+        // `#[benches::pcg64(args = [$(($alg, "pcg64", $n)),+], setup = input)]`
+        let backends: BTreeSet<&str> = source
+            .lines()
+            .filter_map(|l| l.split_once("($alg, \"")?.1.split_once('"'))
+            .map(|(name, _)| name)
+            .collect();
+        let expected: BTreeSet<&str> = fairdeal_rng::backends().iter().map(|b| b.name).collect();
+        assert_eq!(backends, expected, "benches/iai.rs `#[benches::…]` lines");
     }
 
     #[test]

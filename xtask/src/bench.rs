@@ -1,21 +1,20 @@
 //! `cargo xtask bench`: run the benchmarks, judge the slopes, write the report.
 
-use std::collections::BTreeSet;
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result, bail};
-use fairdeal::AlgorithmInfo;
 use regex::Regex;
 
-use crate::model::{CASE_DEAL, CASE_DECK, CASE_SHUFFLE, GenericWall, Metric, Sample};
+use crate::figures::write_plots;
+use crate::model::{GenericWall, Metric, Sample};
+use crate::process::{output_text, phase, run_plain, run_streaming};
 use crate::report::{self, Comparison, ReportContext};
+use crate::tools::{check_valgrind, ensure_runner};
 use crate::verdict::{self, Verdict};
-use crate::{catalogue, criterion, iai, plot, targets};
+use crate::{catalogue, criterion, iai, targets};
 
 /// Options of `cargo xtask bench` (see `cargo xtask bench --help`).
 #[derive(Debug, Clone, clap::Args)]
@@ -120,7 +119,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
         }
     }
     if want_instructions {
-        match ensure_runner(&env, args.no_install) {
+        match ensure_runner(&env.cargo, &env.root, args.no_install) {
             Ok(path) => runner = Some(path),
             Err(e) if !args.instructions_only => {
                 eprintln!("xtask: warning: {e:#}\nxtask: continuing with wall clock only.");
@@ -357,13 +356,11 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
 /// counted.
 const CRITERION_DONE: &str = r"^\s*time:\s+\[[^%]*\]\s*$";
 
-fn fairdeal_benches_quick_env() -> &'static str {
-    // Kept in sync with `fairdeal_benches::QUICK_ENV` (the xtask does not link the bench crate).
+/// The variable that puts the benches in quick mode: `fairdeal_benches::QUICK_ENV` (the xtask
+/// does not link the bench crate; the tidy test `quick_mode_variable_is_the_bench_crates` keeps
+/// the two equal).
+pub(crate) fn fairdeal_benches_quick_env() -> &'static str {
     "FAIRDEAL_BENCH_QUICK"
-}
-
-fn phase(msg: &str) {
-    eprintln!("xtask: == {msg}");
 }
 
 fn cargo(env: &Env) -> Command {
@@ -416,405 +413,12 @@ fn discover() -> Result<Env> {
     })
 }
 
-fn check_valgrind() -> Result<String> {
-    let out = Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .context("cannot run `valgrind --version`")?;
-    if !out.status.success() {
-        bail!("`valgrind --version` failed");
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
-}
-
-/// The version of a package recorded in `Cargo.lock`.
-pub(crate) fn locked_version(lock: &str, package: &str) -> Option<String> {
-    let mut name_matches = false;
-    for line in lock.lines() {
-        let line = line.trim();
-        if line == "[[package]]" {
-            name_matches = false;
-        } else if let Some(name) = line.strip_prefix("name = ") {
-            name_matches = name.trim_matches('"') == package;
-        } else if let Some(v) = line.strip_prefix("version = ")
-            && name_matches
-        {
-            return Some(v.trim_matches('"').to_owned());
-        }
-    }
-    None
-}
-
-fn cargo_home() -> PathBuf {
-    std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
-        .unwrap_or_else(|| PathBuf::from(".cargo"))
-}
-
-/// The version of an `iai-callgrind-runner` binary.
-///
-/// The runner has no `--version` flag (0.16 exits 1 without output); run without arguments it
-/// fails with a message naming its version, which [`parse_runner_version`] reads.
-fn runner_version(path: &Path) -> Option<String> {
-    let out = Command::new(path).output().ok()?;
-    let text = format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    parse_runner_version(&text)
-}
-
-/// Finds `iai-callgrind-runner … X.Y.Z` (e.g. "Detected version of iai-callgrind-runner is
-/// 0.16.1", "iai-callgrind-runner (0.16.1)") in the runner's output.
-pub(crate) fn parse_runner_version(text: &str) -> Option<String> {
-    let re = Regex::new(r"iai-callgrind-runner\D{0,8}?(\d+\.\d+\.\d+)").expect("valid regex");
-    re.captures(text).map(|c| c[1].to_owned())
-}
-
-/// Finds `iai-callgrind-runner` at the version of the `iai-callgrind` library in `Cargo.lock`,
-/// installing it with `cargo install --locked` when missing or mismatched (unless `no_install`).
-fn ensure_runner(env: &Env, no_install: bool) -> Result<PathBuf> {
-    let lock_path = env.root.join("Cargo.lock");
-    let lock = std::fs::read_to_string(&lock_path)
-        .with_context(|| format!("reading {}", lock_path.display()))?;
-    let want = locked_version(&lock, "iai-callgrind").context(
-        "Cargo.lock has no iai-callgrind package (is fairdeal-benches in the workspace?)",
-    )?;
-    let exe = format!("iai-callgrind-runner{}", std::env::consts::EXE_SUFFIX);
-    let mut candidates: Vec<PathBuf> = Vec::new();
-    if let Some(p) = std::env::var_os("IAI_CALLGRIND_RUNNER") {
-        candidates.push(PathBuf::from(p));
-    }
-    if let Some(path) = std::env::var_os("PATH") {
-        candidates.extend(std::env::split_paths(&path).map(|d| d.join(&exe)));
-    }
-    let installed = cargo_home().join("bin").join(&exe);
-    candidates.push(installed.clone());
-    let mut seen = Vec::new();
-    for c in candidates.iter().filter(|c| c.is_file()) {
-        match runner_version(c) {
-            Some(v) if v == want => {
-                eprintln!("xtask: using {} {v}", c.display());
-                return Ok(c.clone());
-            }
-            Some(v) => seen.push(format!("{} is version {v}", c.display())),
-            None => seen.push(format!("{} does not report a version", c.display())),
-        }
-    }
-    let why = if seen.is_empty() {
-        "is not installed".to_owned()
-    } else {
-        format!("does not match ({})", seen.join("; "))
-    };
-    if no_install {
-        bail!(
-            "iai-callgrind-runner {want} (the version of the iai-callgrind library in Cargo.lock) {why}, \
-             and --no-install was given; install it with `cargo install iai-callgrind-runner --version {want} --locked`"
-        );
-    }
-    phase(&format!(
-        "iai-callgrind-runner {want} {why}: installing it with `cargo install iai-callgrind-runner \
-         --version {want} --locked` into {}. It is the program that runs each instruction-count \
-         benchmark under valgrind and must match the library version exactly. Compiling it takes a \
-         few minutes (once).",
-        installed.parent().unwrap_or(Path::new(".")).display()
-    ));
-    let mut install = Command::new(&env.cargo);
-    install.current_dir(&env.root).args([
-        "install",
-        "iai-callgrind-runner",
-        "--version",
-        &want,
-        "--locked",
-    ]);
-    run_plain(install).context("cargo install iai-callgrind-runner failed")?;
-    match runner_version(&installed) {
-        Some(v) if v == want => Ok(installed),
-        other => bail!(
-            "after installing, {} reports version {:?}, expected {want}",
-            installed.display(),
-            other
-        ),
-    }
-}
-
-fn output_text(mut cmd: Command) -> Result<String> {
-    let out = cmd
-        .stderr(Stdio::inherit())
-        .output()
-        .context("cannot start cargo")?;
-    if !out.status.success() {
-        bail!("{:?} exited with {}", cmd.get_program(), out.status);
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-fn run_plain(mut cmd: Command) -> Result<()> {
-    let status = cmd
-        .status()
-        .with_context(|| format!("cannot start {:?}", cmd.get_program()))?;
-    if !status.success() {
-        bail!("{:?} exited with {status}", cmd.get_program());
-    }
-    Ok(())
-}
-
-/// Runs `cmd`, saving all its output to `log`, and shows progress: an indicatif bar when stderr
-/// is a terminal, otherwise a line every 10 % (or every minute). A line for which `done`
-/// returns true counts as one finished benchmark. On failure the log's tail is printed.
-fn run_streaming(
-    mut cmd: Command,
-    log: &Path,
-    label: &str,
-    total: Option<u64>,
-    done: &(dyn Fn(&str) -> bool + Sync),
-) -> Result<()> {
-    let file = std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
-    let file = Arc::new(Mutex::new(file));
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("cannot start {:?}", cmd.get_program()))?;
-    let stdout = child.stdout.take().expect("piped");
-    let stderr = child.stderr.take().expect("piped");
-    let count = Arc::new(Mutex::new(0u64));
-    let t0 = Instant::now();
-    let tty = std::io::stderr().is_terminal();
-    let bar = tty.then(|| {
-        let bar = match total {
-            Some(t) => indicatif::ProgressBar::new(t),
-            None => indicatif::ProgressBar::new_spinner(),
-        };
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} (eta {eta})",
-            )
-            .expect("valid template"),
-        );
-        bar.set_prefix(label.to_owned());
-        bar
-    });
-    let last_report = Arc::new(Mutex::new((Instant::now(), 0u64)));
-    let handle_line = |line: &str| {
-        if let Ok(mut f) = file.lock() {
-            let _ = writeln!(f, "{line}");
-        }
-        if done(line) {
-            let mut c = count.lock().expect("not poisoned");
-            *c += 1;
-            if let Some(bar) = &bar {
-                bar.set_position(*c);
-            } else {
-                let mut last = last_report.lock().expect("not poisoned");
-                let step = total.map_or(25, |t| (t / 10).max(1));
-                if *c - last.1 >= step || last.0.elapsed() > Duration::from_secs(60) {
-                    let of = total.map(|t| format!("/{t}")).unwrap_or_default();
-                    eprintln!(
-                        "xtask: {label}: {}{of} done ({:.0} s)",
-                        *c,
-                        t0.elapsed().as_secs_f64()
-                    );
-                    *last = (Instant::now(), *c);
-                }
-            }
-        }
-    };
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                handle_line(&line);
-            }
-        });
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            handle_line(&line);
-        }
-    });
-    let status = child.wait()?;
-    if let Some(bar) = &bar {
-        bar.finish_and_clear();
-    }
-    let n = *count.lock().expect("not poisoned");
-    eprintln!(
-        "xtask: {label}: {n} benchmarks in {:.0} s",
-        t0.elapsed().as_secs_f64()
-    );
-    if !status.success() {
-        let text = std::fs::read_to_string(log).unwrap_or_default();
-        let tail: Vec<&str> = text.lines().rev().take(40).collect();
-        for l in tail.into_iter().rev() {
-            eprintln!("  | {l}");
-        }
-        bail!(
-            "{:?} exited with {status} (full log: {})",
-            cmd.get_program(),
-            log.display()
-        );
-    }
-    Ok(())
-}
-
-fn write_plots(
-    dir: &Path,
-    samples: &[Sample],
-    comparisons: &[Comparison],
-    algorithms: &[AlgorithmInfo],
-) -> Result<Vec<(String, String)>> {
-    // Remove plots of earlier runs so the directory only holds this run's figures.
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten() {
-            if e.path().extension().is_some_and(|x| x == "svg") {
-                let _ = std::fs::remove_file(e.path());
-            }
-        }
-    }
-    let mut made = Vec::new();
-    let series_of = |metric: Metric,
-                     pick: &dyn Fn(&Sample) -> Option<String>,
-                     scale: f64|
-     -> Vec<plot::Series> {
-        let mut map: std::collections::BTreeMap<String, Vec<(f64, f64)>> = Default::default();
-        for s in samples
-            .iter()
-            .filter(|s| s.metric == metric && s.case == CASE_SHUFFLE)
-        {
-            if let Some(key) = pick(s) {
-                map.entry(key)
-                    .or_default()
-                    .push((s.n as f64, s.value * scale));
-            }
-        }
-        map.into_iter().collect()
-    };
-    for a in algorithms {
-        for (metric, unit, scale) in [
-            (Metric::Instructions, "instructions per shuffle", 1.0),
-            (Metric::WallNs, "median time per shuffle (ns)", 1.0),
-        ] {
-            let s = series_of(
-                metric,
-                &|s: &Sample| (s.subject == a.name).then(|| s.backend.clone()),
-                scale,
-            );
-            let file = format!("cost-{}-{}.svg", a.name, metric.name());
-            let title = format!(
-                "{} ({}): {} vs N, one line per backend",
-                a.name,
-                a.complexity.notation(),
-                metric.name()
-            );
-            if plot::loglog(&dir.join(&file), &title, unit, &s)? {
-                made.push((file, title));
-            }
-        }
-    }
-    let default = catalogue::default_backend();
-    let ours: BTreeSet<&str> = algorithms.iter().map(|a| a.name).collect();
-    let s = series_of(
-        Metric::WallNs,
-        &|s: &Sample| {
-            (s.backend == default && ours.contains(s.subject.as_str())).then(|| s.subject.clone())
-        },
-        1000.0 / 1e6,
-    );
-    let title = format!(
-        "Time taken for 1000 shuffles ({default}): naive O(N²) vs Fisher-Yates and the others"
-    );
-    if plot::loglog(
-        &dir.join("time-1000-shuffles.svg"),
-        &title,
-        "ms for 1000 shuffles",
-        &s,
-    )? {
-        made.push(("time-1000-shuffles.svg".to_owned(), title));
-    }
-    let s = series_of(
-        Metric::Instructions,
-        &|s: &Sample| {
-            (s.backend == default && ours.contains(s.subject.as_str())).then(|| s.subject.clone())
-        },
-        1.0,
-    );
-    let title = format!("Instructions per shuffle ({default}), every algorithm");
-    if plot::loglog(
-        &dir.join("instructions-by-algorithm.svg"),
-        &title,
-        "instructions per shuffle",
-        &s,
-    )? {
-        made.push(("instructions-by-algorithm.svg".to_owned(), title));
-    }
-
-    // ns/element per backend and subject at the comparison sizes.
-    let mut points: BTreeSet<(String, u64)> = BTreeSet::new();
-    for c in comparisons {
-        points.insert((c.case.clone(), c.n));
-    }
-    for (case, n) in points {
-        if case == CASE_DEAL {
-            continue; // per-card cost of a deal is in the report table
-        }
-        let here: Vec<&Sample> = samples
-            .iter()
-            .filter(|s| s.metric == Metric::WallNs && s.case == case && s.n == n)
-            .collect();
-        let backends: Vec<String> = here
-            .iter()
-            .map(|s| s.backend.clone())
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        let subjects: BTreeSet<&str> = here.iter().map(|s| s.subject.as_str()).collect();
-        let series: Vec<(String, Vec<(usize, f64)>)> = subjects
-            .iter()
-            .map(|subj| {
-                let pts = here
-                    .iter()
-                    .filter(|s| s.subject == *subj)
-                    .filter_map(|s| {
-                        backends
-                            .iter()
-                            .position(|b| *b == s.backend)
-                            .map(|i| (i, s.value / n as f64))
-                    })
-                    .collect();
-                ((*subj).to_owned(), pts)
-            })
-            .collect();
-        let file = format!("ns-per-element-{case}-{n}.svg");
-        let what = if case == CASE_DECK {
-            "52-card deck ([u8; 52])".to_owned()
-        } else {
-            format!("Vec<u32>, N = {n}")
-        };
-        let title = format!("ns per element, {what}: each backend, ours and peers");
-        if plot::dots(
-            &dir.join(&file),
-            &title,
-            "ns / element (median)",
-            &backends,
-            &series,
-        )? {
-            made.push((file, title));
-        }
-    }
-    Ok(made)
-}
-
 fn print_comparison_digest(comparisons: &[Comparison]) {
-    // The headline algorithm per case: partial (O(k)) for dealing, inplace otherwise.
-    let lead = |case: &str| {
-        if case == CASE_DEAL {
-            "partial"
-        } else {
-            "inplace"
-        }
-    };
     let picked: Vec<&Comparison> = comparisons
         .iter()
-        .filter(|c| c.ours == lead(&c.case) && c.backend == catalogue::default_backend())
+        .filter(|c| {
+            c.ours == catalogue::headline(&c.case) && c.backend == catalogue::default_backend()
+        })
         .collect();
     if picked.is_empty() {
         return;
@@ -911,39 +515,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_the_locked_version() {
-        let lock = "[[package]]\nname = \"iai-callgrind-macros\"\nversion = \"0.6.1\"\n\n[[package]]\nname = \"iai-callgrind\"\nversion = \"0.16.1\"\nsource = \"registry\"\n";
-        assert_eq!(
-            locked_version(lock, "iai-callgrind").as_deref(),
-            Some("0.16.1")
-        );
-        assert_eq!(
-            locked_version(lock, "iai-callgrind-macros").as_deref(),
-            Some("0.6.1")
-        );
-        assert_eq!(locked_version(lock, "criterion"), None);
-    }
-
-    #[test]
-    fn reads_the_runner_version_from_its_error_message() {
-        // What iai-callgrind-runner 0.16.1 prints when run without arguments.
-        let msg = "iai_callgrind_runner: Error: Failed to initialize iai-callgrind-runner: \
-                   Unexpected number of arguments\n\nDetected version of iai-callgrind-runner is \
-                   0.16.1. This error can be caused by a version mismatch";
-        assert_eq!(parse_runner_version(msg).as_deref(), Some("0.16.1"));
-        let other = "No version information found for iai-callgrind but iai-callgrind-runner \
-                     (0.15.2) is >= '0.3.0'";
-        assert_eq!(parse_runner_version(other).as_deref(), Some("0.15.2"));
-        assert_eq!(parse_runner_version("command not found"), None);
-    }
-
-    #[test]
     fn counts_each_criterion_benchmark_once() {
         let re = Regex::new(CRITERION_DONE).unwrap();
         assert!(re.is_match("                        time:   [4.3732 µs 4.8876 µs 5.4206 µs]"));
         assert!(
             !re.is_match("                        time:   [-3.1% +1.2% +5.0%] (p = 0.62 > 0.05)")
         );
+    }
+
+    /// `command_line` is written by hand next to `BenchArgs`: every option, given alone, must
+    /// show up in the command line the report records (so a new option cannot be forgotten).
+    #[test]
+    fn the_recorded_command_line_names_every_option() {
+        use clap::{Args as _, FromArgMatches as _};
+        let command = BenchArgs::augment_args(clap::Command::new("bench"));
+        let mut checked = 0;
+        for arg in command.get_arguments() {
+            let Some(long) = arg.get_long() else { continue };
+            let flag = format!("--{long}");
+            let mut argv = vec!["bench".to_owned(), flag.clone()];
+            if arg.get_action().takes_values() {
+                argv.push("some-value".to_owned());
+            }
+            let matches = command.clone().try_get_matches_from(&argv).unwrap();
+            let args = BenchArgs::from_arg_matches(&matches).unwrap();
+            let line = command_line(&args);
+            assert!(line.contains(&flag), "{flag} is missing from `{line}`");
+            checked += 1;
+        }
+        assert!(checked >= 6, "only {checked} options found");
+        let none = BenchArgs::from_arg_matches(&command.try_get_matches_from(["bench"]).unwrap());
+        assert_eq!(command_line(&none.unwrap()), "cargo xtask bench");
     }
 
     #[test]

@@ -22,14 +22,19 @@ mod bench;
 mod catalogue;
 mod criterion;
 mod duel;
+mod figures;
 mod fit;
 mod format;
 mod iai;
 mod model;
 mod plot;
 mod quality;
+mod process;
 mod report;
 mod targets;
+#[cfg(test)]
+mod tidy;
+mod tools;
 mod verdict;
 
 use std::process::ExitCode;

@@ -352,13 +352,7 @@ pub(crate) fn markdown(
                 let _ = write!(header, " {subj} |");
                 rule.push_str("---|");
             }
-            // The headline algorithm of each case: the O(k) partial shuffle for dealing, the
-            // reference in-place shuffle otherwise.
-            let lead = if case == CASE_DEAL {
-                "partial"
-            } else {
-                "inplace"
-            };
+            let lead = crate::catalogue::headline(case);
             for p in &peers {
                 let _ = write!(header, " {lead} vs {p} |");
                 rule.push_str("---|");

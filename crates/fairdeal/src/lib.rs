@@ -103,8 +103,9 @@ algo.shuffle(&mut v, &mut rng);
 | `poker`      | no      | `poker`: hand evaluation, exhaustive tables, equity               |
 | `blackjack`  | no      | `blackjack`: rules, basic strategy, shoe, simulation              |
 
-With all four algorithm features on (the default), the registry is available. With only the
-algorithm features and `cards` the crate is `no_std` (it needs `alloc`).
+With all five algorithm features on (the default), the registry is available. With only the
+`no_std` algorithm features (all but `parallel`) and `cards` the crate is `no_std` (it needs
+`alloc`).
 */
 #![no_std]
 #![forbid(unsafe_code)]
@@ -162,7 +163,8 @@ pub use fairdeal_blackjack as blackjack;
     feature = "inplace",
     feature = "inside-out",
     feature = "partial",
-    feature = "naive"
+    feature = "naive",
+    feature = "parallel"
 ))]
 mod registry;
 mod sampler;
@@ -173,7 +175,8 @@ pub use sampler::{AnySampler, SAMPLERS, UnknownSampler, sampler_by_name};
     feature = "inplace",
     feature = "inside-out",
     feature = "partial",
-    feature = "naive"
+    feature = "naive",
+    feature = "parallel"
 ))]
 pub use registry::{
     ALGORITHMS, AnyShuffler, DEFAULT_ALGORITHM, UnknownAlgorithm, algorithm_by_name,

@@ -2,7 +2,7 @@
 //!
 //! The algorithm crates are generic and static: `Inplace<S>`, `Partial<S>` … each its own type.
 //! A command line, a config file or a benchmark matrix names the algorithm as a string, so this
-//! module gathers the six behind one enum, [`AnyShuffler`], that implements [`Shuffler`] by
+//! module gathers the seven behind one enum, [`AnyShuffler`], that implements [`Shuffler`] by
 //! matching on the variant. The match costs one predictable branch per call (not per swap): the
 //! inner loops are still the concrete algorithms', monomorphised for the element type, the RNG
 //! and the sampler.
@@ -19,22 +19,28 @@ use fairdeal_core::{AlgorithmInfo, Batched, IndexSampler, Rng, ShuffleError, Shu
 use fairdeal_inplace::Inplace;
 use fairdeal_inside_out::InsideOut;
 use fairdeal_naive::{Biased, Naive, SortKey};
+use fairdeal_parallel::Parallel;
 use fairdeal_partial::Partial;
 
 /// Every algorithm fairdeal ships, in the order `fairdeal algorithms` lists them: the fair O(N)
-/// ones first, then the naive O(N²) one, the biased negative control and sort-by-key.
+/// ones first (ending with the parallel scatter shuffle for huge N), then the naive O(N²) one,
+/// the biased negative control and sort-by-key.
 ///
 /// Each entry is the algorithm crate's own `INFO` constant.
 ///
 /// ```
 /// let names: Vec<&str> = fairdeal::ALGORITHMS.iter().map(|a| a.name).collect();
-/// assert_eq!(names, ["inplace", "inside-out", "partial", "naive", "biased", "sort-key"]);
+/// assert_eq!(
+///     names,
+///     ["inplace", "inside-out", "partial", "parallel", "naive", "biased", "sort-key"]
+/// );
 /// assert!(fairdeal::ALGORITHMS.iter().filter(|a| !a.fair).all(|a| a.name == "biased"));
 /// ```
 pub const ALGORITHMS: &[AlgorithmInfo] = &[
     fairdeal_inplace::INFO,
     fairdeal_inside_out::INFO,
     fairdeal_partial::INFO,
+    fairdeal_parallel::INFO,
     fairdeal_naive::NAIVE_INFO,
     fairdeal_naive::BIASED_INFO,
     fairdeal_naive::SORT_KEY_INFO,
@@ -58,7 +64,7 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
 /// ```
 pub const DEFAULT_ALGORITHM: &str = fairdeal_inplace::INFO.name;
 
-/// Any of the six algorithms, chosen at run time; implements [`Shuffler`] by delegating to the
+/// Any of the seven algorithms, chosen at run time; implements [`Shuffler`] by delegating to the
 /// variant, including [`shuffle_prefix`](Shuffler::shuffle_prefix) (so `Partial` stays O(k))
 /// and [`shuffled`](Shuffler::shuffled) (so `InsideOut` builds its `Vec` natively).
 ///
@@ -84,6 +90,11 @@ pub enum AnyShuffler<S = Batched> {
     InsideOut(InsideOut<S>),
     /// The partial shuffle: a prefix of k in O(k) (`"partial"`).
     Partial(Partial<S>),
+    /// Sanders' scatter shuffle for huge N (`"parallel"`). Through [`Shuffler`] it runs on the
+    /// calling thread with a ChaCha12 generator drawn from the caller's (see
+    /// [`Parallel`]'s `Shuffler` impl); [`AnyShuffler::shuffle_parallel`] runs the same
+    /// permutation on the current rayon pool.
+    Parallel(Parallel<S>),
     /// The first-blackjack-program shuffle, O(N²) but fair (`"naive"`).
     Naive(Naive<S>),
     /// The wrong-range swap: O(N) and NOT fair, the negative control (`"biased"`).
@@ -99,7 +110,8 @@ pub enum AnyShuffler<S = Batched> {
 /// let err = fairdeal::algorithm_by_name("bogo", fairdeal::Lemire).unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
-///     "unknown algorithm 'bogo' (valid: inplace, inside-out, partial, naive, biased, sort-key)"
+///     "unknown algorithm 'bogo' (valid: inplace, inside-out, partial, parallel, naive, biased, \
+///      sort-key)"
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,6 +168,9 @@ pub fn algorithm_by_name<S: IndexSampler>(
         n if n == fairdeal_partial::INFO.name => {
             AnyShuffler::Partial(Partial::with_sampler(sampler))
         }
+        n if n == fairdeal_parallel::INFO.name => {
+            AnyShuffler::Parallel(Parallel::with_sampler(sampler))
+        }
         n if n == fairdeal_naive::NAIVE_INFO.name => {
             AnyShuffler::Naive(Naive::with_sampler(sampler))
         }
@@ -178,6 +193,7 @@ macro_rules! delegate {
             AnyShuffler::Inplace($algo) => $body,
             AnyShuffler::InsideOut($algo) => $body,
             AnyShuffler::Partial($algo) => $body,
+            AnyShuffler::Parallel($algo) => $body,
             AnyShuffler::Naive($algo) => $body,
             AnyShuffler::Biased($algo) => $body,
             AnyShuffler::SortKey($algo) => $body,
@@ -185,7 +201,31 @@ macro_rules! delegate {
     };
 }
 
-impl<S: IndexSampler> Shuffler for AnyShuffler<S> {
+impl<S: IndexSampler + Copy + Send + Sync> AnyShuffler<S> {
+    /// [`Shuffler::shuffle`], with the `parallel` algorithm run on the current rayon pool
+    /// ([`Parallel::shuffle_any_rng`]: the same permutation as through the trait, on every
+    /// thread of the pool); every other algorithm runs as through the trait.
+    ///
+    /// ```
+    /// use fairdeal::{algorithm_by_name, Batched, SeedableRng, Shuffler};
+    ///
+    /// let algo = algorithm_by_name("parallel", Batched)?;
+    /// let mut a: Vec<u32> = (0..300_000).collect();
+    /// let mut b = a.clone();
+    /// algo.shuffle_parallel(&mut a, &mut rand_pcg::Pcg64::seed_from_u64(3));
+    /// algo.shuffle(&mut b, &mut rand_pcg::Pcg64::seed_from_u64(3));
+    /// assert_eq!(a, b);
+    /// # Ok::<(), fairdeal::UnknownAlgorithm>(())
+    /// ```
+    pub fn shuffle_parallel<T: Send, R: Rng + ?Sized>(&self, data: &mut [T], rng: &mut R) {
+        match self {
+            AnyShuffler::Parallel(algo) => algo.shuffle_any_rng(data, rng),
+            other => other.shuffle(data, rng),
+        }
+    }
+}
+
+impl<S: IndexSampler + Copy> Shuffler for AnyShuffler<S> {
     fn info(&self) -> AlgorithmInfo {
         delegate!(self, algo => algo.info())
     }

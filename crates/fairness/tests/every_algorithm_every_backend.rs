@@ -26,9 +26,8 @@ use fairdeal_fairness::{
     FairnessReport, MIN_EXPECTED_COUNT, PASS_THRESHOLD, permutation_test, position_test,
     prefix_position_test,
 };
-use fairdeal_inplace::Inplace;
 use fairdeal_inside_out::InsideOut;
-use fairdeal_naive::{Biased, Naive, SortKey};
+use fairdeal_naive::Biased;
 use fairdeal_partial::Partial;
 use fairdeal_rng::{Backend, BackendVisitor, backends, with_backend};
 
@@ -119,29 +118,30 @@ trait Check {
     fn check<S: Shuffler>(&mut self, label: &str, shuffler: &S);
 }
 
-/// Runs `check` on every fair algorithm drawing its indices through `sampler`, through each
-/// of the trait's entry points. `SortKey` draws 64-bit keys, not indices, so it takes no sampler
-/// and is only included when `with_samplerless` is set.
+/// Runs `check` on every fair algorithm of the facade's registry (`fairdeal::ALGORITHMS`)
+/// drawing its indices through `sampler`, and through the trait's other entry points where an
+/// algorithm has a native form of them. `SortKey` draws 64-bit keys, not indices, so it takes no
+/// sampler and is only included when `with_samplerless` is set.
 fn each_fair_algorithm<S, C>(sampler: S, with_samplerless: bool, check: &mut C)
 where
     S: IndexSampler + Copy,
     C: Check,
 {
-    check.check("inplace", &Inplace::with_sampler(sampler));
-    check.check("inside-out", &InsideOut::with_sampler(sampler));
+    for info in fairdeal::ALGORITHMS.iter().filter(|a| a.fair) {
+        if info.name == fairdeal_naive::SORT_KEY_INFO.name && !with_samplerless {
+            continue;
+        }
+        let algorithm = fairdeal::algorithm_by_name(info.name, sampler).expect("listed");
+        check.check(info.name, &algorithm);
+    }
     check.check(
         "inside-out via shuffled()",
         &ViaShuffled(InsideOut::with_sampler(sampler)),
     );
-    check.check("partial", &Partial::with_sampler(sampler));
     check.check(
         "partial via shuffle_prefix(n)",
         &WholePrefix(Partial::with_sampler(sampler)),
     );
-    check.check("naive", &Naive::with_sampler(sampler));
-    if with_samplerless {
-        check.check("sort-key", &SortKey::new());
-    }
 }
 
 /// Whether `S` is Lemire: then a second pass with Lemire would repeat the first.
@@ -318,12 +318,19 @@ fn fair(test: Test, trials: u64) -> BTreeSet<&'static str> {
 // ---------------------------------------------------------------------------------------------
 // The tests.
 
-const FAIR_ALGORITHMS: [&str; 5] = ["inplace", "inside-out", "naive", "partial", "sort-key"];
+/// The fair algorithms of the facade's registry: what every fair-suite must have run.
+fn fair_algorithms() -> BTreeSet<&'static str> {
+    fairdeal::ALGORITHMS
+        .iter()
+        .filter(|a| a.fair)
+        .map(|a| a.name)
+        .collect()
+}
 
 #[test]
 fn every_fair_algorithm_gives_every_order_of_3_equally_often_on_every_backend() {
     let ran = fair(Test::Permutation { n: 3 }, PERMUTATION_TRIALS);
-    assert_eq!(ran, BTreeSet::from(FAIR_ALGORITHMS));
+    assert_eq!(ran, fair_algorithms());
 }
 
 #[test]
@@ -373,23 +380,19 @@ fn a_broken_generator_is_rejected_under_every_fair_algorithm_and_sampler() {
             trials: CONTROL_TRIALS,
             algorithms: Algorithms::FairOverBrokenRng,
         });
-        assert_eq!(ran, BTreeSet::from(FAIR_ALGORITHMS));
+        assert_eq!(ran, fair_algorithms());
     }
 }
 
 #[test]
 fn the_catalogues_agree_with_this_file() {
-    // Every algorithm crate's self-description: the fair ones are exactly those tested above.
-    let infos = [
-        fairdeal_inplace::INFO,
-        fairdeal_inside_out::INFO,
-        fairdeal_partial::INFO,
-        fairdeal_naive::NAIVE_INFO,
-        fairdeal_naive::SORT_KEY_INFO,
-        fairdeal_naive::BIASED_INFO,
-    ];
-    let fair: BTreeSet<&str> = infos.iter().filter(|i| i.fair).map(|i| i.name).collect();
-    assert_eq!(fair, BTreeSet::from(FAIR_ALGORITHMS));
+    // The registry is the algorithm crates' self-descriptions, each reachable by its name as
+    // the algorithm it describes; the only unfair one is the negative control.
+    let infos = fairdeal::ALGORITHMS;
+    for info in infos {
+        let algorithm = fairdeal::algorithm_by_name(info.name, Lemire).expect("listed");
+        assert_eq!(algorithm.info(), *info);
+    }
     let unfair: Vec<&str> = infos.iter().filter(|i| !i.fair).map(|i| i.name).collect();
     assert_eq!(unfair, ["biased"]);
     // Every listed backend is reachable by name.

@@ -58,10 +58,10 @@ shuffle by induction) or, at a leaf, Fisher-Yates.
   first pass's. No label array (it would cost a byte per element and two more memory passes).
 * **Power-of-two bucket counts** so a label is `bits` bits of a 64-bit word: exactly uniform
   with no rejection, `⌊64 / bits⌋` labels per RNG call.
-* **Swaps only.** The scatter and the leaves only swap, so `T` needs no `Clone`, `Copy` or
-  `Default`.
-* **One prefetch hint, the only `unsafe`.** Each bucket head advances sequentially, but a
-  thousand heads are far more streams than the hardware prefetchers follow, so without help
+* **Swaps and moves only.** The recursion and the leaves only swap and the top level moves
+  elements bitwise, so `T` needs no `Clone`, `Copy` or `Default`.
+* **One prefetch hint** (`unsafe`, like the top level's bitwise moves). Each bucket head
+  advances sequentially, but a thousand heads are far more streams than the hardware prefetchers follow, so without help
   every new cache line a head reaches is a stalling miss. The scatter issues
   `_mm_prefetch` a few lines ahead of the head it just advanced (x86-64 only; elsewhere the hint
   compiles to nothing). It cannot change results, and it halved the scatter's time.
@@ -80,8 +80,21 @@ shuffle by induction) or, at a leaf, Fisher-Yates.
   (the tests use tiny leaves so the recursion runs at `n = 4`); the defaults were measured
   (`docs/algorithms.md`, section "Huge N").
 
-The top-level scatter runs on one thread (its American-flag cycle is inherently sequential);
-everything below it is parallel.
+# The top level: every pass on all threads
+
+An American-flag cycle is inherently sequential, so the first scatter over the whole slice is
+done differently (Sanders' distributed formulation; `docs/algorithms.md`, "The parallel top
+level"): the slice is cut into fixed chunks (about 1 MiB each, at most 256), each chunk draws
+its own labels and counts them in parallel, a prefix sum over the chunks × buckets counts gives
+every chunk its piece of every bucket, and the chunks then move their elements straight into
+their pieces of a scratch buffer, in parallel. The buckets are shuffled there in parallel (the
+in-place recursion above) and moved back in parallel. Only the seeding (O(chunks + buckets))
+and the prefix sums (O(chunks × buckets)) run on one thread; neither touches the data.
+
+**Memory:** one scratch buffer as large as the slice (a second copy, allocated per call and
+freed before returning; [`Parallel::try_shuffle`] reports a failed allocation instead of
+aborting) plus chunks × buckets counters (at most 2 MiB at the default shape). The elements are
+moved bitwise, so `T` still needs no `Clone`.
 */
 // One scoped exception, `prefetch.rs` (a cache hint; see the crate's Cargo.toml).
 #![deny(unsafe_code)]
@@ -93,10 +106,16 @@ extern crate alloc;
 mod leaf;
 mod prefetch;
 mod scatter;
+mod top;
 
-use fairdeal_core::{AlgorithmInfo, Batched, Complexity, IndexSampler, Rng, SeedableRng};
+use std::sync::Mutex;
+
+use fairdeal_core::{AlgorithmInfo, Batched, Complexity, IndexSampler, Rng, SeedableRng, Shuffler};
+use rand::rngs::ChaCha12Rng;
 
 use scatter::Shape;
+use top::Recorder;
+pub use top::{Phase, Profile, ScratchError};
 
 /// The self-description of [`Parallel`]: name `"parallel"`, O(N), fair.
 ///
@@ -108,9 +127,9 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     name: "parallel",
     complexity: Complexity::Linear,
     fair: true,
-    summary: "Sanders' scatter shuffle: iid bucket labels, an in-place scatter into contiguous \
-              buckets, then every bucket shuffled independently (in parallel, recursively down \
-              to cache-sized Fisher-Yates leaves); same result on any number of threads",
+    summary: "Sanders' scatter shuffle for huge N on every core: iid bucket labels, chunks \
+              scattered into buckets in parallel, every bucket shuffled independently; the same \
+              result on any number of threads",
 };
 
 /// The default leaf size: sub-arrays of at most this many bytes are shuffled by Fisher-Yates.
@@ -122,6 +141,17 @@ pub const DEFAULT_MAX_BUCKET_BITS: u32 = 10;
 
 /// The largest accepted `max_bucket_bits` (65,536 buckets).
 pub const MAX_BUCKET_BITS: u32 = 16;
+
+/// The default chunk size of the top level: it cuts the slice into chunks of about this many
+/// bytes, each labelled and scattered as one parallel task …
+pub const DEFAULT_CHUNK_BYTES: usize = 1 << 20;
+
+/// … but into at most this many chunks (so the chunks × buckets counters stay small: 256 ×
+/// 1,024 `usize`, 2 MiB, at the default shape). Enough tasks to balance 64 threads.
+pub const DEFAULT_MAX_CHUNKS: usize = 256;
+
+/// The largest accepted `max_chunks`.
+pub const MAX_CHUNKS: usize = 1 << 16;
 
 /// A rejected [`Parallel::with_shape`] argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
@@ -136,6 +166,17 @@ pub enum ShapeError {
         got: u32,
         /// [`MAX_BUCKET_BITS`].
         max: u32,
+    },
+    /// The chunk size was zero bytes.
+    #[error("the chunk size must be at least one byte")]
+    EmptyChunk,
+    /// The chunk count limit was outside `1..=MAX_CHUNKS`.
+    #[error("max_chunks must be in 1..={max}, got {got}")]
+    Chunks {
+        /// The rejected value.
+        got: usize,
+        /// [`MAX_CHUNKS`].
+        max: usize,
     },
 }
 
@@ -157,6 +198,8 @@ pub struct Parallel<S = Batched> {
     sampler: S,
     leaf_bytes: usize,
     max_bucket_bits: u32,
+    chunk_bytes: usize,
+    max_chunks: usize,
 }
 
 impl Parallel {
@@ -179,6 +222,8 @@ impl<S> Parallel<S> {
             sampler,
             leaf_bytes: DEFAULT_LEAF_BYTES,
             max_bucket_bits: DEFAULT_MAX_BUCKET_BITS,
+            chunk_bytes: DEFAULT_CHUNK_BYTES,
+            max_chunks: DEFAULT_MAX_CHUNKS,
         }
     }
 
@@ -217,6 +262,50 @@ impl<S> Parallel<S> {
         })
     }
 
+    /// The same shuffle with another top-level decomposition: the slice is cut into chunks of
+    /// about `chunk_bytes` bytes (at least one element each), but into at most `max_chunks`
+    /// chunks. The decomposition depends on the slice's length and these two numbers only, never
+    /// on the pool. Changing them changes which permutation a seed gives, never the fairness.
+    ///
+    /// # Errors
+    ///
+    /// [`ShapeError`] when `chunk_bytes` is 0 or `max_chunks` is not in `1..=`[`MAX_CHUNKS`].
+    ///
+    /// ```
+    /// use fairdeal_parallel::Parallel;
+    /// // One-element chunks, leaves and two buckets: every phase runs even for 3 elements.
+    /// let tiny = Parallel::new().with_shape(1, 1)?.with_chunks(1, 1000)?;
+    /// assert_eq!((tiny.chunk_bytes(), tiny.max_chunks()), (1, 1000));
+    /// assert!(Parallel::new().with_chunks(64, 0).is_err());
+    /// # Ok::<(), fairdeal_parallel::ShapeError>(())
+    /// ```
+    pub fn with_chunks(self, chunk_bytes: usize, max_chunks: usize) -> Result<Self, ShapeError> {
+        if chunk_bytes == 0 {
+            return Err(ShapeError::EmptyChunk);
+        }
+        if max_chunks == 0 || max_chunks > MAX_CHUNKS {
+            return Err(ShapeError::Chunks {
+                got: max_chunks,
+                max: MAX_CHUNKS,
+            });
+        }
+        Ok(Self {
+            chunk_bytes,
+            max_chunks,
+            ..self
+        })
+    }
+
+    /// The top level's chunk size in bytes.
+    pub const fn chunk_bytes(&self) -> usize {
+        self.chunk_bytes
+    }
+
+    /// The top level's maximum number of chunks.
+    pub const fn max_chunks(&self) -> usize {
+        self.max_chunks
+    }
+
     /// The sampler the leaves draw indices with.
     pub const fn sampler(&self) -> &S {
         &self.sampler
@@ -242,32 +331,161 @@ impl<S> Parallel<S> {
         Shape {
             leaf_len: (self.leaf_bytes / size).max(1),
             max_bits: self.max_bucket_bits,
+            chunk_len: (self.chunk_bytes / size).max(1),
+            max_chunks: self.max_chunks,
         }
     }
 }
 
 impl<S: IndexSampler + Copy + Send + Sync> Parallel<S> {
-    /// Shuffles `data` uniformly, with the buckets shuffled in parallel on the current rayon
-    /// pool (the global pool unless called inside [`rayon::ThreadPool::install`]).
+    /// Shuffles `data` uniformly, every pass on the current rayon pool (the global pool unless
+    /// called inside [`rayon::ThreadPool::install`]).
     ///
     /// The result depends on `data`, the generator's state and the shape only: the same on any
     /// number of threads, and the same as [`shuffle_sequential`](Self::shuffle_sequential).
+    ///
+    /// Above one leaf it allocates a scratch buffer as large as `data` (see the crate docs); if
+    /// that allocation fails it aborts the process, as a failing `Vec` allocation does. Use
+    /// [`try_shuffle`](Self::try_shuffle) to get an error instead.
     pub fn shuffle<T, R>(&self, data: &mut [T], rng: &mut R)
     where
         T: Send,
         R: Rng + SeedableRng + Send,
     {
-        scatter::shuffle_par(data, rng, self.shape::<T>(), self.sampler);
+        if let Err(e) = self.try_shuffle(data, rng) {
+            abort_on(&e);
+        }
+    }
+
+    /// [`shuffle`](Self::shuffle), returning an error (with `data` and `rng` untouched) when the
+    /// scratch buffer cannot be allocated.
+    ///
+    /// # Errors
+    ///
+    /// [`ScratchError`] when the allocation of `data.len()` elements fails.
+    pub fn try_shuffle<T, R>(&self, data: &mut [T], rng: &mut R) -> Result<(), ScratchError>
+    where
+        T: Send,
+        R: Rng + SeedableRng + Send,
+    {
+        top::shuffle_par(data, rng, self.shape::<T>(), self.sampler, &Recorder::off())
+    }
+
+    /// [`try_shuffle`](Self::try_shuffle), also returning where the time went (wall time per
+    /// phase, busy time per phase per thread): the data behind the phase profile of
+    /// `cargo run --release -p fairdeal-benches --example scaling`. The same result as
+    /// `shuffle`; a slice of at most one leaf has no phases and gives an empty profile.
+    ///
+    /// # Errors
+    ///
+    /// [`ScratchError`], as [`try_shuffle`](Self::try_shuffle).
+    ///
+    /// ```
+    /// use fairdeal_parallel::{Parallel, Phase};
+    /// use rand::SeedableRng;
+    ///
+    /// let mut v: Vec<u32> = (0..1_000_000).collect();
+    /// let profile = Parallel::new().shuffle_profiled(&mut v, &mut rand_pcg::Pcg64::seed_from_u64(1))?;
+    /// assert!(profile.serial() <= profile.total());
+    /// assert!(!profile.busy(Phase::Scatter).is_empty());
+    /// # Ok::<(), fairdeal_parallel::ScratchError>(())
+    /// ```
+    pub fn shuffle_profiled<T, R>(
+        &self,
+        data: &mut [T],
+        rng: &mut R,
+    ) -> Result<Profile, ScratchError>
+    where
+        T: Send,
+        R: Rng + SeedableRng + Send,
+    {
+        let profile = Mutex::new(Profile::default());
+        top::shuffle_par(
+            data,
+            rng,
+            self.shape::<T>(),
+            self.sampler,
+            &Recorder::on(&profile),
+        )?;
+        Ok(profile.into_inner().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// The parallel shuffle with any generator, seedable or not (`rand::rng()`, a `&mut dyn`
+    /// generator …): draws a ChaCha12 generator (`rand::rngs::ChaCha12Rng::from_rng(rng)`, 32
+    /// bytes of `rng`) and runs [`shuffle`](Self::shuffle) with it. The same result as
+    /// [`Shuffler::shuffle`] on this type, which does the same on the calling thread.
+    ///
+    /// ```
+    /// use fairdeal_core::SeedableRng;
+    /// use fairdeal_parallel::Parallel;
+    ///
+    /// let mut rng: Box<dyn rand::Rng> = Box::new(rand_pcg::Pcg64::seed_from_u64(4));
+    /// let mut v: Vec<u32> = (0..500_000).collect();
+    /// Parallel::new().shuffle_any_rng(&mut v, &mut *rng);
+    /// let mut w: Vec<u32> = (0..500_000).collect();
+    /// let mut derived = rand::rngs::ChaCha12Rng::from_rng(&mut rand_pcg::Pcg64::seed_from_u64(4));
+    /// Parallel::new().shuffle(&mut w, &mut derived);
+    /// assert_eq!(v, w);
+    ///
+    /// // The thread-local generator is not `Send` nor `SeedableRng`; it works all the same.
+    /// Parallel::new().shuffle_any_rng(&mut v, &mut rand::rng());
+    /// v.sort_unstable();
+    /// assert!(v.iter().copied().eq(0..500_000));
+    /// ```
+    pub fn shuffle_any_rng<T, R>(&self, data: &mut [T], rng: &mut R)
+    where
+        T: Send,
+        R: Rng + ?Sized,
+    {
+        self.shuffle(data, &mut ChaCha12Rng::from_rng(rng));
     }
 }
 
 impl<S: IndexSampler + Copy> Parallel<S> {
     /// The same shuffle as [`shuffle`](Self::shuffle) on the calling thread only, without rayon
-    /// (and without requiring `Send`).
+    /// (and without requiring `Send`). Aborts if the scratch buffer cannot be allocated, as
+    /// [`shuffle`](Self::shuffle) does.
     pub fn shuffle_sequential<T, R>(&self, data: &mut [T], rng: &mut R)
     where
         R: Rng + SeedableRng,
     {
-        scatter::shuffle_seq(data, rng, self.shape::<T>(), self.sampler);
+        if let Err(e) =
+            top::shuffle_seq(data, rng, self.shape::<T>(), self.sampler, &Recorder::off())
+        {
+            abort_on(&e);
+        }
+    }
+}
+
+/// What a failing `Vec` allocation does: report and abort (no unwinding through half-moved data
+/// is possible here anyway, since nothing has moved yet; aborting keeps `shuffle` infallible).
+fn abort_on(error: &ScratchError) -> ! {
+    let layout = std::alloc::Layout::from_size_align(error.bytes.max(1), 1)
+        .unwrap_or(std::alloc::Layout::new::<u8>());
+    std::alloc::handle_alloc_error(layout)
+}
+
+/// `Parallel` as a [`Shuffler`], for any generator (`R: Rng + ?Sized`) and any element type:
+/// draws a ChaCha12 generator from `rng` (`ChaCha12Rng::from_rng(rng)`, 32 bytes) and runs
+/// [`shuffle_sequential`](Parallel::shuffle_sequential) with it. The trait's elements need not
+/// be `Send`, so this is the one-thread path; [`Parallel::shuffle_any_rng`] gives the same
+/// result on all threads.
+///
+/// ```
+/// use fairdeal_core::{SeedableRng, Shuffler};
+/// use fairdeal_parallel::Parallel;
+///
+/// let mut deck: Vec<u8> = (0..52).collect();
+/// Shuffler::shuffle(&Parallel::new(), &mut deck, &mut rand_pcg::Pcg64::seed_from_u64(9));
+/// deck.sort();
+/// assert!(deck.iter().copied().eq(0..52));
+/// ```
+impl<S: IndexSampler + Copy> Shuffler for Parallel<S> {
+    fn info(&self) -> AlgorithmInfo {
+        INFO
+    }
+
+    fn shuffle<T, R: Rng + ?Sized>(&self, data: &mut [T], rng: &mut R) {
+        self.shuffle_sequential(data, &mut ChaCha12Rng::from_rng(rng));
     }
 }

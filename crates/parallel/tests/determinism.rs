@@ -4,7 +4,7 @@
 
 use fairdeal_core::{SeedableRng, Shuffler};
 use fairdeal_inplace::Inplace;
-use fairdeal_parallel::{INFO, Parallel, ShapeError};
+use fairdeal_parallel::{INFO, MAX_CHUNKS, Parallel, ShapeError};
 use rand_pcg::Pcg64;
 
 fn pool(threads: usize) -> rayon::ThreadPool {
@@ -20,48 +20,167 @@ fn shuffled_on(pool: &rayon::ThreadPool, shape: Parallel, n: u32, seed: u64) -> 
     v
 }
 
+/// The pool sizes every determinism test compares (oversubscribed on a 2-core machine, which
+/// is fine for correctness).
+const THREADS: [usize; 6] = [1, 2, 3, 5, 7, 8];
+
+fn assert_permutation(v: &[u32], n: u32) {
+    let mut sorted = v.to_vec();
+    sorted.sort_unstable();
+    assert!(
+        sorted.iter().copied().eq(0..n),
+        "not a permutation at n = {n}"
+    );
+}
+
 #[test]
-fn same_result_on_1_2_and_3_threads_and_sequentially() {
-    let pools = [pool(1), pool(2), pool(3)];
-    // Leaves of 8 u32 and at most 8 buckets: sizes from empty to several levels deep.
-    let small = Parallel::new().with_shape(32, 3).unwrap();
-    for n in (0..40).chain([63, 64, 65, 100, 511, 512, 513, 1000, 4097]) {
-        for seed in 0..3 {
-            let one = shuffled_on(&pools[0], small, n, seed);
-            assert_eq!(one, shuffled_on(&pools[1], small, n, seed), "n = {n}");
-            assert_eq!(one, shuffled_on(&pools[2], small, n, seed), "n = {n}");
-            let mut seq: Vec<u32> = (0..n).collect();
-            small.shuffle_sequential(&mut seq, &mut Pcg64::seed_from_u64(seed));
-            assert_eq!(one, seq, "n = {n}");
-            let mut sorted = one;
-            sorted.sort_unstable();
-            assert!(
-                sorted.iter().copied().eq(0..n),
-                "not a permutation at n = {n}"
-            );
+fn same_result_on_1_2_3_5_7_and_8_threads_and_sequentially() {
+    let pools = THREADS.map(pool);
+    // Leaves of 8 u32, at most 8 buckets, and chunks of 1, 3 or 16 elements (at most 1,000 of
+    // them): sizes from empty to several levels deep, with one to hundreds of chunks.
+    let shapes = [
+        Parallel::new()
+            .with_shape(32, 3)
+            .unwrap()
+            .with_chunks(4, 1000)
+            .unwrap(),
+        Parallel::new()
+            .with_shape(32, 3)
+            .unwrap()
+            .with_chunks(12, 1000)
+            .unwrap(),
+        Parallel::new()
+            .with_shape(4, 1)
+            .unwrap()
+            .with_chunks(64, 7)
+            .unwrap(),
+    ];
+    for shape in shapes {
+        for n in (0..40).chain([63, 64, 65, 100, 511, 512, 513, 1000, 4097]) {
+            for seed in 0..3 {
+                let one = shuffled_on(&pools[0], shape, n, seed);
+                for (threads, pool) in THREADS.iter().zip(&pools).skip(1) {
+                    assert_eq!(
+                        one,
+                        shuffled_on(pool, shape, n, seed),
+                        "n = {n}, {threads} threads"
+                    );
+                }
+                let mut seq: Vec<u32> = (0..n).collect();
+                shape.shuffle_sequential(&mut seq, &mut Pcg64::seed_from_u64(seed));
+                assert_eq!(one, seq, "n = {n}");
+                assert_permutation(&one, n);
+            }
         }
     }
-    // The default shape, across the first scatter (one leaf = 2^18 u32) and into the recursion.
+    // The default shape, across the first scatter (one leaf = 2^18 u32), with 12 chunks at
+    // 3·10^6 and buckets scattered again.
     for n in [(1 << 18) - 1, 1 << 18, (1 << 18) + 1, 3_000_000] {
         let one = shuffled_on(&pools[0], Parallel::new(), n, 7);
+        for (threads, pool) in THREADS.iter().zip(&pools).skip(1) {
+            assert_eq!(
+                one,
+                shuffled_on(pool, Parallel::new(), n, 7),
+                "n = {n}, {threads} threads"
+            );
+        }
+        assert_permutation(&one, n);
+    }
+}
+
+#[test]
+fn any_generator_through_the_derived_chacha12() {
+    use rand::SeedableRng as _;
+    let shape = Parallel::new()
+        .with_shape(32, 3)
+        .unwrap()
+        .with_chunks(12, 1000)
+        .unwrap();
+    for n in [0u32, 5, 8, 9, 1000] {
+        // Shuffler::shuffle (one thread) = shuffle_any_rng (all threads) = shuffle with the
+        // documented derived generator, for a generator behind `dyn`.
+        let mut via_trait: Vec<u32> = (0..n).collect();
+        let mut source: Box<dyn rand::Rng> = Box::new(Pcg64::seed_from_u64(11));
+        Shuffler::shuffle(&shape, &mut via_trait, &mut *source);
+        let mut any: Vec<u32> = (0..n).collect();
+        let mut source: Box<dyn rand::Rng + Send> = Box::new(Pcg64::seed_from_u64(11));
+        pool(3).install(|| shape.shuffle_any_rng(&mut any, &mut *source));
+        let mut derived: Vec<u32> = (0..n).collect();
+        let mut chacha = rand::rngs::ChaCha12Rng::from_rng(&mut Pcg64::seed_from_u64(11));
+        shape.shuffle(&mut derived, &mut chacha);
+        assert_eq!(via_trait, derived, "n = {n}");
+        assert_eq!(any, derived, "n = {n}");
+        assert_permutation(&any, n);
+    }
+}
+
+/// FNV-1a over the little-endian bytes: a short fingerprint of a long output.
+fn fingerprint(v: &[u32]) -> u64 {
+    v.iter()
+        .flat_map(|x| x.to_le_bytes())
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        })
+}
+
+/// Seeded output is part of the API: these pin what the parallel top level gives (any thread
+/// count). A change here must be deliberate and listed in CHANGELOG.md.
+#[test]
+fn golden_outputs() {
+    let tiny = Parallel::new()
+        .with_shape(8, 2)
+        .unwrap()
+        .with_chunks(12, 1000)
+        .unwrap();
+    let mut v: Vec<u32> = (0..20).collect();
+    tiny.shuffle(&mut v, &mut Pcg64::seed_from_u64(1));
+    assert_eq!(v, GOLDEN_TINY_SEED_1);
+    let mut v: Vec<u32> = (0..20).collect();
+    tiny.shuffle(&mut v, &mut Pcg64::seed_from_u64(2));
+    assert_eq!(v, GOLDEN_TINY_SEED_2);
+    // The default shape just past one leaf (2 chunks, 8 buckets), at 3·10^6 (12 chunks,
+    // 16 buckets) and at 2^21 (8 chunks, 16 buckets of 7/8 of a leaf, none scattered again):
+    // the first elements and a fingerprint of all of them.
+    for (n, seed, head, print) in GOLDEN_DEFAULT {
+        let v = shuffled_on(&pool(2), Parallel::new(), n, seed);
         assert_eq!(
-            one,
-            shuffled_on(&pools[1], Parallel::new(), n, 7),
-            "n = {n}"
-        );
-        assert_eq!(
-            one,
-            shuffled_on(&pools[2], Parallel::new(), n, 7),
-            "n = {n}"
-        );
-        let mut sorted = one;
-        sorted.sort_unstable();
-        assert!(
-            sorted.iter().copied().eq(0..n),
-            "not a permutation at n = {n}"
+            (&v[..8], fingerprint(&v)),
+            (&head[..], print),
+            "n = {n}, seed {seed}"
         );
     }
 }
+
+const GOLDEN_TINY_SEED_1: [u32; 20] = [
+    8, 6, 18, 12, 11, 19, 9, 2, 5, 17, 16, 4, 0, 10, 3, 15, 13, 1, 14, 7,
+];
+const GOLDEN_TINY_SEED_2: [u32; 20] = [
+    7, 14, 6, 8, 1, 16, 15, 2, 17, 11, 10, 0, 9, 13, 12, 4, 5, 18, 19, 3,
+];
+const GOLDEN_DEFAULT: [(u32, u64, [u32; 8], u64); 3] = [
+    (
+        (1 << 18) + 1,
+        7,
+        [257881, 177896, 46611, 133527, 187128, 243934, 117377, 37597],
+        0x7cc5_7b4a_3f9c_b101,
+    ),
+    (
+        3_000_000,
+        7,
+        [
+            2764178, 2901741, 2629977, 301325, 2170054, 2975989, 418301, 1216481,
+        ],
+        0x77e0_b3eb_d7bc_6641,
+    ),
+    (
+        1 << 21,
+        7,
+        [
+            1371450, 215803, 64147, 1307762, 1824104, 1167067, 924820, 1048865,
+        ],
+        0xbf74_e8a1_4b79_26ed,
+    ),
+];
 
 #[test]
 fn up_to_one_leaf_it_is_plain_fisher_yates() {
@@ -123,6 +242,21 @@ fn bad_shapes_are_errors() {
     let shape = Parallel::new().with_shape(64, 16).unwrap();
     assert_eq!((shape.leaf_bytes(), shape.max_bucket_bits()), (64, 16));
     assert_eq!(Parallel::new(), Parallel::default());
+    assert_eq!(
+        Parallel::new().with_chunks(0, 4),
+        Err(ShapeError::EmptyChunk)
+    );
+    for bad in [0, MAX_CHUNKS + 1] {
+        assert_eq!(
+            Parallel::new().with_chunks(64, bad),
+            Err(ShapeError::Chunks {
+                got: bad,
+                max: MAX_CHUNKS
+            })
+        );
+    }
+    let shape = Parallel::new().with_chunks(8, MAX_CHUNKS).unwrap();
+    assert_eq!((shape.chunk_bytes(), shape.max_chunks()), (8, MAX_CHUNKS));
     assert_eq!(Parallel::new().info(), INFO);
     assert_eq!(INFO.name, "parallel");
     const { assert!(INFO.fair) };

@@ -20,9 +20,10 @@
 //! get exactly `inplace`'s output; above it the scatter runs, and its output for a `--seed` is
 //! the same on any number of threads. The exception is a language-exact sampler (`--backend
 //! java` or `python` with their own sampler): those stay `inplace` at every size, because
-//! reproducing `Collections.shuffle` / `random.shuffle` is their point. The scatter has no
-//! prefix form and is not in the `--algo` registry (it needs a seedable generator), so
-//! `--threads` excludes `--algo` and `-n`.
+//! reproducing `Collections.shuffle` / `random.shuffle` is their point. `--algo parallel`
+//! names the scatter explicitly: the same output as the default (with any sampler, at any
+//! size), on all cores or `--threads N`. The scatter has no prefix form, so `--threads` excludes
+//! `-n` and any other `--algo`.
 
 use std::io::{self, Read as _, Write};
 use std::num::NonZeroUsize;
@@ -106,13 +107,13 @@ pub(crate) struct Args {
     output: Option<PathBuf>,
 
     /// Threads for the parallel scatter shuffle (fairdeal-parallel), which a whole shuffle
-    /// without --algo uses [default: all cores]. The output for a given --seed is the same for
-    /// every N. Not with --algo or -n.
+    /// without --algo or with --algo parallel uses [default: all cores]. The output for a given
+    /// --seed is the same for every N. Not with -n or another --algo.
     #[arg(
         long,
         value_name = "N",
         value_parser = crate::common::parse_threads,
-        conflicts_with_all = ["algo", "head_count"]
+        conflicts_with = "head_count"
     )]
     threads: Option<NonZeroUsize>,
 }
@@ -168,9 +169,20 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     } else {
         DEFAULT_ALGORITHM
     };
+    let named_parallel = args.algo.as_deref() == Some(fairdeal::parallel::INFO.name);
+    if let (Some(_), Some(algo)) = (args.threads, &args.algo)
+        && !named_parallel
+    {
+        return Err(usage(format!(
+            "--threads applies to the parallel shuffle only (no --algo, or --algo {}), not to \
+             --algo {algo}",
+            fairdeal::parallel::INFO.name
+        )));
+    }
     let parallel = match (args.threads, &args.algo, args.head_count) {
         (Some(n), _, _) => Parallelism::Threads(n),
         (None, None, None) => Parallelism::Auto,
+        (None, Some(_), None) if named_parallel => Parallelism::All,
         _ => Parallelism::Off,
     };
     let selection = Selection {
@@ -269,6 +281,8 @@ enum Parallelism {
     Off,
     /// The default: on all cores, unless the sampler is language-exact.
     Auto,
+    /// `--algo parallel`: on all cores, whatever the sampler.
+    All,
     /// `--threads N`: on N threads.
     Threads(NonZeroUsize),
 }
@@ -291,7 +305,7 @@ impl WithResolved for Job {
         let threads = match self.parallel {
             Parallelism::Off => None,
             Parallelism::Auto if language_exact::<B>(&sampler) => None,
-            Parallelism::Auto => Some(None),
+            Parallelism::Auto | Parallelism::All => Some(None),
             Parallelism::Threads(n) => Some(Some(n)),
         };
         match self.input {
@@ -372,7 +386,7 @@ where
 
 /// Shuffles `items` whole, or only a prefix of `min(k, len)` for `-n K`; returns how many
 /// items to print.
-fn shuffle_head<T, S: IndexSampler, R: fairdeal::Rng + ?Sized>(
+fn shuffle_head<T, S: IndexSampler + Copy, R: fairdeal::Rng + ?Sized>(
     shuffler: &fairdeal::AnyShuffler<S>,
     items: &mut [T],
     head_count: Option<usize>,

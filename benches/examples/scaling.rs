@@ -1,0 +1,347 @@
+//! How the parallel shuffle scales with threads: ours (`fairdeal_parallel::Parallel::shuffle`)
+//! and rip_shuffle's `par_shuffle` side by side, plus a phase profile and an Amdahl projection.
+//!
+//! ```text
+//! cargo run --release -p fairdeal-benches --example scaling -- \
+//!     [--n 100000000] [--threads 1,2,4,8,16] [--rounds 5] [--backend pcg64] [--json]
+//! ```
+//!
+//! For every round, for every thread count, both subjects shuffle the same 10^8-element
+//! `Vec<u32>` once on a rayon pool of that many threads, the order of the two alternating from
+//! round to round, so that load from other processes hits both alike ("a duel"). Reported: ns
+//! per element, best and median over the rounds, and rip / ours (> 1: ours is faster).
+//!
+//! Then the phase profile (`Parallel::shuffle_profiled`, one call per thread count, after the
+//! rounds): wall time per phase, and busy time per phase summed over the threads. The serial
+//! fraction is the one-thread time of the phases that run on one thread whatever the pool
+//! (`draw`, `plan`) over the one-thread total; the projection for p threads is Amdahl's,
+//! `T1 / (serial + (T1 − serial) / p)`. It assumes the parallel phases scale perfectly, which
+//! memory bandwidth will not allow on most machines: an upper bound, not a prediction.
+//!
+//! Defaults: N = 10^8, threads 1, 2, 4, … up to the core count, 5 rounds, generator `pcg64`
+//! (rand_pcg on our side, the same generator through `Compat06` on rip_shuffle's).
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use fairdeal_benches::{Compat06, SEED};
+use fairdeal_parallel::{Parallel, Phase, Profile};
+use fairdeal_rng::{Backend, BackendVisitor};
+use rip_shuffle::RipShuffleParallel;
+
+/// The thread counts of the Amdahl projection.
+const PROJECTED: [usize; 4] = [4, 16, 64, 128];
+
+struct Options {
+    n: usize,
+    threads: Vec<usize>,
+    rounds: usize,
+    backend: String,
+    json: bool,
+}
+
+fn usage(message: &str) -> ! {
+    eprintln!("scaling: error: {message}");
+    eprintln!("usage: scaling [--n N] [--threads 1,2,4] [--rounds R] [--backend NAME] [--json]");
+    std::process::exit(2);
+}
+
+fn parse_options() -> Options {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let mut default_threads: Vec<usize> = std::iter::successors(Some(1usize), |t| Some(t * 2))
+        .take_while(|&t| t < cores)
+        .collect();
+    default_threads.push(cores);
+    let mut o = Options {
+        n: 100_000_000,
+        threads: default_threads,
+        rounds: 5,
+        backend: "pcg64".to_owned(),
+        json: false,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || {
+            args.next()
+                .unwrap_or_else(|| usage(&format!("{arg} needs a value")))
+        };
+        match arg.as_str() {
+            "--n" => {
+                o.n = value()
+                    .replace('_', "")
+                    .parse()
+                    .ok()
+                    .filter(|&n| (1..=u32::MAX as usize).contains(&n))
+                    .unwrap_or_else(|| usage("--n must be in 1..=4294967295"));
+            }
+            "--threads" => {
+                o.threads = value()
+                    .split(',')
+                    .map(|t| t.trim().parse().ok().filter(|t| (1..=1024).contains(t)))
+                    .collect::<Option<Vec<usize>>>()
+                    .unwrap_or_else(|| usage("--threads takes a list of counts in 1..=1024"));
+            }
+            "--rounds" => {
+                o.rounds = value()
+                    .parse()
+                    .ok()
+                    .filter(|r| (1..=1000).contains(r))
+                    .unwrap_or_else(|| usage("--rounds must be in 1..=1000"));
+            }
+            "--backend" => o.backend = value(),
+            "--json" => o.json = true,
+            "--bench" => {} // passed by `cargo bench --examples`; nothing to do
+            other => usage(&format!("unknown argument {other}")),
+        }
+    }
+    o
+}
+
+/// Nanoseconds per element of each round, for one subject and thread count.
+#[derive(Default)]
+struct Series(Vec<f64>);
+
+impl Series {
+    fn best(&self) -> f64 {
+        self.0.iter().copied().fold(f64::INFINITY, f64::min)
+    }
+    fn worst(&self) -> f64 {
+        self.0.iter().copied().fold(0.0, f64::max)
+    }
+    fn median(&self) -> f64 {
+        median(&self.0)
+    }
+    /// The spread of the rounds: (worst − best) / median.
+    fn spread(&self) -> f64 {
+        (self.worst() - self.best()) / self.median()
+    }
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    }
+}
+
+/// rip / ours of each round (the two calls of a round ran back to back): the duel's paired
+/// ratios, whose median and range are the comparison's result and spread.
+fn round_ratios(ours: &Series, rip: &Series) -> Vec<f64> {
+    ours.0.iter().zip(&rip.0).map(|(o, r)| r / o).collect()
+}
+
+struct Measured {
+    ours: Vec<Series>,
+    rip: Vec<Series>,
+    profiles: Vec<Profile>,
+}
+
+struct Run<'a>(&'a Options);
+
+impl BackendVisitor for Run<'_> {
+    type Output = Measured;
+    fn visit<B: Backend>(self) -> Measured {
+        let o = self.0;
+        let pools: Vec<rayon::ThreadPool> = o
+            .threads
+            .iter()
+            .map(|&t| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(t)
+                    .build()
+                    .expect("thread pool")
+            })
+            .collect();
+        let ours_shuffle = Parallel::with_sampler(B::Sampler::default());
+        let mut data: Vec<u32> = (0..o.n as u32).collect();
+        let mut ours_rng = B::seeded(SEED);
+        let mut rip_rng = Compat06::<B>::seeded(SEED);
+        let per_element = |d: Duration| d.as_secs_f64() * 1e9 / o.n as f64;
+        let mut m = Measured {
+            ours: o.threads.iter().map(|_| Series::default()).collect(),
+            rip: o.threads.iter().map(|_| Series::default()).collect(),
+            profiles: Vec::new(),
+        };
+        // One warm-up call of each (page faults of the first touch, thread start-up).
+        pools[0].install(|| ours_shuffle.shuffle(&mut data, &mut ours_rng));
+        pools[0].install(|| data.par_shuffle(&mut rip_rng));
+        for round in 0..o.rounds {
+            for (i, pool) in pools.iter().enumerate() {
+                let mut ours = |data: &mut Vec<u32>| {
+                    let start = Instant::now();
+                    pool.install(|| {
+                        ours_shuffle.shuffle(black_box(data.as_mut_slice()), &mut ours_rng);
+                    });
+                    per_element(start.elapsed())
+                };
+                let mut rip = |data: &mut Vec<u32>| {
+                    let start = Instant::now();
+                    pool.install(|| black_box(data.as_mut_slice()).par_shuffle(&mut rip_rng));
+                    per_element(start.elapsed())
+                };
+                let (a, b) = if round % 2 == 0 {
+                    let a = ours(&mut data);
+                    (a, rip(&mut data))
+                } else {
+                    let b = rip(&mut data);
+                    (ours(&mut data), b)
+                };
+                m.ours[i].0.push(a);
+                m.rip[i].0.push(b);
+                if !o.json {
+                    eprintln!(
+                        "round {}/{}, {:>3} threads: ours {a:6.2} ns/elem, rip_shuffle {b:6.2} ns/elem",
+                        round + 1,
+                        o.rounds,
+                        o.threads[i]
+                    );
+                }
+            }
+        }
+        for pool in &pools {
+            let profile = pool
+                .install(|| ours_shuffle.shuffle_profiled(&mut data, &mut ours_rng))
+                .expect("scratch buffer");
+            m.profiles.push(profile);
+        }
+        m
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn main() {
+    let o = parse_options();
+    let m =
+        fairdeal_rng::with_backend(&o.backend, Run(&o)).unwrap_or_else(|e| usage(&e.to_string()));
+    // The serial fraction from the one-thread profile (the first thread count if 1 is absent).
+    let base = o.threads.iter().position(|&t| t == 1).unwrap_or(0);
+    let one = &m.profiles[base];
+    let serial_fraction = one.serial().as_secs_f64() / one.total().as_secs_f64();
+    let projection: Vec<(usize, f64)> = PROJECTED
+        .iter()
+        .map(|&p| {
+            (
+                p,
+                1.0 / (serial_fraction + (1.0 - serial_fraction) / p as f64),
+            )
+        })
+        .collect();
+
+    if o.json {
+        let rows: Vec<serde_json::Value> = o
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| {
+                let p = &m.profiles[i];
+                serde_json::json!({
+                    "threads": t,
+                    "ours_ns_per_element": {"best": m.ours[i].best(), "median": m.ours[i].median(), "worst": m.ours[i].worst(), "rounds": m.ours[i].0},
+                    "rip_ns_per_element": {"best": m.rip[i].best(), "median": m.rip[i].median(), "worst": m.rip[i].worst(), "rounds": m.rip[i].0},
+                    "rip_over_ours_per_round": round_ratios(&m.ours[i], &m.rip[i]),
+                    "phases_ms": Phase::ALL.iter().map(|&ph| serde_json::json!({
+                        "phase": ph.name(),
+                        "serial": ph.is_serial(),
+                        "wall": ms(p.wall(ph)),
+                        "busy_per_thread": p.busy(ph).iter().map(|&d| ms(d)).collect::<Vec<_>>(),
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let out = serde_json::json!({
+            "n": o.n,
+            "backend": o.backend,
+            "rounds": o.rounds,
+            "rows": rows,
+            "serial_fraction": serial_fraction,
+            "amdahl_speedup": projection.iter().map(|&(p, s)| serde_json::json!({"threads": p, "speedup": s})).collect::<Vec<_>>(),
+        });
+        println!("{out:#}");
+        return;
+    }
+
+    println!(
+        "N = {}, u32, generator {}, {} interleaved rounds (ns per element, best / median)\n",
+        o.n, o.backend, o.rounds
+    );
+    println!(
+        "| threads | fairdeal `Parallel::shuffle` best / median (spread) | rip_shuffle `par_shuffle` \
+         best / median (spread) | rip / ours, median of rounds [min–max] | ours: speed-up over 1 \
+         thread (medians) |"
+    );
+    println!("|---|---|---|---|---|");
+    let ours1 = m.ours[base].median();
+    for (i, &t) in o.threads.iter().enumerate() {
+        let (ours, rip) = (&m.ours[i], &m.rip[i]);
+        let ratios = round_ratios(ours, rip);
+        let (lo, hi) = ratios
+            .iter()
+            .fold((f64::INFINITY, 0.0_f64), |(lo, hi), &r| {
+                (lo.min(r), hi.max(r))
+            });
+        println!(
+            "| {t} | {:.2} / {:.2} ({:.0} %) | {:.2} / {:.2} ({:.0} %) | {:.2} [{lo:.2}–{hi:.2}] | {:.2} |",
+            ours.best(),
+            ours.median(),
+            ours.spread() * 100.0,
+            rip.best(),
+            rip.median(),
+            rip.spread() * 100.0,
+            median(&ratios),
+            ours1 / ours.median(),
+        );
+    }
+    println!(
+        "\n(spread = (worst − best) / median over the rounds; a round runs ours and rip_shuffle \
+         back to back, alternating which goes first)"
+    );
+    println!(
+        "\nPhase profile (one profiled call per thread count; ms wall, and busy ms summed over threads):\n"
+    );
+    print!("| phase | serial? |");
+    for t in &o.threads {
+        print!(" {t} thr wall / busy |");
+    }
+    println!();
+    print!("|---|---|");
+    for _ in &o.threads {
+        print!("---|");
+    }
+    println!();
+    for ph in Phase::ALL {
+        print!(
+            "| {} | {} |",
+            ph.name(),
+            if ph.is_serial() { "yes" } else { "no" }
+        );
+        for p in &m.profiles {
+            let busy: Duration = p.busy(ph).iter().sum();
+            print!(" {:.1} / {:.1} |", ms(p.wall(ph)), ms(busy));
+        }
+        println!();
+    }
+    print!("| total | |");
+    for p in &m.profiles {
+        print!(" {:.1} |", ms(p.total()));
+    }
+    println!();
+    println!(
+        "\nSerial fraction (draw + plan, one thread): {:.3} % of {:.1} ms",
+        serial_fraction * 100.0,
+        ms(one.total())
+    );
+    print!(
+        "Amdahl projection of the speed-up over one thread (perfectly scaling parallel phases, an upper bound):"
+    );
+    for (p, s) in &projection {
+        print!(" {p} threads {s:.1}×;");
+    }
+    println!();
+}
