@@ -66,6 +66,13 @@ impl Acc {
         }
     }
 
+    /// Whether one more card could complete a flush: some suit already holds four cards or
+    /// more. (Each suit's counter is at most 7, so adding 4 cannot carry into the next.)
+    #[inline(always)]
+    pub(crate) fn flush_possible_with_one_more(self) -> bool {
+        ((((self.key >> 32) as u32) + 0x4444) & 0x8888) != 0
+    }
+
     #[inline(always)]
     pub(crate) fn join(self, other: Acc) -> Acc {
         Acc {
@@ -214,6 +221,15 @@ impl Tables {
                 _ => self.five.get(acc.key as u32),
             }
         }
+    }
+
+    /// The value of six cards summarised by `acc` plus one more card of rank `rank` (0 = two),
+    /// for callers that know no flush is possible ([`Acc::flush_possible_with_one_more`] is
+    /// false): then every card of that rank gives the same value, so it is looked up once.
+    #[inline(always)]
+    pub(crate) fn value7_no_flush_plus_rank(&self, acc: Acc, rank: usize) -> HandValue {
+        debug_assert!(!acc.flush_possible_with_one_more());
+        self.seven.get((acc.key as u32) + POW5[rank])
     }
 
     /// The value of exactly seven cards summarised by `acc` (skips the size dispatch).
