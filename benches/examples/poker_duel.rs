@@ -25,7 +25,7 @@ use std::time::Instant;
 use fairdeal_cards::{Card, standard_deck};
 use fairdeal_core::Shuffler;
 use fairdeal_partial::Partial;
-use fairdeal_poker::{Deal, monte_carlo};
+use fairdeal_poker::{Deal, McConfig, monte_carlo};
 use fairdeal_rng::Backend;
 use fairdeal_rng::backend::{Pcg64Mcg, WyRand, Xoshiro256pp};
 use rs_poker::core::{Card as RsCard, Rankable, Suit as RsSuit, Value as RsValue};
@@ -132,9 +132,12 @@ fn mc<B: Backend>(rounds: usize, pool: &rayon::ThreadPool) {
                 monte_carlo(
                     &partial,
                     B::seeded,
-                    MC_HANDS,
-                    fairdeal_benches::SEED,
-                    Deal::Reuse,
+                    &McConfig {
+                        hands: MC_HANDS,
+                        seed: fairdeal_benches::SEED,
+                        deal: Deal::Reuse,
+                        progress: None,
+                    },
                 )
             })
         });
