@@ -66,6 +66,13 @@ impl Acc {
         }
     }
 
+    /// Whether one more card could complete a flush: some suit already holds four cards or
+    /// more. (Each suit's counter is at most 7, so adding 4 cannot carry into the next.)
+    #[inline(always)]
+    pub(crate) fn flush_possible_with_one_more(self) -> bool {
+        ((((self.key >> 32) as u32) + 0x4444) & 0x8888) != 0
+    }
+
     #[inline(always)]
     pub(crate) fn join(self, other: Acc) -> Acc {
         Acc {
@@ -214,6 +221,15 @@ impl Tables {
                 _ => self.five.get(acc.key as u32),
             }
         }
+    }
+
+    /// The value of six cards summarised by `acc` plus one more card of rank `rank` (0 = two),
+    /// for callers that know no flush is possible ([`Acc::flush_possible_with_one_more`] is
+    /// false): then every card of that rank gives the same value, so it is looked up once.
+    #[inline(always)]
+    pub(crate) fn value7_no_flush_plus_rank(&self, acc: Acc, rank: usize) -> HandValue {
+        debug_assert!(!acc.flush_possible_with_one_more());
+        self.seven.get((acc.key as u32) + POW5[rank])
     }
 
     /// The value of exactly seven cards summarised by `acc` (skips the size dispatch).
@@ -449,6 +465,44 @@ mod tests {
             used[slot] = true;
             assert_eq!(phf.get(key).category() as u32, raw_counts(&counts) >> 20);
         }
+    }
+
+    /// The exhaustive table's shortcut: when six cards hold at most three of every suit, each
+    /// seventh card's value is the rank-only lookup, so the cards of one rank share it.
+    #[test]
+    fn per_rank_lookup_matches_per_card_lookup() {
+        let t = tables();
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let (mut shortcut, mut fallback) = (0, 0);
+        for _ in 0..20_000 {
+            // A fixed xorshift picks six distinct cards (the slight modulo bias is harmless).
+            let mut deck: Vec<usize> = (0..52).collect();
+            for i in 0..6 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let j = i + (state % (52 - i) as u64) as usize;
+                deck.swap(i, j);
+            }
+            let six = deck[..6].iter().fold(Acc::EMPTY, |a, &c| a.add_index(c));
+            let most_in_a_suit = (0..4)
+                .map(|suit| deck[..6].iter().filter(|&&c| c & 3 == suit).count())
+                .max()
+                .unwrap_or(0);
+            assert_eq!(six.flush_possible_with_one_more(), most_in_a_suit >= 4);
+            if six.flush_possible_with_one_more() {
+                fallback += 1;
+                continue;
+            }
+            shortcut += 1;
+            for &g in &deck[6..] {
+                assert_eq!(
+                    t.value7(six.add_index(g)),
+                    t.value7_no_flush_plus_rank(six, g >> 2)
+                );
+            }
+        }
+        assert!(shortcut > 0 && fallback > 0, "{shortcut} / {fallback}");
     }
 
     #[test]

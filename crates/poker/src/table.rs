@@ -89,7 +89,10 @@ pub fn exhaustive_5() -> CategoryCounts {
 /// Counts the categories of all C(52,7) = 133,784,560 seven-card hands (best five of seven).
 ///
 /// Seven nested loops carry the partial hand's two additive sums, so each hand costs two
-/// additions, a flush test and one table lookup; the first card's loop runs in parallel on the
+/// additions, a flush test and one table lookup. When the first six cards hold at most three
+/// of every suit, no seventh card can make a flush and the cards of one rank share a value: the
+/// last loop then makes one lookup per rank instead of one per card. The first card's loop
+/// runs in parallel on the
 /// current rayon pool (use `rayon::ThreadPoolBuilder::install` to choose the thread count).
 /// The result does not depend on the thread count.
 pub fn exhaustive_7() -> CategoryCounts {
@@ -109,8 +112,22 @@ pub fn exhaustive_7() -> CategoryCounts {
                             let pe = pd.add_index(e);
                             for f in e + 1..51 {
                                 let pf = pe.add_index(f);
-                                for g in f + 1..52 {
-                                    counts[t.value7(pf.add_index(g)).category_index()] += 1;
+                                if pf.flush_possible_with_one_more() {
+                                    for g in f + 1..52 {
+                                        counts[t.value7(pf.add_index(g)).category_index()] += 1;
+                                    }
+                                } else {
+                                    // No flush can appear, so the last card matters only by
+                                    // its rank: one lookup per rank, counted once per card
+                                    // of that rank still to come (card index = 4·rank + suit).
+                                    let mut g = f + 1;
+                                    while g < 52 {
+                                        let rank = g >> 2;
+                                        let next = 4 * (rank + 1);
+                                        let value = t.value7_no_flush_plus_rank(pf, rank);
+                                        counts[value.category_index()] += (next - g) as u64;
+                                        g = next;
+                                    }
                                 }
                             }
                         }
