@@ -28,8 +28,8 @@ mod format;
 mod iai;
 mod model;
 mod plot;
-mod quality;
 mod process;
+mod quality;
 mod report;
 mod targets;
 #[cfg(test)]
