@@ -24,6 +24,10 @@ use core::convert::Infallible;
 use fairdeal_core::{IndexSampler, Lemire, Rng, rand_core::TryRng};
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
+pub mod enumerate;
+mod uniform;
+pub use uniform::assert_shuffler_uniform;
+
 /// Lexicographic rank (Lehmer code) of a permutation of `0..n`: `[0, 1, 2]` is 0, `[2, 1, 0]`
 /// is `n! - 1`.
 pub fn lehmer_rank(perm: &[usize]) -> usize {
