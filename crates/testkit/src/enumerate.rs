@@ -1,12 +1,12 @@
 //! Exact distributions by enumerating every random-draw path: a proof of fairness for small `n`,
 //! not a χ² sample.
 //!
-//! A fair shuffle of `n` elements turns equally likely draw paths into orders so that every
-//! order gets the same share. [`Enumerator::enumerate`] runs an algorithm once per draw path, under a
-//! scripted source of randomness that answers each draw from an odometer: the first run takes
-//! the smallest answer everywhere, each later run bumps the last answer that can still grow and
-//! drops the draws after it, until every path was walked exactly once. The outcomes are then
-//! counted per order.
+//! A fair shuffle of `n` elements turns equally likely draw paths into orders so that every order
+//! gets the same share. [`Enumerator::enumerate`] runs an algorithm once per draw path, under a
+//! scripted source of randomness that answers each draw from an odometer: the first run takes the
+//! smallest answer everywhere, each later run bumps the last answer that can still grow and drops
+//! the draws after it, until every path was walked exactly once. The outcomes are then counted per
+//! order.
 //!
 //! Two kinds of draws are scripted, both through the same odometer:
 //!
