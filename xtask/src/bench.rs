@@ -329,15 +329,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
         );
     }
     for v in &failed {
-        eprintln!(
-            "xtask: error: {} on {}: instruction slope {:.3} is outside [{:.2}, {:.2}] for the declared {}",
-            v.algorithm,
-            v.backend,
-            v.fit.slope,
-            v.range.0,
-            v.range.1,
-            v.expected.notation()
-        );
+        eprintln!("xtask: error: {}", v.explain());
     }
     if failed.is_empty() && missing.is_empty() {
         if want_instructions {

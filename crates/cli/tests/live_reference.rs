@@ -2,6 +2,10 @@
 //! committed fixtures do not contain (the fixture tests in `bit_exact.rs` always run; these
 //! complement them when the interpreters are installed and are skipped, with a note on
 //! stderr, when they are not).
+//!
+//! Only a *missing* interpreter skips, and only outside CI: `.ci/run` installs both and sets
+//! `FAIRDEAL_REQUIRE_REFERENCES=1`, which turns a missing one into a failure. An interpreter
+//! that is present but fails (a compile error, a crash) always fails the test.
 
 mod common;
 
@@ -48,6 +52,37 @@ fn compare(backend: &str, reference: &str) {
     }
 }
 
+/// Runs `command` and returns its stdout, or `None` when the program is not installed and
+/// `FAIRDEAL_REQUIRE_REFERENCES` is unset (or `0`).
+///
+/// # Panics
+///
+/// When the program runs but fails, or is missing while references are required.
+fn reference_output(mut command: Command) -> Option<String> {
+    let program = command.get_program().to_string_lossy().into_owned();
+    let required = std::env::var("FAIRDEAL_REQUIRE_REFERENCES").is_ok_and(|v| v != "0");
+    match command.output() {
+        Ok(output) => {
+            assert!(
+                output.status.success(),
+                "{program} failed ({}): {}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            );
+            Some(String::from_utf8(output.stdout).expect("UTF-8 output"))
+        }
+        Err(error) if !required && error.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!(
+                "skipping: {program} is not installed (set FAIRDEAL_REQUIRE_REFERENCES=1 to fail instead)"
+            );
+            None
+        }
+        Err(error) => {
+            panic!("{program} could not run: {error} (FAIRDEAL_REQUIRE_REFERENCES is {required})")
+        }
+    }
+}
+
 fn cases_arg() -> Vec<String> {
     CASES.iter().map(|(s, n)| format!("{s}:{n}")).collect()
 }
@@ -61,19 +96,11 @@ fn python_random_shuffle_matches_for_new_seeds() {
             x = list(range(n))\n    \
             random.shuffle(x)\n    \
             print(seed, n, *x)\n";
-    let output = match Command::new("python3")
-        .arg("-c")
-        .arg(SCRIPT)
-        .args(cases_arg())
-        .output()
-    {
-        Ok(output) if output.status.success() => output,
-        other => {
-            eprintln!("skipping: python3 unavailable ({other:?})");
-            return;
-        }
-    };
-    compare("python", &String::from_utf8(output.stdout).unwrap());
+    let mut python = Command::new("python3");
+    python.arg("-c").arg(SCRIPT).args(cases_arg());
+    if let Some(output) = reference_output(python) {
+        compare("python", &output);
+    }
 }
 
 #[test]
@@ -97,13 +124,11 @@ fn java_collections_shuffle_matches_for_new_seeds() {
     let source = scratch("LiveShuffle.java");
     std::fs::write(&source, SOURCE).unwrap();
     // Java 11+ runs a single source file directly.
-    let output = match Command::new("java").arg(&source).args(cases_arg()).output() {
-        Ok(output) if output.status.success() => output,
-        other => {
-            eprintln!("skipping: java unavailable ({other:?})");
-            return;
-        }
-    };
+    let mut java = Command::new("java");
+    java.arg(&source).args(cases_arg());
+    let output = reference_output(java);
     let _ = std::fs::remove_file(&source);
-    compare("java", &String::from_utf8(output.stdout).unwrap());
+    if let Some(output) = output {
+        compare("java", &output);
+    }
 }

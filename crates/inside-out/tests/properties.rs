@@ -78,6 +78,23 @@ proptest! {
     }
 }
 
+/// Items arrive in chunks of 1024: the bounds must run on unbroken across chunk boundaries
+/// (no bound repeated or skipped where a chunk starts), for slices and iterators alike.
+#[test]
+fn draws_bounds_2_up_to_n_across_chunks() {
+    for n in [1023, 1024, 1025, 1026, 2048, 2049, 3100] {
+        let expected: Vec<usize> = (2..=n).collect();
+        let shuffler = InsideOut::with_sampler(Recording::default());
+        let mut data: Vec<usize> = (0..n).collect();
+        shuffler.shuffle(&mut data, &mut Pcg64::seed_from_u64(5));
+        assert_eq!(shuffler.sampler().bounds(), expected, "shuffle, n = {n}");
+
+        let shuffler = InsideOut::with_sampler(Recording::default());
+        let _ = shuffler.shuffled(0..n, &mut Pcg64::seed_from_u64(5));
+        assert_eq!(shuffler.sampler().bounds(), expected, "shuffled, n = {n}");
+    }
+}
+
 #[test]
 fn tiny_lengths_are_permutations() {
     for seed in 0..64 {

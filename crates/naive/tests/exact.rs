@@ -1,86 +1,36 @@
-//! Exact distributions by enumerating every draw path: a scripted sampler walks all sequences
-//! of indices the algorithm can draw, each sequence being equally likely under a perfect
-//! sampler, and the tests count which order each path produces.
+//! Exact distributions by enumerating every draw path (fairdeal-testkit's `enumerate`): the
+//! naive shuffle maps its paths one to one onto the orders, and the wrong-range swap — the
+//! negative control — provably does not give every order the same number of paths.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use fairdeal_core::{IndexSampler, Rng, Shuffler};
+use fairdeal_core::Shuffler;
 use fairdeal_naive::{Biased, Naive};
-use rand::SeedableRng;
+use fairdeal_testkit::enumerate::{Enumerator, Scripted, assert_every_order_equally_likely};
+use fairdeal_testkit::factorial;
 
-/// Replays `choices` and, past their end, chooses 0; records every bound it is asked for.
-#[derive(Default)]
-struct Script {
-    choices: RefCell<Vec<usize>>,
-    bounds: RefCell<Vec<usize>>,
-}
-
-impl IndexSampler for Script {
-    fn index_below<R: Rng + ?Sized>(&self, _rng: &mut R, bound: usize) -> usize {
-        let mut bounds = self.bounds.borrow_mut();
-        let step = bounds.len();
-        bounds.push(bound);
-        let mut choices = self.choices.borrow_mut();
-        if step == choices.len() {
-            choices.push(0);
-        }
-        choices[step]
-    }
-}
-
-/// For every draw path of `shuffle` on `[0, n)`: the number of paths giving each order, and
-/// the product of the bounds along the paths (all paths must have the same product, so they
-/// are equally likely).
-fn paths_per_order<F>(n: usize, shuffle: F) -> (BTreeMap<Vec<usize>, u64>, u64)
-where
-    F: Fn(&Script, &mut [usize]),
-{
-    let mut counts = BTreeMap::new();
-    let mut weight = None;
-    let mut next: Vec<usize> = Vec::new();
-    loop {
-        let script = Script {
-            choices: RefCell::new(next.clone()),
-            ..Script::default()
-        };
+/// The wrong-range swap on `[0, n)`, enumerated.
+fn biased_paths(n: usize) -> BTreeMap<Vec<usize>, u64> {
+    let proof = Enumerator::indices().enumerate(|rng| {
         let mut v: Vec<usize> = (0..n).collect();
-        shuffle(&script, &mut v);
-        *counts.entry(v).or_insert(0) += 1;
-        let choices = script.choices.into_inner();
-        let bounds = script.bounds.into_inner();
-        let product: u64 = bounds.iter().map(|&b| b as u64).product();
-        assert_eq!(
-            *weight.get_or_insert(product),
-            product,
-            "unequal path weights"
-        );
-        // Odometer: bump the last choice that can still grow, drop the ones after it.
-        match (0..choices.len())
-            .rev()
-            .find(|&i| choices[i] + 1 < bounds[i])
-        {
-            Some(i) => {
-                next = choices[..=i].to_vec();
-                next[i] += 1;
-            }
-            None => break,
-        }
-    }
-    let weight = weight.unwrap_or(1);
-    // Every draw path was visited exactly once.
-    assert_eq!(counts.values().sum::<u64>(), weight);
-    (counts, weight)
-}
-
-fn rng() -> rand_pcg::Pcg64 {
-    rand_pcg::Pcg64::seed_from_u64(0)
+        Biased::with_sampler(Scripted).shuffle(&mut v, rng);
+        v
+    });
+    assert!(
+        !proof.is_uniform(factorial(n)),
+        "the wrong-range swap passed the exact test at n = {n}"
+    );
+    proof
+        .paths_per_outcome()
+        .into_iter()
+        .map(|(order, paths)| (order.clone(), paths))
+        .collect()
 }
 
 #[test]
 fn wrong_range_on_three_elements_is_27_paths_onto_6_orders() {
-    let (counts, paths) = paths_per_order(3, |s, v| Biased::with_sampler(s).shuffle(v, &mut rng()));
-    assert_eq!(paths, 27);
+    let counts = biased_paths(3);
+    assert_eq!(counts.values().sum::<u64>(), 27);
     // Starting from [1, 2, 3] (here [0, 1, 2]): three orders get 5 paths, three get 4.
     let expected: BTreeMap<Vec<usize>, u64> = [
         (vec![0, 1, 2], 4),
@@ -97,8 +47,8 @@ fn wrong_range_on_three_elements_is_27_paths_onto_6_orders() {
 
 #[test]
 fn wrong_range_on_four_elements_is_256_paths_onto_24_orders() {
-    let (counts, paths) = paths_per_order(4, |s, v| Biased::with_sampler(s).shuffle(v, &mut rng()));
-    assert_eq!(paths, 256);
+    let counts = biased_paths(4);
+    assert_eq!(counts.values().sum::<u64>(), 256);
     assert_eq!(counts.len(), 24);
     let mut spread: Vec<u64> = counts.values().copied().collect();
     spread.sort_unstable();
@@ -114,21 +64,33 @@ fn wrong_range_on_four_elements_is_256_paths_onto_24_orders() {
 }
 
 #[test]
-fn naive_maps_its_paths_one_to_one_onto_all_orders() {
-    for n in 1..=6 {
-        let (counts, paths) =
-            paths_per_order(n, |s, v| Naive::with_sampler(s).shuffle(v, &mut rng()));
-        let factorial: u64 = (1..=n as u64).product();
-        assert_eq!(paths, factorial, "n = {n}");
-        assert_eq!(counts.len() as u64, factorial, "n = {n}");
-        assert!(counts.values().all(|&c| c == 1), "n = {n}");
+fn wrong_range_fails_the_exact_test_up_to_six_elements() {
+    for n in 3..=6 {
+        let counts = biased_paths(n);
+        assert_eq!(counts.values().sum::<u64>(), (n as u64).pow(n as u32));
     }
 }
 
-/// `Naive::with_sampler` takes the sampler by value; a shared reference to the script works
-/// through this impl.
-impl IndexSampler for &Script {
-    fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
-        (**self).index_below(rng, bound)
+#[test]
+fn naive_maps_its_paths_one_to_one_onto_all_orders() {
+    for n in 0..=6 {
+        let proof = assert_every_order_equally_likely(n, |v, rng| {
+            Naive::with_sampler(Scripted).shuffle(v, rng);
+        });
+        // One path per order: n! paths in all.
+        assert!(
+            proof.paths_per_outcome().values().all(|&c| c == 1),
+            "n = {n}"
+        );
+    }
+}
+
+#[test]
+fn naive_shuffled_maps_its_paths_one_to_one_onto_all_orders() {
+    for n in 0..=6 {
+        assert_every_order_equally_likely(n, |v, rng| {
+            let built = Naive::with_sampler(Scripted).shuffled(v.iter().copied(), rng);
+            v.copy_from_slice(&built);
+        });
     }
 }

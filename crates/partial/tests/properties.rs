@@ -143,6 +143,7 @@ fn dealer_rejects_oversized_hands_without_touching_the_deck() {
     let mut dealer = Dealer::new((0..5u8).collect());
     dealer.deal(3, &mut rng).unwrap();
     let before = dealer.deck().to_vec();
+    assert!(!dealer.is_empty());
     assert_eq!(
         dealer.deal(6, &mut rng),
         Err(ShuffleError::SampleTooLarge {

@@ -25,7 +25,7 @@ pub const EQUITY_CHUNK: u64 = 1 << 14;
 const SHARE_UNIT: u64 = 2520;
 
 /// The most trials [`equity_monte_carlo`] accepts: a player's pot shares (at most
-/// [`SHARE_UNIT`] per trial) then always fit the `u64` tally. Far beyond any run that ends.
+/// `SHARE_UNIT` per trial) then always fit the `u64` tally. Far beyond any run that ends.
 pub const MAX_EQUITY_TRIALS: u64 = u64::MAX / SHARE_UNIT;
 
 /// A player's hole cards: known, or dealt at random from the remaining deck.

@@ -24,7 +24,11 @@ use core::convert::Infallible;
 use fairdeal_core::{IndexSampler, Lemire, Rng, rand_core::TryRng};
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
+pub mod enumerate;
+mod uniform;
 mod weak;
+
+pub use uniform::assert_shuffler_uniform;
 pub use weak::{Lcg16, Randu, Replay};
 
 /// Lexicographic rank (Lehmer code) of a permutation of `0..n`: `[0, 1, 2]` is 0, `[2, 1, 0]`
