@@ -303,18 +303,31 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             let external = ExternalShuffle::new(budget, separator);
             match external.load(sources, size_hint)? {
                 Loaded::InMemory(bytes) => Input::Lines(bytes),
-                Loaded::TooLarge(prefix, rest) => Input::TooLarge {
-                    reader: Box::new(prefix.chain(rest)),
-                    size_hint,
-                },
+                Loaded::TooLarge(prefix, rest) => {
+                    let loaded = prefix.get_ref();
+                    let records = loaded.iter().filter(|&&b| b == separator).count();
+                    Input::TooLarge {
+                        mean_record: loaded.len() as u64 / records.max(1) as u64,
+                        reader: Box::new(prefix.chain(rest)),
+                        size_hint,
+                    }
+                }
             }
         }
     };
     if args.verbose {
         let path = match &input {
             Input::Range(_) | Input::Lines(_) => "in memory".to_owned(),
-            Input::TooLarge { .. } if head_count.is_some() => {
+            Input::TooLarge { mean_record, .. }
+                if head_count.is_some_and(|k| reservoir_fits(k, *mean_record, budget)) =>
+            {
                 format!("input larger than --memory {budget}: reservoir sample")
+            }
+            Input::TooLarge { .. } if head_count.is_some() => {
+                format!(
+                    "input larger than --memory {budget}, and so is the sample: external \
+                     shuffle, first K records"
+                )
             }
             Input::TooLarge { .. } => {
                 format!("input larger than --memory {budget}: external shuffle")
@@ -520,6 +533,8 @@ enum Input {
     Range(InputRange),
     /// Input larger than the budget: what was read and the rest.
     TooLarge {
+        /// The mean record length (with separator) in the part read so far.
+        mean_record: u64,
         reader: Box<dyn Read>,
         size_hint: Option<u64>,
     },
@@ -633,7 +648,11 @@ impl WithResolved for Job {
                     .context("cannot write output")?;
                 out.commit()
             }
-            Input::TooLarge { reader, size_hint } => {
+            Input::TooLarge {
+                mean_record,
+                reader,
+                size_hint,
+            } => {
                 if self.repeat {
                     return Err(anyhow::anyhow!(
                         "--repeat needs the whole input in memory, and it is larger than \
@@ -642,7 +661,10 @@ impl WithResolved for Job {
                     ));
                 }
                 let external = ExternalShuffle::with_sampler(self.budget, separator, sampler);
-                if let Some(k) = self.head_count {
+                if let Some(k) = self
+                    .head_count
+                    .filter(|&k| reservoir_fits(k, mean_record, self.budget))
+                {
                     let sample = external.sample(reader, k, &mut rng)?;
                     let mut out = Output::create(self.output.as_deref())?;
                     sample
@@ -664,7 +686,14 @@ impl WithResolved for Job {
                         .build_global()
                         .context("cannot start the worker threads")?;
                 }
-                external.shuffle_in(reader, &mut out, scratch.path(), &mut rng, &mut progress)?;
+                // With -n K too large for a reservoir, the first K records of an exactly
+                // uniform permutation are an exactly uniform ordered sample.
+                let mut head = Head {
+                    inner: &mut out,
+                    left: self.head_count,
+                    separator,
+                };
+                external.shuffle_in(reader, &mut head, scratch.path(), &mut rng, &mut progress)?;
                 progress.bar.finish_and_clear();
                 drop(scratch);
                 out.commit()
@@ -733,6 +762,57 @@ impl WithResolved for Job {
                 out.commit()
             }
         }
+    }
+}
+
+/// Whether a reservoir of `k` records of about `mean_record` bytes fits the budget with room
+/// to spare (half of it), so that longer records later in the input rarely overflow it.
+fn reservoir_fits(k: usize, mean_record: u64, budget: MemoryBudget) -> bool {
+    (k as u64)
+        .checked_mul(mean_record.saturating_add(fairdeal_external::INDEX_BYTES_PER_RECORD))
+        .and_then(|bytes| bytes.checked_mul(2))
+        .is_some_and(|bytes| bytes <= budget.bytes())
+}
+
+/// Passes on the first `left` records (all without a limit) and drops the rest.
+struct Head<W> {
+    inner: W,
+    left: Option<usize>,
+    separator: u8,
+}
+
+impl<W: Write> Write for Head<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let Some(left) = self.left else {
+            return self.inner.write(buf);
+        };
+        if left == 0 {
+            return Ok(buf.len());
+        }
+        // Up to and including the separator that ends the last wanted record.
+        let mut seen = 0;
+        let end = buf
+            .iter()
+            .position(|&b| {
+                seen += usize::from(b == self.separator);
+                seen == left
+            })
+            .map_or(buf.len(), |i| i + 1);
+        let written = self.inner.write(&buf[..end])?;
+        let records = buf[..written]
+            .iter()
+            .filter(|&&b| b == self.separator)
+            .count();
+        self.left = Some(left - records);
+        Ok(if self.left == Some(0) {
+            buf.len()
+        } else {
+            written
+        })
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 
