@@ -183,7 +183,8 @@ fn every_shuf_flag_agrees_with_gnu_shuf() {
             Agree::Sample,
             false,
         ),
-        (vec!["-r", "-n", "50", lines], b"", Agree::Repeat, false),
+        (vec!["-r", "-n", "50", lines], b"", Agree::Repeat, true),
+        (vec!["-r", "-n", "50", "-"], &text, Agree::Repeat, true),
         (
             vec!["--repeat", "-n", "20", "-i", "1-3"],
             b"",
@@ -223,7 +224,10 @@ fn every_shuf_flag_agrees_with_gnu_shuf() {
         let expected = records(&theirs.stdout, separator);
         let mut variants = vec![vec!["shuffle"]];
         if external {
-            variants.push(vec!["shuffle", "--memory", "1K", "-T", t]);
+            // -r beyond the budget keeps 8 bytes per line: 3,000 lines need 24K, and the
+            // 35 KB input (plus 16 bytes per line) still exceeds 32K.
+            let memory = if args.contains(&"-r") { "32K" } else { "1K" };
+            variants.push(vec!["shuffle", "--memory", memory, "-T", t]);
         }
         for prefix in variants {
             let all = [&prefix[..], &args[..]].concat();
@@ -372,6 +376,28 @@ fn repeat_without_a_count_ends_when_the_reader_closes() {
     let words: Vec<&str> = text.lines().take(1000).collect();
     assert!(words.contains(&"heads") && words.contains(&"tails"));
     assert!(words.iter().all(|w| *w == "heads" || *w == "tails"));
+}
+
+/// `-r` on input beyond the budget: endless until the reader closes, then nothing is left; a
+/// budget too small for 8 bytes per line is a one-line error.
+#[test]
+fn repeat_beyond_the_budget_ends_quietly_and_cleanly() {
+    let inp = inputs("repeat-external");
+    let t = fresh_dir("repeat-external-T");
+    let run = sh(&format!(
+        "\"$F\" shuffle -r --memory 32K -T '{}' '{}' | head -n 5000 | sort -u | wc -l",
+        t.display(),
+        inp.lines.display()
+    ));
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    let distinct: usize = run.text().trim().parse().unwrap();
+    assert!(distinct > 1000, "{distinct}");
+    assert!(is_empty_dir(&t));
+    let t_arg = t.to_str().unwrap();
+    let lines = inp.lines.to_str().unwrap();
+    let line = fairdeal(&["shuffle", "-r", "--memory", "1K", "-T", t_arg, lines]).error();
+    assert!(line.contains("8 bytes per line"), "{line}");
+    assert!(is_empty_dir(&t));
 }
 
 /// `--random-source FILE`: the same file, the same output; too short a file is an error.

@@ -112,8 +112,8 @@ pub(crate) struct Args {
     head_count: Vec<usize>,
 
     /// Output lines chosen with replacement (each independently uniform), K of them with -n,
-    /// else without end until the reader closes the pipe. The input must fit the memory
-    /// budget.
+    /// else without end until the reader closes the pipe. Input beyond --memory is copied to
+    /// a temporary file and read back record by record.
     #[arg(short = 'r', long = "repeat")]
     repeat: bool,
 
@@ -654,11 +654,15 @@ impl WithResolved for Job {
                 size_hint,
             } => {
                 if self.repeat {
-                    return Err(anyhow::anyhow!(
-                        "--repeat needs the whole input in memory, and it is larger than \
-                         --memory {} (raise it)",
-                        self.budget
-                    ));
+                    let scratch = cleanup::scratch_dir(&self.temp_parent)?;
+                    let spooled = Spooled::write(reader, separator, scratch.path(), self.budget)?;
+                    let records = spooled.offsets.len() - 1;
+                    return repeat_spooled(
+                        spooled,
+                        self.head_count,
+                        self.output.as_deref(),
+                        |_| sampler.index_below(&mut rng, records),
+                    );
                 }
                 let external = ExternalShuffle::with_sampler(self.budget, separator, sampler);
                 if let Some(k) = self
@@ -814,6 +818,114 @@ impl<W: Write> Write for Head<W> {
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
     }
+}
+
+/// Input beyond the budget, copied to a temporary file for `-r`, with the offset of every
+/// record (8 bytes each: the records, not their bytes, must fit the budget).
+struct Spooled {
+    file: File,
+    /// Where each record starts, then the end of the last one.
+    offsets: Vec<u64>,
+}
+
+impl Spooled {
+    fn write(
+        mut reader: impl Read,
+        separator: u8,
+        scratch: &Path,
+        budget: MemoryBudget,
+    ) -> anyhow::Result<Self> {
+        let path = scratch.join("repeat");
+        let cannot = || format!("cannot write temporary file '{}'", path.display());
+        let mut file = io::BufWriter::with_capacity(
+            256 << 10,
+            File::options()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .with_context(cannot)?,
+        );
+        let most_records = budget.bytes() / 8;
+        let mut offsets = vec![0u64];
+        let mut buf = vec![0u8; 256 << 10];
+        let mut position = 0u64;
+        let mut last = separator;
+        loop {
+            let n = match reader.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(anyhow::Error::new(e).context("cannot read input")),
+            };
+            for (i, &b) in buf[..n].iter().enumerate() {
+                if b == separator {
+                    if offsets.len() as u64 > most_records {
+                        return Err(anyhow::anyhow!(
+                            "--repeat on input beyond --memory {budget} keeps 8 bytes per \
+                             line in memory, and the input has more than {most_records} lines \
+                             (raise --memory)"
+                        ));
+                    }
+                    offsets
+                        .try_reserve(1)
+                        .map_err(|_| out_of_memory(offsets.len() * 16))?;
+                    offsets.push(position + i as u64 + 1);
+                }
+            }
+            file.write_all(&buf[..n]).with_context(cannot)?;
+            position += n as u64;
+            last = buf[n - 1];
+        }
+        if last != separator {
+            file.write_all(&[separator]).with_context(cannot)?;
+            offsets.push(position + 1);
+        }
+        let file = file
+            .into_inner()
+            .map_err(|e| anyhow::Error::new(e.into_error()))
+            .with_context(cannot)?;
+        Ok(Self { file, offsets })
+    }
+}
+
+/// `-r` on spooled records: `k` independent uniform picks (or endless), each read back from
+/// the temporary file.
+fn repeat_spooled(
+    mut spooled: Spooled,
+    head_count: Option<usize>,
+    output: Option<&Path>,
+    mut pick: impl FnMut(usize) -> usize,
+) -> anyhow::Result<()> {
+    use std::io::{Seek as _, SeekFrom};
+    let records = spooled.offsets.len() - 1;
+    if records == 0 {
+        return Err(anyhow::anyhow!("no lines to repeat"));
+    }
+    let mut out = Output::create(output)?;
+    let mut buf = vec![0u8; 64 << 10];
+    let mut left = head_count;
+    while left != Some(0) {
+        let i = pick(records);
+        let (start, end) = (spooled.offsets[i], spooled.offsets[i + 1]);
+        spooled
+            .file
+            .seek(SeekFrom::Start(start))
+            .context("cannot read temporary file")?;
+        let mut remaining = end - start;
+        while remaining > 0 {
+            let chunk = remaining.min(buf.len() as u64) as usize;
+            spooled
+                .file
+                .read_exact(&mut buf[..chunk])
+                .context("cannot read temporary file")?;
+            out.write_all(&buf[..chunk])
+                .context("cannot write output")?;
+            remaining -= chunk as u64;
+        }
+        left = left.map(|k| k - 1);
+    }
+    out.commit()
 }
 
 /// `-r` on records: `k` independent uniform picks, or endless without `-n`.
