@@ -2,7 +2,6 @@
 //! the runtime selection of an algorithm and a backend.
 
 use std::fmt;
-use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::num::NonZeroUsize;
 use std::path::Path;
@@ -171,23 +170,6 @@ pub(crate) fn stdout() -> Output<BufWriter<io::StdoutLock<'static>>> {
 }
 
 const OUTPUT_BUFFER: usize = 64 * 1024;
-
-/// Where a command's main output goes: stdout, or a file created only once the output is ready
-/// to be written (so `-o` may name the input file, as with `shuf`). Write errors read
-/// `cannot write output: …`.
-pub(crate) fn open_output(path: Option<&Path>) -> anyhow::Result<Box<dyn Write>> {
-    Ok(match path {
-        None => Box::new(stdout()),
-        Some(path) => {
-            let file = File::create(path)
-                .with_context(|| format!("cannot create output file '{}'", path.display()))?;
-            Box::new(Output {
-                inner: BufWriter::with_capacity(OUTPUT_BUFFER, file),
-                target: "output",
-            })
-        }
-    })
-}
 
 /// Prints a value as pretty JSON followed by a newline on stdout.
 ///

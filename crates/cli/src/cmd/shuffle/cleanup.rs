@@ -1,0 +1,116 @@
+//! Temporary files removed on SIGINT, SIGTERM and SIGHUP, not only on success and error.
+//!
+//! `tempfile` removes its files when they are dropped, which covers success and every error
+//! path, but a signal ends the process without running destructors. So every temporary path
+//! is also registered here, and a thread waiting for those signals removes what is registered
+//! and exits with `128 + signal`, as a shell reports a process killed by it.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use anyhow::Context as _;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGXFSZ};
+
+/// The paths to remove on a signal.
+static PATHS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Whether the handler is installed (once per process).
+static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+
+/// Starts the signal thread (once). Also makes a file-size limit (`ulimit -f`) an error
+/// (`File too large`) instead of a silent kill by SIGXFSZ, so the temporary files are removed.
+pub(super) fn install() -> anyhow::Result<()> {
+    INSTALLED
+        .get_or_init(|| {
+            signal_hook::flag::register(SIGXFSZ, Arc::new(AtomicBool::new(false)))
+                .map_err(|e| e.to_string())?;
+            let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
+                .map_err(|e| e.to_string())?;
+            std::thread::Builder::new()
+                .name("cleanup".to_owned())
+                .spawn(move || {
+                    if let Some(signal) = signals.forever().next() {
+                        remove_all();
+                        std::process::exit(128 + signal);
+                    }
+                })
+                .map_err(|e| e.to_string())?;
+            Ok(())
+        })
+        .clone()
+        .map_err(anyhow::Error::msg)
+        .context("cannot install the signal handler that removes temporary files")
+}
+
+/// Removes every registered path (a directory with its contents).
+fn remove_all() {
+    let paths = PATHS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for path in paths.iter() {
+        if path.is_dir() {
+            let _ = std::fs::remove_dir_all(path);
+        } else {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// A path registered for removal on a signal; unregistered when dropped (its owner removes it
+/// on the ordinary paths).
+#[derive(Debug)]
+pub(super) struct Registered(PathBuf);
+
+/// Registers `path` for removal on a signal.
+pub(super) fn register(path: &Path) -> Registered {
+    PATHS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .push(path.to_path_buf());
+    Registered(path.to_path_buf())
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        let mut paths = PATHS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(i) = paths.iter().position(|p| *p == self.0) {
+            paths.swap_remove(i);
+        }
+    }
+}
+
+/// A new scratch directory under `parent` for the external shuffle's buckets: removed when
+/// dropped and on a signal.
+pub(super) struct Scratch {
+    // Field order: unregister only after the directory is gone.
+    dir: tempfile::TempDir,
+    _registered: Registered,
+}
+
+impl Scratch {
+    pub(super) fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// Creates the scratch directory.
+pub(super) fn scratch_dir(parent: &Path) -> anyhow::Result<Scratch> {
+    install()?;
+    let dir = tempfile::Builder::new()
+        .prefix("fairdeal-shuffle-")
+        .tempdir_in(parent)
+        .with_context(|| {
+            format!(
+                "cannot create a temporary directory in '{}'",
+                parent.display()
+            )
+        })?;
+    let registered = register(dir.path());
+    Ok(Scratch {
+        dir,
+        _registered: registered,
+    })
+}

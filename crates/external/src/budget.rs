@@ -1,0 +1,239 @@
+//! The memory budget: how many bytes of records may be held in memory at once.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::INDEX_BYTES_PER_RECORD;
+
+/// The smallest budget accepted: 1 KiB. Smaller budgets work the same way, only with more
+/// recursion; this bound keeps a typo such as `--memory 1` from turning a shuffle into a
+/// million tiny files.
+pub const MIN_BUDGET: u64 = 1024;
+
+/// The default budget is this fraction (1/`DEFAULT_FRACTION`) of physical memory.
+pub const DEFAULT_FRACTION: u64 = 4;
+
+/// The default budget when physical memory cannot be read: 1 GiB.
+pub const FALLBACK_BUDGET: u64 = 1 << 30;
+
+/// A number of bytes of records that may be held in memory at once, at least [`MIN_BUDGET`].
+///
+/// A chunk of `b` bytes holding `r` records is held in memory only when
+/// `b + 16 r <= budget` (16 bytes is the slice that indexes each record, see
+/// [`INDEX_BYTES_PER_RECORD`]).
+///
+/// ```
+/// use fairdeal_external::MemoryBudget;
+/// assert_eq!("512M".parse::<MemoryBudget>().unwrap().bytes(), 512 << 20);
+/// assert_eq!("4G".parse::<MemoryBudget>().unwrap().bytes(), 4 << 30);
+/// assert_eq!("1536".parse::<MemoryBudget>().unwrap().bytes(), 1536);
+/// assert!("12Q".parse::<MemoryBudget>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct MemoryBudget(u64);
+
+/// A memory budget that could not be parsed or is out of range.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BudgetError {
+    /// Not a number with an optional `K`, `M`, `G` or `T` suffix.
+    #[error(
+        "invalid size '{0}': expected a whole number of bytes with an optional K, M, G or T suffix (e.g. 512M)"
+    )]
+    Malformed(String),
+    /// Smaller than [`MIN_BUDGET`].
+    #[error("size '{0}' is below the minimum of 1K")]
+    TooSmall(String),
+    /// Larger than 2^64 bytes, or than the limit the caller set (physical memory).
+    #[error("size '{text}' is more than the {limit} bytes allowed")]
+    TooLarge {
+        /// The size as given.
+        text: String,
+        /// The largest accepted size.
+        limit: u64,
+    },
+}
+
+impl MemoryBudget {
+    /// A budget of `bytes` bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`BudgetError::TooSmall`] below [`MIN_BUDGET`].
+    pub fn new(bytes: u64) -> Result<Self, BudgetError> {
+        if bytes < MIN_BUDGET {
+            return Err(BudgetError::TooSmall(bytes.to_string()));
+        }
+        Ok(Self(bytes))
+    }
+
+    /// The budget in bytes.
+    pub const fn bytes(self) -> u64 {
+        self.0
+    }
+
+    /// Whether a chunk of `bytes` bytes holding `records` records may be held in memory.
+    pub fn holds(self, bytes: u64, records: u64) -> bool {
+        records
+            .checked_mul(INDEX_BYTES_PER_RECORD)
+            .and_then(|index| index.checked_add(bytes))
+            .is_some_and(|total| total <= self.0)
+    }
+
+    /// Parses `text` as [`FromStr`] does, and also refuses budgets above `limit` (e.g. the
+    /// machine's physical memory).
+    ///
+    /// # Errors
+    ///
+    /// As [`FromStr`], plus [`BudgetError::TooLarge`] above `limit`.
+    pub fn parse_at_most(text: &str, limit: u64) -> Result<Self, BudgetError> {
+        let budget: Self = text.parse()?;
+        if budget.0 > limit {
+            return Err(BudgetError::TooLarge {
+                text: text.to_owned(),
+                limit,
+            });
+        }
+        Ok(budget)
+    }
+
+    /// The default budget: 1/[`DEFAULT_FRACTION`] of `physical` bytes of memory (or
+    /// [`FALLBACK_BUDGET`] when unknown), at least [`MIN_BUDGET`].
+    pub fn default_for(physical: Option<u64>) -> Self {
+        let bytes = physical.map_or(FALLBACK_BUDGET, |p| p / DEFAULT_FRACTION);
+        Self(bytes.max(MIN_BUDGET))
+    }
+}
+
+impl FromStr for MemoryBudget {
+    type Err = BudgetError;
+
+    /// Parses a whole number of bytes with an optional binary suffix: `K` (2^10), `M` (2^20),
+    /// `G` (2^30) or `T` (2^40), in either case, optionally followed by `B` or `iB` (`512M`,
+    /// `4GiB`, `1k`), as GNU `sort -S` reads sizes.
+    fn from_str(text: &str) -> Result<Self, BudgetError> {
+        let malformed = || BudgetError::Malformed(text.to_owned());
+        let digits_end = text
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(text.len());
+        let (digits, suffix) = text.split_at(digits_end);
+        if digits.is_empty() {
+            return Err(malformed());
+        }
+        let shift = match suffix.to_ascii_uppercase().as_str() {
+            "" | "B" => 0,
+            "K" | "KB" | "KIB" => 10,
+            "M" | "MB" | "MIB" => 20,
+            "G" | "GB" | "GIB" => 30,
+            "T" | "TB" | "TIB" => 40,
+            _ => return Err(malformed()),
+        };
+        let too_large = || BudgetError::TooLarge {
+            text: text.to_owned(),
+            limit: u64::MAX,
+        };
+        let number: u64 = digits.parse().map_err(|_| too_large())?;
+        let bytes = number.checked_mul(1 << shift).ok_or_else(too_large)?;
+        if bytes < MIN_BUDGET {
+            return Err(BudgetError::TooSmall(text.to_owned()));
+        }
+        Ok(Self(bytes))
+    }
+}
+
+impl fmt::Display for MemoryBudget {
+    /// The budget in the largest binary unit that divides it (`256M`, `1536K`, `1000`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (shift, unit) in [(40, 'T'), (30, 'G'), (20, 'M'), (10, 'K')] {
+            if self.0.is_multiple_of(1 << shift) {
+                return write!(f, "{}{unit}", self.0 >> shift);
+            }
+        }
+        write!(f, "{}", self.0)
+    }
+}
+
+/// The machine's physical memory in bytes (`MemTotal` in `/proc/meminfo`), or `None` where
+/// that cannot be read (not Linux).
+pub fn physical_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    parse_mem_total(&meminfo)
+}
+
+/// `MemTotal:  24684128 kB` → bytes.
+fn parse_mem_total(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line
+        .trim_start_matches("MemTotal:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    kib.checked_mul(1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_binary_suffixes() {
+        let parse = |s: &str| s.parse::<MemoryBudget>().map(MemoryBudget::bytes);
+        assert_eq!(parse("1K"), Ok(1024));
+        assert_eq!(parse("1k"), Ok(1024));
+        assert_eq!(parse("256M"), Ok(256 << 20));
+        assert_eq!(parse("256MiB"), Ok(256 << 20));
+        assert_eq!(parse("4G"), Ok(4 << 30));
+        assert_eq!(parse("2T"), Ok(2 << 40));
+        assert_eq!(parse("4096"), Ok(4096));
+        assert_eq!(parse("4096B"), Ok(4096));
+        for bad in ["", "M", "-1K", "1.5G", "12Q", " 1K", "1K ", "1KK", "0x10"] {
+            assert!(
+                matches!(parse(bad), Err(BudgetError::Malformed(_))),
+                "{bad:?}"
+            );
+        }
+        assert!(matches!(parse("1023"), Err(BudgetError::TooSmall(_))));
+        assert!(matches!(parse("0"), Err(BudgetError::TooSmall(_))));
+        assert!(matches!(
+            parse("99999999999999999999"),
+            Err(BudgetError::TooLarge { .. })
+        ));
+        assert!(matches!(
+            parse("17000000T"),
+            Err(BudgetError::TooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn the_limit_is_enforced_and_sizes_print_back() {
+        assert!(MemoryBudget::parse_at_most("2G", 1 << 30).is_err());
+        assert_eq!(
+            MemoryBudget::parse_at_most("1G", 1 << 30).unwrap().bytes(),
+            1 << 30
+        );
+        for text in ["256M", "1536K", "3G", "5000", "1T"] {
+            assert_eq!(text.parse::<MemoryBudget>().unwrap().to_string(), text);
+        }
+    }
+
+    #[test]
+    fn the_default_is_a_quarter_of_physical_memory() {
+        assert_eq!(MemoryBudget::default_for(Some(8 << 30)).bytes(), 2 << 30);
+        assert_eq!(MemoryBudget::default_for(None).bytes(), FALLBACK_BUDGET);
+        assert_eq!(MemoryBudget::default_for(Some(10)).bytes(), MIN_BUDGET);
+        assert_eq!(
+            parse_mem_total("MemTotal:       24684128 kB\nMemFree: 1 kB\n"),
+            Some(24_684_128 * 1024)
+        );
+        assert_eq!(parse_mem_total("nothing"), None);
+    }
+
+    #[test]
+    fn holding_counts_the_index() {
+        let budget = MemoryBudget::new(1024).unwrap();
+        assert!(budget.holds(1024 - 16 * 4, 4));
+        assert!(!budget.holds(1024 - 16 * 4 + 1, 4));
+        assert!(!budget.holds(0, u64::MAX));
+    }
+}

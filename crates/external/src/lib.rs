@@ -1,0 +1,651 @@
+//! An exactly uniform shuffle of records (lines, or NUL-terminated records) for inputs larger
+//! than memory, in bounded memory and with a bounded number of open files.
+//!
+//! The method is Sanders' scatter shuffle (P. Sanders, *Random permutations on distributed,
+//! external and hierarchical memory*, IPL 1998), done on disk:
+//!
+//! 1. **Scatter.** Each record gets an independent, uniformly random label in `0..32`
+//!    ([`FAN_OUT`]; five bits of a random word, so exactly uniform) and is appended to that
+//!    label's temporary *bucket* file. Records are streamed: a record is never held whole, so
+//!    records longer than the budget work too.
+//! 2. **Gather.** Buckets are visited in label order. One that fits the [`MemoryBudget`] is read
+//!    back, its records shuffled in memory (the parallel scatter shuffle of
+//!    `fairdeal-parallel`, on the caller's rayon pool) and appended to the output; one that does
+//!    not is scattered again, recursively, with its own generator.
+//!
+//! Why this is exactly uniform is proved in `docs/algorithms.md` ("Files larger than memory").
+//! The output depends only on the records, the generator's seed and the budget: not on how the
+//! input was read (a pipe or a file, in what chunks) nor on the number of threads.
+//!
+//! Resources: at most [`MAX_OPEN_FILES`] temporary files are open at once (the 32 buckets being
+//! written plus the one being read back), memory stays within the budget plus
+//! [`BUFFER_BYTES`] of buffers, and temporary disk use is about the input's size (a bucket is
+//! deleted as soon as it has been read back or split). All temporary files live in one scratch
+//! directory; [`ExternalShuffle::shuffle`] removes it on success and on error.
+//!
+//! ```
+//! use std::io::Read as _;
+//! use fairdeal_external::{ExternalShuffle, Loaded, MemoryBudget};
+//! use rand_pcg::Pcg64;
+//! use fairdeal_core::SeedableRng;
+//!
+//! let input: Vec<u8> = (0..1000).flat_map(|i| format!("line {i}\n").into_bytes()).collect();
+//! let shuffle = ExternalShuffle::new(MemoryBudget::new(1024)?, b'\n');
+//! // 8,890 bytes do not fit in 1 KiB: the records go through temporary files.
+//! let Loaded::TooLarge(prefix, rest) = shuffle.load(&input[..], None)? else { unreachable!() };
+//! let mut output = Vec::new();
+//! let mut rng = Pcg64::seed_from_u64(7);
+//! let summary = shuffle.shuffle(prefix.chain(rest), &mut output, &std::env::temp_dir(), &mut rng, &mut ())?;
+//! assert_eq!(summary.records, 1000);
+//! let (mut a, mut b) = (output.split(|&c| c == b'\n').collect::<Vec<_>>(), input.split(|&c| c == b'\n').collect::<Vec<_>>());
+//! a.sort();
+//! b.sort();
+//! assert_eq!(a, b);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod budget;
+mod error;
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use fairdeal_core::{Batched, IndexSampler, Rng, SeedableRng, Shuffler};
+
+pub use budget::{
+    BudgetError, DEFAULT_FRACTION, FALLBACK_BUDGET, MIN_BUDGET, MemoryBudget, physical_memory,
+};
+pub use error::ExternalError;
+
+/// Buckets per level of the scatter: 32, so a label is five random bits, twelve labels per
+/// 64-bit word. One level handles inputs up to about 32 budgets, two up to about 1,024.
+pub const FAN_OUT: usize = 32;
+
+/// Bits per label (`FAN_OUT == 1 << LABEL_BITS`).
+const LABEL_BITS: u32 = 5;
+
+/// Labels taken from one 64-bit word.
+const LABELS_PER_WORD: u32 = u64::BITS / LABEL_BITS;
+
+/// The most temporary files open at once: the buckets being written and the parent bucket
+/// being read back. The caller adds its own (standard streams, input, output).
+pub const MAX_OPEN_FILES: usize = FAN_OUT + 1;
+
+/// Bytes counted per record when deciding whether a chunk fits the budget: the `&[u8]` that
+/// indexes it while it is shuffled in memory.
+pub const INDEX_BYTES_PER_RECORD: u64 = 16;
+
+/// The deepest recursion allowed. Each level divides a bucket's expected size by 32, so with a
+/// working generator 16 levels are never needed; reaching it means the labels are not random.
+pub const MAX_DEPTH: u32 = 16;
+
+/// Buffer of each bucket file being written.
+const BUCKET_BUFFER: usize = 64 << 10;
+
+/// Buffer for reading the input and for writing the output.
+const STREAM_BUFFER: usize = 256 << 10;
+
+/// Memory used beside the budget: the bucket buffers, the read buffer and the output buffer
+/// (2.5 MiB).
+pub const BUFFER_BYTES: usize = FAN_OUT * BUCKET_BUFFER + 2 * STREAM_BUFFER;
+
+/// Reports of how far a shuffle has got, for a progress bar. Both methods default to nothing.
+pub trait Progress {
+    /// `bytes` more bytes of input have been read.
+    fn read(&mut self, bytes: u64) {
+        let _ = bytes;
+    }
+    /// `bytes` more bytes of output have been written.
+    fn written(&mut self, bytes: u64) {
+        let _ = bytes;
+    }
+}
+
+/// No progress reports.
+impl Progress for () {}
+
+/// The result of [`ExternalShuffle::load`].
+#[derive(Debug)]
+pub enum Loaded<R> {
+    /// The whole input fits the budget: here it is, to be shuffled in memory.
+    InMemory(Vec<u8>),
+    /// It does not: the bytes read so far (within the budget) and the unread rest. Shuffle
+    /// `prefix.chain(rest)` (see [`Loaded::TooLarge`]'s fields) externally.
+    TooLarge(io::Cursor<Vec<u8>>, R),
+}
+
+/// What a finished external shuffle did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Records written.
+    pub records: u64,
+    /// Bytes written (every record ends with the separator).
+    pub bytes: u64,
+    /// Bucket files created, over all levels.
+    pub bucket_files: u64,
+    /// Levels of scatter (1 without recursion).
+    pub depth: u32,
+}
+
+/// The external shuffle: a memory budget, a record separator and an index sampler (for the
+/// in-memory shuffles of the buckets and for reservoir sampling).
+#[derive(Debug, Clone, Copy)]
+pub struct ExternalShuffle<S = Batched> {
+    budget: MemoryBudget,
+    separator: u8,
+    sampler: S,
+}
+
+impl ExternalShuffle {
+    /// An external shuffle of records ending in `separator` (`b'\n'` for lines, `0` for
+    /// `-z`) within `budget`, drawing indices with [`Batched`].
+    pub const fn new(budget: MemoryBudget, separator: u8) -> Self {
+        Self::with_sampler(budget, separator, Batched)
+    }
+}
+
+/// A bucket file written by a scatter.
+#[derive(Debug)]
+struct Bucket {
+    path: PathBuf,
+    bytes: u64,
+    records: u64,
+}
+
+/// Where a scatter's bytes come from, for error messages.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    Input,
+    Temp(&'a Path),
+}
+
+impl Source<'_> {
+    fn error(&self, source: io::Error) -> ExternalError {
+        match self {
+            Self::Input => ExternalError::Input(source),
+            Self::Temp(path) => ExternalError::TempRead {
+                path: path.to_path_buf(),
+                source,
+            },
+        }
+    }
+}
+
+/// Uniform labels in `0..FAN_OUT`, five bits at a time from 64-bit words.
+#[derive(Default)]
+struct Labels {
+    word: u64,
+    left: u32,
+}
+
+impl Labels {
+    fn next<R: Rng + ?Sized>(&mut self, rng: &mut R) -> usize {
+        if self.left == 0 {
+            self.word = rng.next_u64();
+            self.left = LABELS_PER_WORD;
+        }
+        let label = (self.word & (FAN_OUT as u64 - 1)) as usize;
+        self.word >>= LABEL_BITS;
+        self.left -= 1;
+        label
+    }
+}
+
+/// Reads into `buf`, retrying on `Interrupted`.
+fn read_some(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match input.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            other => return other,
+        }
+    }
+}
+
+/// A zeroed buffer of `len` bytes, or [`ExternalError::OutOfMemory`].
+fn try_buffer(len: usize) -> Result<Vec<u8>, ExternalError> {
+    let mut buf = Vec::new();
+    buf.try_reserve_exact(len)
+        .map_err(|_| ExternalError::OutOfMemory { bytes: len as u64 })?;
+    buf.resize(len, 0);
+    Ok(buf)
+}
+
+impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
+    /// An external shuffle drawing in-memory indices with `sampler`.
+    pub const fn with_sampler(budget: MemoryBudget, separator: u8, sampler: S) -> Self {
+        Self {
+            budget,
+            separator,
+            sampler,
+        }
+    }
+
+    /// The memory budget.
+    pub const fn budget(&self) -> MemoryBudget {
+        self.budget
+    }
+
+    /// Reads `input` until it is exhausted or no longer fits the budget (bytes plus
+    /// [`INDEX_BYTES_PER_RECORD`] per record, a final record without separator counting as
+    /// one). `size_hint` (a file's length) only sizes the first allocation. The answer depends
+    /// only on the input's bytes, so a pipe and a file with the same content take the same
+    /// path.
+    ///
+    /// # Errors
+    ///
+    /// [`ExternalError::Input`] on a read error, [`ExternalError::OutOfMemory`] when a buffer
+    /// within the budget cannot be allocated.
+    pub fn load<R: Read>(
+        &self,
+        mut input: R,
+        size_hint: Option<u64>,
+    ) -> Result<Loaded<R>, ExternalError> {
+        // One byte past the budget shows that the input does not fit.
+        let limit = usize::try_from(self.budget.bytes().saturating_add(1)).unwrap_or(usize::MAX);
+        let first = size_hint.map_or(STREAM_BUFFER as u64, |h| h.saturating_add(1));
+        let mut buf = try_buffer(usize::try_from(first).unwrap_or(limit).clamp(1, limit))?;
+        let mut filled = 0;
+        let mut records = 0u64;
+        loop {
+            if filled == buf.len() {
+                if buf.len() >= limit {
+                    buf.truncate(filled);
+                    return Ok(Loaded::TooLarge(io::Cursor::new(buf), input));
+                }
+                let grown = buf.len().saturating_mul(2).min(limit);
+                buf.try_reserve_exact(grown - buf.len()).map_err(|_| {
+                    ExternalError::OutOfMemory {
+                        bytes: grown as u64,
+                    }
+                })?;
+                buf.resize(grown, 0);
+            }
+            let n = read_some(&mut input, &mut buf[filled..]).map_err(ExternalError::Input)?;
+            if n == 0 {
+                buf.truncate(filled);
+                if buf.last().is_some_and(|&b| b != self.separator) {
+                    records += 1;
+                }
+                return Ok(if self.budget.holds(filled as u64, records) {
+                    Loaded::InMemory(buf)
+                } else {
+                    Loaded::TooLarge(io::Cursor::new(buf), input)
+                });
+            }
+            records += memchr::memchr_iter(self.separator, &buf[filled..filled + n]).count() as u64;
+            filled += n;
+            if !self.budget.holds(filled as u64, records) {
+                buf.truncate(filled);
+                return Ok(Loaded::TooLarge(io::Cursor::new(buf), input));
+            }
+        }
+    }
+
+    /// Shuffles the records of `input` into `output` through temporary files in a new
+    /// directory under `temp_parent`, removed when done (on success and on error).
+    ///
+    /// # Errors
+    ///
+    /// See [`ExternalShuffle::shuffle_in`].
+    pub fn shuffle<G>(
+        &self,
+        input: impl Read,
+        output: impl Write,
+        temp_parent: &Path,
+        rng: &mut G,
+        progress: &mut dyn Progress,
+    ) -> Result<Summary, ExternalError>
+    where
+        G: Rng + SeedableRng + Send,
+    {
+        let scratch = tempfile::Builder::new()
+            .prefix("fairdeal-shuffle-")
+            .tempdir_in(temp_parent)
+            .map_err(|source| ExternalError::TempCreate {
+                dir: temp_parent.to_path_buf(),
+                source,
+            })?;
+        let summary = self.shuffle_in(input, output, scratch.path(), rng, progress);
+        // Dropping the directory removes whatever an error left behind.
+        drop(scratch);
+        summary
+    }
+
+    /// Shuffles the records of `input` into `output`, whatever their size, with temporary
+    /// files in `scratch`: an existing directory the caller owns and removes afterwards (useful
+    /// when the caller must also remove it from a signal handler). Every record is written
+    /// with a separator, including a last one that had none.
+    ///
+    /// # Errors
+    ///
+    /// [`ExternalError::Input`], [`ExternalError::Output`], the `Temp*` variants for the
+    /// temporary files, [`ExternalError::OutOfMemory`], [`ExternalError::TooDeep`] for a broken
+    /// generator. Output written before an error is not taken back.
+    pub fn shuffle_in<G>(
+        &self,
+        input: impl Read,
+        output: impl Write,
+        scratch: &Path,
+        rng: &mut G,
+        progress: &mut dyn Progress,
+    ) -> Result<Summary, ExternalError>
+    where
+        G: Rng + SeedableRng + Send,
+    {
+        let mut run = Run {
+            scratch,
+            output: BufWriter::with_capacity(STREAM_BUFFER, output),
+            progress,
+            summary: Summary::default(),
+        };
+        let buckets = self.scatter(input, Source::Input, &mut run, rng)?;
+        run.summary.depth = 1;
+        self.gather(buckets, 1, &mut run, rng)?;
+        run.output.flush().map_err(ExternalError::Output)?;
+        Ok(run.summary)
+    }
+
+    /// Streams the records of `input` into [`FAN_OUT`] new bucket files by iid uniform labels.
+    fn scatter<G: Rng>(
+        &self,
+        mut input: impl Read,
+        source: Source<'_>,
+        run: &mut Run<'_, impl Write>,
+        rng: &mut G,
+    ) -> Result<Vec<Bucket>, ExternalError> {
+        // A bucket's file is created when its first record arrives: a small bucket split
+        // again does not cost 32 files.
+        let mut writers: Vec<Option<BufWriter<File>>> = (0..FAN_OUT).map(|_| None).collect();
+        let mut buckets: Vec<Bucket> = (0..FAN_OUT)
+            .map(|_| Bucket {
+                path: PathBuf::new(),
+                bytes: 0,
+                records: 0,
+            })
+            .collect();
+        let scratch = run.scratch;
+        let mut write = |writers: &mut [Option<BufWriter<File>>],
+                         buckets: &mut [Bucket],
+                         b: usize,
+                         bytes: &[u8]|
+         -> Result<(), ExternalError> {
+            let writer = match &mut writers[b] {
+                Some(writer) => writer,
+                empty => {
+                    let path = scratch.join(format!("bucket-{}", run.summary.bucket_files));
+                    run.summary.bucket_files += 1;
+                    let file =
+                        File::create_new(&path).map_err(|source| ExternalError::TempCreate {
+                            dir: scratch.to_path_buf(),
+                            source,
+                        })?;
+                    buckets[b].path = path;
+                    empty.insert(BufWriter::with_capacity(BUCKET_BUFFER, file))
+                }
+            };
+            buckets[b].bytes += bytes.len() as u64;
+            writer
+                .write_all(bytes)
+                .map_err(|source| ExternalError::TempWrite {
+                    path: buckets[b].path.clone(),
+                    source,
+                })
+        };
+        let mut buf = try_buffer(STREAM_BUFFER)?;
+        let mut labels = Labels::default();
+        // The bucket of a record whose separator has not been read yet.
+        let mut open_record: Option<usize> = None;
+        loop {
+            let n = read_some(&mut input, &mut buf).map_err(|e| source.error(e))?;
+            if n == 0 {
+                break;
+            }
+            if matches!(source, Source::Input) {
+                run.progress.read(n as u64);
+            }
+            let mut chunk = &buf[..n];
+            while !chunk.is_empty() {
+                let bucket = match open_record {
+                    Some(bucket) => bucket,
+                    None => {
+                        let bucket = labels.next(rng);
+                        buckets[bucket].records += 1;
+                        bucket
+                    }
+                };
+                match memchr::memchr(self.separator, chunk) {
+                    Some(end) => {
+                        write(&mut writers, &mut buckets, bucket, &chunk[..=end])?;
+                        chunk = &chunk[end + 1..];
+                        open_record = None;
+                    }
+                    None => {
+                        write(&mut writers, &mut buckets, bucket, chunk)?;
+                        chunk = &[];
+                        open_record = Some(bucket);
+                    }
+                }
+            }
+        }
+        if let Some(bucket) = open_record {
+            write(&mut writers, &mut buckets, bucket, &[self.separator])?;
+        }
+        drop(input);
+        for (writer, bucket) in writers.into_iter().zip(&buckets) {
+            let Some(writer) = writer else { continue };
+            // Flushing is where a full disk shows up; the file is closed when dropped.
+            writer.into_inner().map_err(|e| ExternalError::TempWrite {
+                path: bucket.path.clone(),
+                source: e.into_error(),
+            })?;
+        }
+        Ok(buckets)
+    }
+
+    /// Writes the buckets in label order, each shuffled in memory or scattered again.
+    fn gather<G>(
+        &self,
+        buckets: Vec<Bucket>,
+        depth: u32,
+        run: &mut Run<'_, impl Write>,
+        rng: &mut G,
+    ) -> Result<(), ExternalError>
+    where
+        G: Rng + SeedableRng + Send,
+    {
+        // One generator per bucket, drawn in label order before any bucket is visited.
+        let children: Vec<G> = buckets.iter().map(|_| G::from_rng(rng)).collect();
+        for (bucket, mut child) in buckets.into_iter().zip(children) {
+            if bucket.records == 0 {
+                // Its file was never created.
+                continue;
+            }
+            if bucket.records == 1 && !self.budget.holds(bucket.bytes, 1) {
+                // One record larger than the budget: nothing to shuffle, stream it through.
+                let mut file = open(&bucket.path)?;
+                let copied = io::copy(&mut file, &mut run.output).map_err(|source| {
+                    ExternalError::TempRead {
+                        path: bucket.path.clone(),
+                        source,
+                    }
+                })?;
+                run.wrote(1, copied);
+                remove(&bucket.path);
+            } else if self.budget.holds(bucket.bytes, bucket.records) {
+                self.shuffle_bucket(&bucket, run, &mut child)?;
+            } else {
+                if depth >= MAX_DEPTH {
+                    return Err(ExternalError::TooDeep {
+                        records: bucket.records,
+                        depth,
+                    });
+                }
+                let file = open(&bucket.path)?;
+                let grandchildren =
+                    self.scatter(file, Source::Temp(&bucket.path), run, &mut child)?;
+                remove(&bucket.path);
+                run.summary.depth = run.summary.depth.max(depth + 1);
+                self.gather(grandchildren, depth + 1, run, &mut child)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads a bucket that fits the budget, shuffles its records and appends them.
+    fn shuffle_bucket<G>(
+        &self,
+        bucket: &Bucket,
+        run: &mut Run<'_, impl Write>,
+        rng: &mut G,
+    ) -> Result<(), ExternalError>
+    where
+        G: Rng + SeedableRng + Send,
+    {
+        let len = usize::try_from(bucket.bytes).map_err(|_| ExternalError::OutOfMemory {
+            bytes: bucket.bytes,
+        })?;
+        let mut data = try_buffer(len)?;
+        open(&bucket.path)?
+            .read_exact(&mut data)
+            .map_err(|source| ExternalError::TempRead {
+                path: bucket.path.clone(),
+                source,
+            })?;
+        remove(&bucket.path);
+        let mut records: Vec<&[u8]> = Vec::new();
+        records
+            .try_reserve_exact(bucket.records as usize)
+            .map_err(|_| ExternalError::OutOfMemory {
+                bytes: bucket.records * INDEX_BYTES_PER_RECORD,
+            })?;
+        let mut start = 0;
+        for end in memchr::memchr_iter(self.separator, &data) {
+            records.push(&data[start..=end]);
+            start = end + 1;
+        }
+        fairdeal_parallel::Parallel::with_sampler(self.sampler).shuffle(&mut records, rng);
+        for record in &records {
+            run.output
+                .write_all(record)
+                .map_err(ExternalError::Output)?;
+        }
+        run.wrote(records.len() as u64, data.len() as u64);
+        Ok(())
+    }
+
+    /// A uniformly random sample of `min(k, records)` records of `input`, in uniformly random
+    /// order, in one pass and `O(k)` memory (reservoir sampling, Algorithm R, then a shuffle of
+    /// the reservoir). Each record keeps (or gains) its separator.
+    ///
+    /// # Errors
+    ///
+    /// [`ExternalError::Input`], [`ExternalError::SampleTooLarge`] when the sample's records
+    /// (plus [`INDEX_BYTES_PER_RECORD`] each) exceed the budget, and
+    /// [`ExternalError::OutOfMemory`].
+    pub fn sample<G: Rng>(
+        &self,
+        mut input: impl Read,
+        k: usize,
+        rng: &mut G,
+    ) -> Result<Vec<Vec<u8>>, ExternalError> {
+        let mut reservoir: Vec<Vec<u8>> = Vec::new();
+        if k == 0 {
+            return Ok(reservoir);
+        }
+        let too_large = || ExternalError::SampleTooLarge {
+            k: k as u64,
+            budget: self.budget.bytes(),
+        };
+        let mut held_bytes = 0u64;
+        let mut seen = 0usize;
+        // `Some(Some(slot))`: inside a record going to `slot`; `Some(None)`: inside a record
+        // that is skipped; `None`: between records.
+        let mut open_record: Option<Option<usize>> = None;
+        let mut buf = try_buffer(STREAM_BUFFER)?;
+        loop {
+            let n = read_some(&mut input, &mut buf).map_err(ExternalError::Input)?;
+            if n == 0 {
+                break;
+            }
+            let mut chunk = &buf[..n];
+            while !chunk.is_empty() {
+                let slot = match open_record {
+                    Some(slot) => slot,
+                    None => {
+                        let slot = if seen < k {
+                            reservoir.try_reserve(1).map_err(|_| too_large())?;
+                            reservoir.push(Vec::new());
+                            Some(seen)
+                        } else {
+                            let bound = seen.checked_add(1).ok_or_else(too_large)?;
+                            let j = self.sampler.index_below(rng, bound);
+                            (j < k).then(|| {
+                                held_bytes -= reservoir[j].len() as u64;
+                                reservoir[j] = Vec::new();
+                                j
+                            })
+                        };
+                        seen += 1;
+                        slot
+                    }
+                };
+                let (part, rest, done) = match memchr::memchr(self.separator, chunk) {
+                    Some(end) => (&chunk[..=end], &chunk[end + 1..], true),
+                    None => (chunk, &[][..], false),
+                };
+                if let Some(slot) = slot {
+                    held_bytes += part.len() as u64;
+                    if !self.budget.holds(held_bytes, reservoir.len() as u64) {
+                        return Err(too_large());
+                    }
+                    reservoir[slot].try_reserve(part.len()).map_err(|_| {
+                        ExternalError::OutOfMemory {
+                            bytes: part.len() as u64,
+                        }
+                    })?;
+                    reservoir[slot].extend_from_slice(part);
+                }
+                open_record = if done { None } else { Some(slot) };
+                chunk = rest;
+            }
+        }
+        if let Some(Some(slot)) = open_record {
+            reservoir[slot].push(self.separator);
+        }
+        // Algorithm R leaves a uniform *set*; shuffling it makes the order uniform too.
+        fairdeal_inplace::Inplace::with_sampler(self.sampler).shuffle(&mut reservoir, rng);
+        Ok(reservoir)
+    }
+}
+
+/// The state one external shuffle threads through its levels.
+struct Run<'a, W: Write> {
+    scratch: &'a Path,
+    output: BufWriter<W>,
+    progress: &'a mut dyn Progress,
+    summary: Summary,
+}
+
+impl<W: Write> Run<'_, W> {
+    fn wrote(&mut self, records: u64, bytes: u64) {
+        self.summary.records += records;
+        self.summary.bytes += bytes;
+        self.progress.written(bytes);
+    }
+}
+
+fn open(path: &Path) -> Result<File, ExternalError> {
+    File::open(path).map_err(|source| ExternalError::TempRead {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Removes a bucket that has been consumed, to keep disk use near the input's size. A failure
+/// is left to the scratch directory's removal.
+fn remove(path: &Path) {
+    let _ = std::fs::remove_file(path);
+}
