@@ -70,12 +70,17 @@ pub(crate) fn is_broken_pipe(err: &anyhow::Error) -> bool {
 ///
 /// A cause whose text the previous message already contains is left out: some errors (rayon's
 /// `ThreadPoolBuildError`, `io::Error` wrappers) print their source *and* return it from
-/// `source()`, which would otherwise show the operating system's message twice. Embedded
-/// newlines would break the one-line promise, so they become spaces.
+/// `source()`, which would otherwise show the operating system's message twice. An `io::Error`
+/// loses its ` (os error N)` suffix. Embedded newlines would break the one-line promise, so
+/// they become spaces.
 pub(crate) fn one_line(err: &anyhow::Error) -> String {
     let mut parts: Vec<String> = Vec::new();
     for cause in err.chain() {
-        let text = cause.to_string();
+        // An operating-system error reads as its message alone, whichever command wrapped it.
+        let text = match cause.downcast_ref::<io::Error>() {
+            Some(io_error) => os_message(io_error),
+            None => cause.to_string(),
+        };
         let repeated = parts.last().is_some_and(|last| last.contains(text.trim()));
         if !repeated && !text.trim().is_empty() {
             parts.push(text);
@@ -556,6 +561,17 @@ mod tests {
             .context("middle\nline")
             .context("top");
         assert_eq!(one_line(&err), "top: middle line: root");
+    }
+
+    #[test]
+    fn an_os_error_reads_as_its_message_alone() {
+        // Probe row 13: `shuffle > /dev/full` printed "... device (os error 28)".
+        let err =
+            anyhow::Error::new(io::Error::from_raw_os_error(28)).context("cannot write output");
+        assert_eq!(
+            one_line(&err),
+            "cannot write output: No space left on device"
+        );
     }
 
     /// A writer that always fails with `kind`.

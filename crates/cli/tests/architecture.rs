@@ -122,7 +122,7 @@ fn the_manifest_reader_sees_known_edges() {
     // nothing (an empty table would match an empty table).
     let members = manifest_edges(&workspace_root());
     let cli = &members["fairdeal-cli"];
-    assert_eq!(cli.normal, ["fairdeal"]);
+    assert_eq!(cli.normal, ["fairdeal", "fairdeal-external"]);
     let poker = &members["fairdeal-poker"];
     assert!(poker.normal.contains(&"fairdeal-cards".to_owned()));
     assert!(poker.dev.contains(&"fairdeal-inplace".to_owned()));
