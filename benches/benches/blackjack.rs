@@ -4,7 +4,7 @@
 //! Benchmark ids:
 //! * `blackjack_rounds/<backend>/<algorithm>/<shoe>`: one chunk of
 //!   [`CHUNK_ROUNDS`](fairdeal_blackjack::CHUNK_ROUNDS) rounds (65,536) through
-//!   `simulate_chunks` on a one-thread pool, with shoe `cut75` (cut card at 75 %) or `csm`
+//!   `simulate_chunks` (one chunk: one rayon task on one thread), with shoe `cut75` (cut card at 75 %) or `csm`
 //!   (continuous shuffler: every round from a full shoe). Throughput in rounds.
 //!
 //! The partial shuffle randomises one card per card dealt; `inplace` shuffles the whole shoe
@@ -28,11 +28,11 @@ where
     let config = SimConfig {
         rounds: CHUNK_ROUNDS,
         seed: SEED,
-        threads: 1,
         ..SimConfig::default()
     };
-    let result = simulate_chunks(strategy, &config, shuffler, B::seeded, 0..1, &|_| {})
-        .expect("valid simulation");
+    // One chunk is one rayon task: it runs on one thread of whatever pool is current.
+    let result =
+        simulate_chunks(strategy, &config, shuffler, B::seeded, 0..1).expect("valid simulation");
     result.counts.hands
 }
 

@@ -737,8 +737,8 @@ pub fn analyse(rules: &Rules, strategy: ExactStrategy) -> Result<ExactAnalysis, 
 }
 
 /// [`analyse`], calling `progress(upcard)` as each of the ten upcards is finished (from
-/// worker threads, in any order): the same progress convention as
-/// [`simulate_chunks`](crate::simulate_chunks).
+/// worker threads, in any order). Like [`simulate_chunks`](crate::simulate_chunks), it runs on
+/// the caller's rayon pool.
 ///
 /// # Errors
 ///

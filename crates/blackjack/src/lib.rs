@@ -14,9 +14,13 @@ let rules = Rules { hits_soft_17: true, surrender: Surrender::Late, ..Rules::def
 let strategy = Strategy::basic(&rules)?;            // exact EV-maximising decisions
 println!("{}", strategy.chart());
 
-let config = SimConfig { rounds: 200_000, seed: 42, threads: 2, ..SimConfig::default() };
-let result = simulate(&strategy, &config, &fairdeal_partial::Partial::new(), |seed| {
-    rand::rngs::StdRng::seed_from_u64(seed)
+let config = SimConfig { rounds: 200_000, seed: 42, ..SimConfig::default() };
+// The run uses the caller's rayon pool; the result is the same on any number of threads.
+let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build()?;
+let result = pool.install(|| {
+    simulate(&strategy, &config, &fairdeal_partial::Partial::new(), |seed| {
+        rand::rngs::StdRng::seed_from_u64(seed)
+    })
 })?;
 println!(
     "house edge {:.3}% ± {:.3}% over {} rounds",
@@ -55,6 +59,9 @@ assert!(result.house_edge_percent().abs() < 3.0);
   [`CHUNK_ROUNDS`]; chunk `c` gets the RNG `make_rng(stream_seed(seed, c))` and a fresh shoe,
   and money is summed in exact integer tenths of a unit, so the result is bit-identical on any
   number of threads and chunk ranges can be run separately and [merged](SimResult::merge).
+  Like every engine here, it runs on the caller's rayon pool (choose the thread count with
+  `ThreadPool::install`) and reports progress through the optional
+  [`SimConfig::progress`] callback.
 * **Exact analysis** ([`analyse`]): the expected return of one round off the top of a full
   shoe, by recursion over the remaining shoe composition (integer counts, memoised), with
   composition-dependent play or the chart ([`ExactStrategy`]); its module docs state the split
@@ -91,7 +98,7 @@ pub use rules::{
 };
 pub use shoe::{Shoe, card_value};
 pub use sim::{
-    CHUNK_ROUNDS, SimConfig, SimError, SimResult, simulate, simulate_chunks,
+    CHUNK_ROUNDS, Progress, SimConfig, SimError, SimResult, simulate, simulate_chunks,
     simulate_composition_chunks,
 };
 pub use strategy::{Action, ActionValues, Hand, Strategy};

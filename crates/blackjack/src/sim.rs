@@ -19,31 +19,58 @@ use crate::strategy::Strategy;
 /// statistics is one truncated shoe in about nine thousand (6 decks), far below the noise.
 pub const CHUNK_ROUNDS: u64 = 1 << 16;
 
-/// What to simulate.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SimConfig {
+/// What a progress callback receives: the number of rounds a chunk just finished. It is called
+/// from any worker thread, once per chunk, and never changes a result (the same shape as
+/// `fairdeal-poker`'s `Progress`).
+pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
+
+/// What to simulate: the named arguments of [`simulate`] and [`simulate_chunks`] (so the round
+/// count and the seed cannot be swapped silently).
+///
+/// There is no thread count: a run uses the caller's rayon pool (wrap the call in
+/// `ThreadPool::install` to choose one), and its result does not depend on it.
+///
+/// ```
+/// use fairdeal_blackjack::{Betting, SimConfig};
+/// let config = SimConfig { rounds: 100_000, seed: 7, ..SimConfig::default() };
+/// assert_eq!(config.betting, Betting::Flat);
+/// assert!(config.progress.is_none());
+/// ```
+#[derive(Clone, Copy)]
+pub struct SimConfig<'a> {
     /// Rounds to deal (each round plays every seat).
     pub rounds: u64,
     /// Master seed; chunk `c` uses `stream_seed(seed, c)`.
     pub seed: u64,
-    /// Worker threads; 0 lets rayon choose (one per core).
-    pub threads: usize,
     /// Flat betting or a Hi-Lo bet ramp.
     pub betting: Betting,
+    /// Called after each chunk with the rounds it dealt (e.g. to advance a progress bar).
+    pub progress: Option<Progress<'a>>,
 }
 
-impl Default for SimConfig {
+impl Default for SimConfig<'_> {
     fn default() -> Self {
         SimConfig {
             rounds: 1_000_000,
             seed: 0,
-            threads: 0,
             betting: Betting::Flat,
+            progress: None,
         }
     }
 }
 
-impl SimConfig {
+impl core::fmt::Debug for SimConfig<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SimConfig")
+            .field("rounds", &self.rounds)
+            .field("seed", &self.seed)
+            .field("betting", &self.betting)
+            .field("progress", &self.progress.map(|_| "Fn(u64)"))
+            .finish()
+    }
+}
+
+impl SimConfig<'_> {
     /// Number of chunks the run is split into.
     pub fn chunks(&self) -> u64 {
         self.rounds.div_ceil(CHUNK_ROUNDS)
@@ -73,14 +100,6 @@ pub enum SimError {
     /// An invalid bet ramp.
     #[error(transparent)]
     Betting(#[from] crate::count::BetRampError),
-    /// Rayon could not build the thread pool.
-    #[error("cannot start {threads} worker threads: {message}")]
-    ThreadPool {
-        /// Requested threads.
-        threads: usize,
-        /// Rayon's message.
-        message: String,
-    },
     /// Two results that cannot be merged (different runs or overlapping chunks).
     #[error("cannot merge results: {0}")]
     Merge(&'static str),
@@ -279,7 +298,7 @@ where
     (counts, sums)
 }
 
-/// Runs the whole simulation: [`simulate_chunks`] over every chunk, without progress reports.
+/// Runs the whole simulation: [`simulate_chunks`] over every chunk.
 ///
 /// `make_rng(seed)` builds the generator of one chunk from its stream seed (for example
 /// `|s| rand::rngs::StdRng::seed_from_u64(s)` or a `fairdeal-rng` backend's `seeded`).
@@ -289,7 +308,7 @@ where
 /// See [`SimError`].
 pub fn simulate<S, R, F>(
     strategy: &Strategy,
-    config: &SimConfig,
+    config: &SimConfig<'_>,
     shuffler: &S,
     make_rng: F,
 ) -> Result<SimResult, SimError>
@@ -298,18 +317,11 @@ where
     R: Rng,
     F: Fn(u64) -> R + Sync,
 {
-    simulate_chunks(
-        strategy,
-        config,
-        shuffler,
-        make_rng,
-        0..config.chunks(),
-        &|_| {},
-    )
+    simulate_chunks(strategy, config, shuffler, make_rng, 0..config.chunks())
 }
 
-/// Runs chunks `chunks` of the simulation described by `config` on `config.threads` threads,
-/// calling `progress(rounds)` after each chunk (from worker threads).
+/// Runs chunks `chunks` of the simulation described by `config` in parallel on the caller's
+/// rayon pool, calling `config.progress` (if any) with the rounds of each finished chunk.
 ///
 /// The rules are the strategy's ([`Strategy::rules`]). Results of disjoint adjacent chunk
 /// ranges of the same configuration [`merge`](SimResult::merge) into exactly the result of the
@@ -320,11 +332,10 @@ where
 /// See [`SimError`].
 pub fn simulate_chunks<S, R, F>(
     strategy: &Strategy,
-    config: &SimConfig,
+    config: &SimConfig<'_>,
     shuffler: &S,
     make_rng: F,
     chunks: Range<u64>,
-    progress: &(dyn Fn(u64) + Sync),
 ) -> Result<SimResult, SimError>
 where
     S: Shuffler + Clone + Sync,
@@ -339,7 +350,6 @@ where
         shuffler,
         make_rng,
         chunks,
-        progress,
     )
 }
 
@@ -353,11 +363,10 @@ where
 /// See [`SimError`].
 pub fn simulate_composition_chunks<S, R, F>(
     strategy: &CompositionStrategy,
-    config: &SimConfig,
+    config: &SimConfig<'_>,
     shuffler: &S,
     make_rng: F,
     chunks: Range<u64>,
-    progress: &(dyn Fn(u64) + Sync),
 ) -> Result<SimResult, SimError>
 where
     S: Shuffler + Clone + Sync,
@@ -371,18 +380,16 @@ where
         shuffler,
         make_rng,
         chunks,
-        progress,
     )
 }
 
 fn run_chunks<S, R, F>(
     engine: &Engine<'_>,
     rules: crate::Rules,
-    config: &SimConfig,
+    config: &SimConfig<'_>,
     shuffler: &S,
     make_rng: F,
     chunks: Range<u64>,
-    progress: &(dyn Fn(u64) + Sync),
 ) -> Result<SimResult, SimError>
 where
     S: Shuffler + Clone + Sync,
@@ -410,7 +417,9 @@ where
         let mut rng = make_rng(stream_seed(config.seed, c));
         let mut shoe = Shoe::new(&rules, shuffler.clone())?;
         let out = play_chunk(engine, &mut shoe, &mut rng, rounds, &config.betting, seats);
-        progress(rounds);
+        if let Some(progress) = config.progress {
+            progress(rounds);
+        }
         Ok(out)
     };
     let combine = |a: Result<(Counts, Sums), SimError>, b: Result<(Counts, Sums), SimError>| {
@@ -420,27 +429,13 @@ where
         sa.merge(&sb);
         Ok((ca, sa))
     };
-    let range = chunks.clone();
-    let (counts, sums) = if config.threads == 1 {
-        // No pool for one thread: the same chunks, the same exact sums.
-        range
-            .map(run)
-            .fold(Ok((Counts::default(), Sums::default())), combine)?
-    } else {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(config.threads)
-            .build()
-            .map_err(|e| SimError::ThreadPool {
-                threads: config.threads,
-                message: e.to_string(),
-            })?;
-        pool.install(|| {
-            range
-                .into_par_iter()
-                .map(run)
-                .reduce(|| Ok((Counts::default(), Sums::default())), combine)
-        })?
-    };
+    // Integer sums: any split of the chunks over any number of threads, reduced in any order,
+    // gives the same result.
+    let (counts, sums) = chunks
+        .clone()
+        .into_par_iter()
+        .map(run)
+        .reduce(|| Ok((Counts::default(), Sums::default())), combine)?;
     Ok(SimResult {
         seed: config.seed,
         configured_rounds: config.rounds,

@@ -298,7 +298,6 @@ fn simulated_composition_play_agrees_with_the_exact_return() {
         let config = SimConfig {
             rounds: 3_000_000,
             seed: 1000 + k as u64,
-            threads: 2,
             ..SimConfig::default()
         };
         let sim = simulate_composition_chunks(
@@ -307,7 +306,6 @@ fn simulated_composition_play_agrees_with_the_exact_return() {
             &fairdeal_partial::Partial::new(),
             rand_pcg::Pcg64Mcg::seed_from_u64,
             0..config.chunks(),
-            &|_| {},
         )
         .unwrap();
         assert_eq!(cd.misses(), 0, "every decision was valued by the analysis");

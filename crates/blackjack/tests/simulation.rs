@@ -12,6 +12,15 @@ fn pcg(seed: u64) -> rand_pcg::Pcg64Mcg {
     rand_pcg::Pcg64Mcg::seed_from_u64(seed)
 }
 
+/// `work` on a rayon pool of exactly `threads` threads: the caller chooses the threads.
+fn on_threads<T: Send>(threads: usize, work: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(work)
+}
+
 #[test]
 fn results_do_not_depend_on_the_thread_count_and_chunks_merge() {
     let rules = Rules {
@@ -23,21 +32,13 @@ fn results_do_not_depend_on_the_thread_count_and_chunks_merge() {
     let config = SimConfig {
         rounds: 10 * fairdeal_blackjack::CHUNK_ROUNDS - 123,
         seed: 2024,
-        threads: 1,
         betting: Betting::HiLo(BetRamp { min: 1, max: 8 }),
+        progress: None,
     };
-    let one = simulate(&strategy, &config, &fairdeal_partial::Partial::new(), pcg).unwrap();
-    let three = simulate(
-        &strategy,
-        &SimConfig {
-            threads: 3,
-            ..config.clone()
-        },
-        &fairdeal_partial::Partial::new(),
-        pcg,
-    )
-    .unwrap();
-    assert_eq!(one, three);
+    let run = || simulate(&strategy, &config, &fairdeal_partial::Partial::new(), pcg).unwrap();
+    let one = on_threads(1, run);
+    assert_eq!(one, on_threads(3, run));
+    assert_eq!(one, on_threads(4, run));
     assert_eq!(one.rounds(), config.rounds);
 
     let mut first = simulate_chunks(
@@ -46,7 +47,6 @@ fn results_do_not_depend_on_the_thread_count_and_chunks_merge() {
         &fairdeal_partial::Partial::new(),
         pcg,
         0..4,
-        &|_| {},
     )
     .unwrap();
     let second = simulate_chunks(
@@ -55,7 +55,6 @@ fn results_do_not_depend_on_the_thread_count_and_chunks_merge() {
         &fairdeal_partial::Partial::new(),
         pcg,
         4..10,
-        &|_| {},
     )
     .unwrap();
     first.merge(&second).unwrap();
@@ -68,13 +67,41 @@ fn results_do_not_depend_on_the_thread_count_and_chunks_merge() {
         &strategy,
         &SimConfig {
             seed: 2025,
-            ..config.clone()
+            ..config
         },
         &fairdeal_partial::Partial::new(),
         pcg,
     )
     .unwrap();
     assert_ne!(one.counts, other.counts);
+}
+
+/// The progress callback sees every round exactly once, one call per chunk, from any thread,
+/// and does not change the result.
+#[test]
+fn progress_reports_every_round_once_per_chunk_and_changes_nothing() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let strategy = Strategy::basic(&Rules::default()).unwrap();
+    let quiet = SimConfig {
+        rounds: 3 * fairdeal_blackjack::CHUNK_ROUNDS + 7,
+        seed: 11,
+        ..SimConfig::default()
+    };
+    let (rounds, calls) = (AtomicU64::new(0), AtomicU64::new(0));
+    let count = |n: u64| {
+        rounds.fetch_add(n, Ordering::Relaxed);
+        calls.fetch_add(1, Ordering::Relaxed);
+    };
+    let reported = SimConfig {
+        progress: Some(&count),
+        ..quiet
+    };
+    let partial = fairdeal_partial::Partial::new();
+    let with = on_threads(2, || simulate(&strategy, &reported, &partial, pcg).unwrap());
+    assert_eq!(rounds.load(Ordering::Relaxed), quiet.rounds);
+    assert_eq!(calls.load(Ordering::Relaxed), quiet.chunks());
+    assert_eq!(with, simulate(&strategy, &quiet, &partial, pcg).unwrap());
+    assert!(format!("{reported:?}").contains("progress: Some(\"Fn(u64)\")"));
 }
 
 #[test]
@@ -99,7 +126,6 @@ fn bad_requests_are_errors() {
             &fairdeal_partial::Partial::new(),
             pcg,
             0..2,
-            &|_| {}
         ),
         Err(SimError::BadChunkRange { .. })
     ));
@@ -130,7 +156,6 @@ fn counts_are_consistent() {
     let config = SimConfig {
         rounds: 300_000,
         seed: 9,
-        threads: 2,
         ..SimConfig::default()
     };
     let r = simulate(&strategy, &config, &fairdeal_partial::Partial::new(), pcg).unwrap();
@@ -167,7 +192,6 @@ fn check_published(rules: Rules, published_edge_percent: f64, seed: u64) {
     let config = SimConfig {
         rounds: 8_000_000,
         seed,
-        threads: 0,
         ..SimConfig::default()
     };
     let r = simulate(&strategy, &config, &fairdeal_partial::Partial::new(), pcg).unwrap();
@@ -237,8 +261,8 @@ fn hi_lo_spread_beats_flat_betting_and_is_useless_against_a_continuous_shuffler(
         let config = SimConfig {
             rounds: 3_000_000,
             seed: 77,
-            threads: 0,
             betting,
+            progress: None,
         };
         simulate(&strategy, &config, &fairdeal_partial::Partial::new(), pcg).unwrap()
     };

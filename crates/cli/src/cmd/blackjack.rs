@@ -9,11 +9,10 @@
 //! (`--table` for every initial hand). All engines, and the parsing of rule names, are
 //! `fairdeal-blackjack`'s; this module bounds the inputs, runs and prints.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::num::NonZeroUsize;
 use std::time::Instant;
 
-use anyhow::Context as _;
 use clap::builder::RangedI64ValueParser;
 use fairdeal::Rng;
 use fairdeal::blackjack::{
@@ -25,7 +24,7 @@ use fairdeal::rng::{Backend, DEFAULT_BACKEND};
 use serde_json::{Map, Value, json};
 
 use crate::common::{
-    Resolved, Selection, WithResolved, print_json, progress_bar, usage, with_selection,
+    Resolved, Selection, WithResolved, print_json, progress_bar, stdout, usage, with_selection,
 };
 
 /// Simulations with more rounds than this show a progress bar (on a terminal).
@@ -482,17 +481,17 @@ impl WithResolved for SimulateWork<'_> {
         // With --seed the run is reproducible; without it one master seed is drawn from the
         // OS-seeded generator and reported.
         let seed = self.args.seed.unwrap_or_else(|| rng.next_u64());
-        let config = SimConfig {
-            rounds: self.args.rounds,
-            seed,
-            threads: self.args.threads.map_or(0, NonZeroUsize::get),
-            betting: self.betting,
-        };
         let bar = progress_bar(
             self.args.rounds,
             self.args.rounds > PROGRESS_THRESHOLD,
             "rounds",
         );
+        let config = SimConfig {
+            rounds: self.args.rounds,
+            seed,
+            betting: self.betting,
+            progress: Some(&|n| bar.inc(n)),
+        };
         let started = Instant::now();
         let result = match &self.composition {
             None => simulate_chunks(
@@ -501,7 +500,6 @@ impl WithResolved for SimulateWork<'_> {
                 &shuffler,
                 |s| B::seeded(s),
                 0..config.chunks(),
-                &|n| bar.inc(n),
             )?,
             Some(cd) => simulate_composition_chunks(
                 cd,
@@ -509,7 +507,6 @@ impl WithResolved for SimulateWork<'_> {
                 &shuffler,
                 |s| B::seeded(s),
                 0..config.chunks(),
-                &|n| bar.inc(n),
             )?,
         };
         let seconds = started.elapsed().as_secs_f64();
@@ -552,15 +549,19 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
         sampler: String::from("backend"),
         seed: args.seed,
     };
-    let (result, seed, seconds) = with_selection(
-        &selection,
-        SimulateWork {
-            args,
-            strategy,
-            composition,
-            betting,
-        },
-    )?;
+    // The engine runs on the caller's pool: --threads is bounded by `parse_threads` and the
+    // pool is built once, here (docs/ARCHITECTURE.md, the engines' threading policy).
+    let (result, seed, seconds) = crate::common::thread_pool(args.threads)?.install(|| {
+        with_selection(
+            &selection,
+            SimulateWork {
+                args,
+                strategy,
+                composition,
+                betting,
+            },
+        )
+    })?;
 
     let counts: Map<String, Value> = result
         .counts
@@ -603,7 +604,7 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
         out.insert("seconds".into(), json!(seconds));
         return print_json(&Value::Object(out));
     }
-    let mut out = io::stdout().lock();
+    let mut out = stdout();
     writeln!(out, "rules: {rules}")?;
     if let Betting::HiLo(r) = betting {
         writeln!(out, "betting: Hi-Lo, {r} units by true count")?;
@@ -639,7 +640,7 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
     for (name, value) in result.counts.fields() {
         writeln!(out, "  {name:<18} {value}")?;
     }
-    out.flush().context("cannot write to stdout")?;
+    out.flush()?;
     Ok(())
 }
 
@@ -685,7 +686,7 @@ fn run_dealer(args: &DealerArgs) -> anyhow::Result<()> {
             "upcards": upcards,
         }));
     }
-    let mut out = io::stdout().lock();
+    let mut out = stdout();
     writeln!(
         out,
         "dealer final hand, {}, {}, before the peek",
@@ -710,7 +711,7 @@ fn run_dealer(args: &DealerArgs) -> anyhow::Result<()> {
         }
         writeln!(out)?;
     }
-    out.flush().context("cannot write to stdout")?;
+    out.flush()?;
     Ok(())
 }
 
@@ -752,7 +753,7 @@ fn run_strategy(args: &StrategyArgs) -> anyhow::Result<()> {
             "infinite_deck_edge_percent": edge,
         }));
     }
-    let mut out = io::stdout().lock();
+    let mut out = stdout();
     writeln!(
         out,
         "basic strategy (infinite deck) for {}",
@@ -764,7 +765,7 @@ fn run_strategy(args: &StrategyArgs) -> anyhow::Result<()> {
     )?;
     write!(out, "{}", strategy.chart())?;
     writeln!(out, "exact infinite-deck house edge: {edge:.4}%")?;
-    out.flush().context("cannot write to stdout")?;
+    out.flush()?;
     Ok(())
 }
 
@@ -841,7 +842,7 @@ fn run_exact(args: &ExactArgs) -> anyhow::Result<()> {
         }
         return print_json(&Value::Object(out));
     }
-    let mut out = io::stdout().lock();
+    let mut out = stdout();
     writeln!(
         out,
         "exact analysis, one round off the top of {}: {}",
@@ -902,7 +903,7 @@ fn run_exact(args: &ExactArgs) -> anyhow::Result<()> {
             }
         }
     }
-    out.flush().context("cannot write to stdout")?;
+    out.flush()?;
     Ok(())
 }
 
