@@ -21,9 +21,8 @@ use fairdeal::fairness::{
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
-use crate::cmd::fairness::write_json;
 use crate::cmd::heatmap::{self, Heatmap};
-use crate::common::{Table, is_stdin, usage};
+use crate::common::{Table, is_stdin, print_json, stdout, usage};
 
 /// Lines between progress-bar updates.
 const PROGRESS_EVERY: u64 = 16_384;
@@ -407,9 +406,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         warnings,
     };
     if json {
-        return write_json(&report);
+        return print_json(&report);
     }
-    let mut out = io::stdout().lock();
+    let mut out = stdout();
     write_text(&mut out, &report)?;
     out.flush()?;
     Ok(())

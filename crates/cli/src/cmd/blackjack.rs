@@ -24,7 +24,8 @@ use fairdeal::rng::{Backend, DEFAULT_BACKEND};
 use serde_json::{Map, Value, json};
 
 use crate::common::{
-    Resolved, Selection, WithResolved, print_json, progress_bar, stdout, usage, with_selection,
+    Resolved, Selection, WithResolved, plural, print_json, progress_bar, stdout, usage,
+    warn_if_unfair, with_selection,
 };
 
 /// Simulations with more rounds than this show a progress bar (on a terminal).
@@ -211,15 +212,6 @@ fn game_rules_text(rules: &Rules) -> String {
         rules.payout,
         rules.hole_card,
     )
-}
-
-/// "1 round", "2 rounds".
-fn plural(n: u64, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
-    }
 }
 
 /// The most rounds one `simulate` may deal: about a day of one core at 10 M rounds/s.
@@ -612,7 +604,7 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
     writeln!(
         out,
         "dealt {} with {} / {} (seed {seed}) in {seconds:.2} s ({:.2} M rounds/s), {} strategy",
-        plural(result.rounds(), "round"),
+        plural(result.rounds(), "round", "rounds"),
         args.algo,
         args.backend,
         result.rounds() as f64 / seconds.max(1e-9) / 1e6,
@@ -642,20 +634,6 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
     }
     out.flush()?;
     Ok(())
-}
-
-/// Warns on stderr when the algorithm is a known-unfair one (`biased`, the negative control):
-/// the run is allowed (it is how the bias is measured) but must not pass for a fair table.
-fn warn_if_unfair(algorithm: &str) {
-    let unfair = fairdeal::ALGORITHMS
-        .iter()
-        .any(|a| !a.fair && a.name.eq_ignore_ascii_case(algorithm));
-    if unfair {
-        eprintln!(
-            "fairdeal: warning: --algo {algorithm} is NOT a fair shuffle (a negative control): \
-             the shoe is dealt with a bias and the house edge is not that of the real game"
-        );
-    }
 }
 
 fn run_dealer(args: &DealerArgs) -> anyhow::Result<()> {
@@ -846,7 +824,7 @@ fn run_exact(args: &ExactArgs) -> anyhow::Result<()> {
     writeln!(
         out,
         "exact analysis, one round off the top of {}: {}",
-        plural(u64::from(rules.decks), "deck"),
+        plural(u64::from(rules.decks), "deck", "decks"),
         game_rules_text(&rules)
     )?;
     writeln!(

@@ -16,10 +16,10 @@ use fairdeal::rng::{Backend, backends};
 use fairdeal::{DEFAULT_ALGORITHM, Rng, Shuffler};
 use serde::Serialize;
 
-use crate::cmd::fairness::write_json;
 use crate::cmd::heatmap::{self, Heatmap};
 use crate::common::{
-    Resolved, Selection, Table, WithResolved, progress_bar, usage, with_selection,
+    Resolved, Selection, Table, WithResolved, print_json, progress_bar, stdout, usage,
+    with_selection,
 };
 
 /// Timing rounds per measurement; the median is reported.
@@ -248,7 +248,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     bar.finish_and_clear();
 
     if json {
-        return write_json(&JsonReport {
+        return print_json(&JsonReport {
             algorithm: &algo,
             seed,
             seed_from_os: seed_arg.is_none(),
@@ -259,7 +259,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             backends: &rows,
         });
     }
-    let mut out = io::stdout().lock();
+    let mut out = stdout();
     write_text(&mut out, &rows, &algo, seed, seed_arg.is_none(), load)?;
     out.flush()?;
     Ok(())

@@ -7,7 +7,7 @@
 //! statistics are `fairdeal-fairness`'s; this module only runs them, prints them and plots them.
 
 use std::cell::Cell;
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
@@ -22,18 +22,9 @@ use serde::Serialize;
 
 use crate::cmd::heatmap::{self, Heatmap};
 use crate::common::{
-    Resolved, SAMPLER_HELP, Selection, Table, WithResolved, progress_bar, usage, with_selection,
+    Resolved, SAMPLER_HELP, Selection, Table, WithResolved, print_json, progress_bar, stdout,
+    usage, with_selection,
 };
-
-/// Prints `value` as pretty JSON on stdout. The text is rendered first, so a closed pipe
-/// (`| head -1`) surfaces as the plain `io::Error` that `main` treats as a quiet exit.
-pub(crate) fn write_json<T: Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
-    let text = serde_json::to_string_pretty(value).context("cannot render JSON")?;
-    let mut out = io::stdout().lock();
-    writeln!(out, "{text}")?;
-    out.flush()?;
-    Ok(())
-}
 
 /// Runs with more element-draws than this show a progress bar (on a terminal).
 const PROGRESS_THRESHOLD: u64 = 5_000_000;
@@ -157,7 +148,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             .with_context(|| format!("cannot write plot '{}'", path.display()))?;
     }
     if args.json {
-        write_json(&JsonReport {
+        print_json(&JsonReport {
             algorithm: &selection.algorithm,
             backend: &selection.backend,
             sampler: &selection.sampler,
@@ -175,7 +166,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             fair: report.is_fair(PASS_THRESHOLD),
         })
     } else {
-        let mut out = io::stdout().lock();
+        let mut out = stdout();
         write_text(&mut out, &report, &selection, seed)?;
         out.flush()?;
         Ok(())
