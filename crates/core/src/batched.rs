@@ -232,7 +232,7 @@ impl IndexSampler for Batched {
         }
     }
 
-    /// The ascending counterpart: one batch for the bounds up to [`TAIL_TOP`], then batches
+    /// The ascending counterpart: one batch for the bounds up to 19 (`TAIL_TOP`), then batches
     /// whose size shrinks as the bounds grow.
     #[inline]
     fn for_each_index_ascending<R, F>(&self, rng: &mut R, low: usize, high: usize, mut f: F)
