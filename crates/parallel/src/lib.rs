@@ -58,9 +58,9 @@ shuffle by induction) or, at a leaf, Fisher-Yates.
   first pass's. No label array (it would cost a byte per element and two more memory passes).
 * **Power-of-two bucket counts** so a label is `bits` bits of a 64-bit word: exactly uniform
   with no rejection, `⌊64 / bits⌋` labels per RNG call.
-* **Swaps and moves only.** The recursion and the leaves only swap and the top level moves
-  elements bitwise, so `T` needs no `Clone`, `Copy` or `Default`.
-* **One prefetch hint** (`unsafe`, like the top level's bitwise moves). Each bucket head
+* **Swaps only.** Every phase only swaps elements, so `T` needs no `Clone`, `Copy` or
+  `Default`.
+* **One prefetch hint** (the crate's only `unsafe`). Each bucket head
   advances sequentially, but a thousand heads are far more streams than the hardware prefetchers follow, so without help
   every new cache line a head reaches is a stalling miss. The scatter issues
   `_mm_prefetch` a few lines ahead of the head it just advanced (x86-64 only; elsewhere the hint
@@ -80,21 +80,22 @@ shuffle by induction) or, at a leaf, Fisher-Yates.
   (the tests use tiny leaves so the recursion runs at `n = 4`); the defaults were measured
   (`docs/algorithms.md`, section "Huge N").
 
-# The top level: every pass on all threads
+# The top level: every pass on all threads, in place
 
 An American-flag cycle is inherently sequential, so the first scatter over the whole slice is
-done differently (Sanders' distributed formulation; `docs/algorithms.md`, "The parallel top
-level"): the slice is cut into fixed chunks (about 1 MiB each, at most 256), each chunk draws
-its own labels and counts them in parallel, a prefix sum over the chunks × buckets counts gives
-every chunk its piece of every bucket, and the chunks then move their elements straight into
-their pieces of a scratch buffer, in parallel. The buckets are shuffled there in parallel (the
-in-place recursion above) and moved back in parallel. Only the seeding (O(chunks + buckets))
-and the prefix sums (O(chunks × buckets)) run on one thread; neither touches the data.
+done differently (Sanders' distributed formulation with an in-place exchange;
+`docs/algorithms.md`, "The parallel top level"): the slice is cut into fixed chunks (about 1 MiB
+each, at most 256), and each chunk is scattered in place by its own labels, in parallel, into
+one piece per bucket. A serial plan (O(chunks × buckets), no data touched) cuts the pieces at
+the final bucket bounds and finds cycles of equally wide ranges whose rotation moves every
+element into its bucket's range; the cycles are disjoint and rotate in parallel by range
+swaps. The buckets are then shuffled in parallel (the recursion above). Only the seeding and
+the plan run on one thread.
 
-**Memory:** one scratch buffer as large as the slice (a second copy, allocated per call and
-freed before returning; [`Parallel::try_shuffle`] reports a failed allocation instead of
-aborting) plus chunks × buckets counters (at most 2 MiB at the default shape). The elements are
-moved bitwise, so `T` still needs no `Clone`.
+**Memory:** in place. Besides the data, the plan holds a few machine words per chunk × bucket
+piece (at most 2^20 pieces), each chunk task `K` counters, and `chunks + K` generators. The
+elements are only swapped, so `T` needs no `Clone`, and a panic leaves every element in the
+caller's slice.
 */
 // One scoped exception, `prefetch.rs` (a cache hint; see the crate's Cargo.toml).
 #![deny(unsafe_code)]
@@ -115,7 +116,7 @@ use rand::rngs::ChaCha12Rng;
 
 use scatter::Shape;
 use top::Recorder;
-pub use top::{Phase, Profile, ScratchError};
+pub use top::{Phase, Profile};
 
 /// The self-description of [`Parallel`]: name `"parallel"`, O(N), fair.
 ///
@@ -144,11 +145,11 @@ pub const MAX_BUCKET_BITS: u32 = 16;
 
 /// The default chunk size of the top level: it cuts the slice into chunks of about this many
 /// bytes, each labelled and scattered as one parallel task …
-pub const DEFAULT_CHUNK_BYTES: usize = 1 << 20;
+pub const DEFAULT_CHUNK_BYTES: usize = 1 << 18;
 
-/// … but into at most this many chunks (so the chunks × buckets counters stay small: 256 ×
-/// 1,024 `usize`, 2 MiB, at the default shape). Enough tasks to balance 64 threads.
-pub const DEFAULT_MAX_CHUNKS: usize = 256;
+/// … but into at most this many chunks (so the plan over chunks × buckets pieces stays small:
+/// 256 × 1,024 pieces at the default shape). Enough tasks to balance 64 threads.
+pub const DEFAULT_MAX_CHUNKS: usize = 1024;
 
 /// The largest accepted `max_chunks`.
 pub const MAX_CHUNKS: usize = 1 << 16;
@@ -339,62 +340,33 @@ impl<S> Parallel<S> {
 
 impl<S: IndexSampler + Copy + Send + Sync> Parallel<S> {
     /// Shuffles `data` uniformly, every pass on the current rayon pool (the global pool unless
-    /// called inside [`rayon::ThreadPool::install`]).
+    /// called inside [`rayon::ThreadPool::install`]), in place.
     ///
     /// The result depends on `data`, the generator's state and the shape only: the same on any
     /// number of threads, and the same as [`shuffle_sequential`](Self::shuffle_sequential).
-    ///
-    /// Above one leaf it allocates a scratch buffer as large as `data` (see the crate docs); if
-    /// that allocation fails it aborts the process, as a failing `Vec` allocation does. Use
-    /// [`try_shuffle`](Self::try_shuffle) to get an error instead.
     pub fn shuffle<T, R>(&self, data: &mut [T], rng: &mut R)
     where
         T: Send,
         R: Rng + SeedableRng + Send,
     {
-        if let Err(e) = self.try_shuffle(data, rng) {
-            abort_on(&e);
-        }
+        top::shuffle_par(data, rng, self.shape::<T>(), self.sampler, &Recorder::off());
     }
 
-    /// [`shuffle`](Self::shuffle), returning an error (with `data` and `rng` untouched) when the
-    /// scratch buffer cannot be allocated.
-    ///
-    /// # Errors
-    ///
-    /// [`ScratchError`] when the allocation of `data.len()` elements fails.
-    pub fn try_shuffle<T, R>(&self, data: &mut [T], rng: &mut R) -> Result<(), ScratchError>
-    where
-        T: Send,
-        R: Rng + SeedableRng + Send,
-    {
-        top::shuffle_par(data, rng, self.shape::<T>(), self.sampler, &Recorder::off())
-    }
-
-    /// [`try_shuffle`](Self::try_shuffle), also returning where the time went (wall time per
-    /// phase, busy time per phase per thread): the data behind the phase profile of
+    /// [`shuffle`](Self::shuffle), also returning where the time went (wall time per phase,
+    /// busy time per phase per thread): the data behind the phase profile of
     /// `cargo run --release -p fairdeal-benches --example scaling`. The same result as
     /// `shuffle`; a slice of at most one leaf has no phases and gives an empty profile.
-    ///
-    /// # Errors
-    ///
-    /// [`ScratchError`], as [`try_shuffle`](Self::try_shuffle).
     ///
     /// ```
     /// use fairdeal_parallel::{Parallel, Phase};
     /// use rand::SeedableRng;
     ///
     /// let mut v: Vec<u32> = (0..1_000_000).collect();
-    /// let profile = Parallel::new().shuffle_profiled(&mut v, &mut rand_pcg::Pcg64::seed_from_u64(1))?;
+    /// let profile = Parallel::new().shuffle_profiled(&mut v, &mut rand_pcg::Pcg64::seed_from_u64(1));
     /// assert!(profile.serial() <= profile.total());
-    /// assert!(!profile.busy(Phase::Scatter).is_empty());
-    /// # Ok::<(), fairdeal_parallel::ScratchError>(())
+    /// assert!(!profile.busy(Phase::Partition).is_empty());
     /// ```
-    pub fn shuffle_profiled<T, R>(
-        &self,
-        data: &mut [T],
-        rng: &mut R,
-    ) -> Result<Profile, ScratchError>
+    pub fn shuffle_profiled<T, R>(&self, data: &mut [T], rng: &mut R) -> Profile
     where
         T: Send,
         R: Rng + SeedableRng + Send,
@@ -406,8 +378,8 @@ impl<S: IndexSampler + Copy + Send + Sync> Parallel<S> {
             self.shape::<T>(),
             self.sampler,
             &Recorder::on(&profile),
-        )?;
-        Ok(profile.into_inner().unwrap_or_else(|e| e.into_inner()))
+        );
+        profile.into_inner().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The parallel shuffle with any generator, seedable or not (`rand::rng()`, a `&mut dyn`
@@ -443,26 +415,13 @@ impl<S: IndexSampler + Copy + Send + Sync> Parallel<S> {
 
 impl<S: IndexSampler + Copy> Parallel<S> {
     /// The same shuffle as [`shuffle`](Self::shuffle) on the calling thread only, without rayon
-    /// (and without requiring `Send`). Aborts if the scratch buffer cannot be allocated, as
-    /// [`shuffle`](Self::shuffle) does.
+    /// (and without requiring `Send`).
     pub fn shuffle_sequential<T, R>(&self, data: &mut [T], rng: &mut R)
     where
         R: Rng + SeedableRng,
     {
-        if let Err(e) =
-            top::shuffle_seq(data, rng, self.shape::<T>(), self.sampler, &Recorder::off())
-        {
-            abort_on(&e);
-        }
+        top::shuffle_seq(data, rng, self.shape::<T>(), self.sampler, &Recorder::off());
     }
-}
-
-/// What a failing `Vec` allocation does: report and abort (no unwinding through half-moved data
-/// is possible here anyway, since nothing has moved yet; aborting keeps `shuffle` infallible).
-fn abort_on(error: &ScratchError) -> ! {
-    let layout = std::alloc::Layout::from_size_align(error.bytes.max(1), 1)
-        .unwrap_or(std::alloc::Layout::new::<u8>());
-    std::alloc::handle_alloc_error(layout)
 }
 
 /// `Parallel` as a [`Shuffler`], for any generator (`R: Rng + ?Sized`) and any element type:

@@ -116,9 +116,25 @@ pub(crate) fn scatter<T, R>(data: &mut [T], bits: u32, seed: &R::Seed) -> Vec<us
 where
     R: Rng + SeedableRng,
 {
+    scatter_with(
+        data,
+        bits,
+        R::from_seed(seed.clone()),
+        R::from_seed(seed.clone()),
+    )
+}
+
+/// [`scatter`] with the two generators already made from the seed: `counter` for the counting
+/// pass and `replay` for the American-flag pass (they must produce the same stream).
+pub(crate) fn scatter_with<T, R: Rng>(
+    data: &mut [T],
+    bits: u32,
+    counter: R,
+    replay: R,
+) -> Vec<usize> {
     let k = 1usize << bits;
     let mut counts = alloc::vec![0usize; k];
-    Labels::new(R::from_seed(seed.clone()), bits).count(data.len(), &mut counts);
+    Labels::new(counter, bits).count(data.len(), &mut counts);
 
     let mut bounds = Vec::with_capacity(k + 1);
     let mut start = 0;
@@ -135,7 +151,7 @@ where
     for &h in &head {
         prefetch(data, h);
     }
-    let mut labels = Labels::new(R::from_seed(seed.clone()), bits);
+    let mut labels = Labels::new(replay, bits);
     for b in 0..k {
         let end = bounds[b + 1];
         let mut here = head[b];

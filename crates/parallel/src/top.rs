@@ -1,82 +1,98 @@
-//! The top level of the shuffle, where every pass over the whole array runs on all threads.
+//! The top level of the shuffle, where every pass over the whole array runs on all threads, in
+//! place.
 //!
-//! One scatter (Sanders 1998) with the labelling split over fixed chunks, as in Sanders'
-//! distributed algorithm: chunk `c` labels its own elements from its own generator, and every
-//! element goes straight to its place in a scratch buffer, into the part of its bucket reserved
-//! for chunk `c`. Phases, each a separate pass:
+//! Sanders' scatter (1998) with the labelling split over fixed chunks, as in his distributed
+//! algorithm, and the exchange between chunks done by swapping whole ranges, as parallel
+//! in-place radix sorts do (Obeya et al. 2019, "Regions Sort"). Phases, each a separate pass:
 //!
 //! 1. **draw** (serial, O(chunks + buckets) generator calls): one label seed per chunk, then one
 //!    child generator per bucket, in that fixed order, from the caller's generator;
-//! 2. **count** (parallel over chunks, no memory traffic): chunk `c` counts its labels, giving
-//!    the chunks × buckets matrix `M`;
-//! 3. **plan** (serial, O(chunks × buckets)): bucket `b` occupies `[G_b, G_{b+1})` with
-//!    `G_b = Σ_{b' < b} Σ_c M[c][b']`, and inside it chunk `c`'s piece starts at
-//!    `G_b + Σ_{c' < c} M[c'][b]`;
-//! 4. **scatter** (parallel over chunks): chunk `c` replays its label stream over its elements in
-//!    order and moves each one to the next free slot of its piece in the scratch buffer;
-//! 5. **buckets** (parallel over buckets): each bucket is shuffled in the scratch buffer by the
-//!    in-place recursion of `scatter.rs`, with its child generator;
-//! 6. **copy back** (parallel): the scratch buffer is moved back into the caller's slice.
+//! 2. **partition** (parallel over chunks): each chunk is scattered in place by label with its
+//!    own seed (`scatter::scatter`, the same American-flag pass as the recursion below), so it
+//!    becomes `K` contiguous *pieces*, piece `b` holding the chunk's elements labelled `b`;
+//! 3. **plan** (O(chunks × buckets), no data touched): bucket `b` is to occupy `[G_b, G_{b+1})`, `G` the
+//!    prefix sums of the label counts. Cutting the pieces at the bucket bounds gives *segments*,
+//!    each with a label and the bucket whose range it lies in; a segment whose label is not its
+//!    range's bucket is misplaced. The misplaced segments form a graph on buckets (an edge from
+//!    the bucket a segment lies in to its label) in which every bucket has as many misplaced
+//!    elements in its range as there are elements with its label outside it; such a graph splits
+//!    into cycles. The segments are found bucket by bucket in parallel; then one serial walk
+//!    finds the cycles one at a time: a cycle `x_0 → x_1 → … → x_{L-1}` of segment parts of one
+//!    common width `w` (the smallest remainder on the cycle), `x_i` lying in the range of the
+//!    bucket that is `x_{i-1}`'s label;
+//! 4. **exchange** (parallel over cycles, and over parts of wide cycles): every cycle is rotated,
+//!    the contents of `x_i` moving to `x_{i+1}` and those of `x_{L-1}` to `x_0`, by `L - 1` range
+//!    swaps. The cycles' ranges are disjoint, so they run in any order on any threads; after all
+//!    of them bucket `b`'s range holds exactly the elements labelled `b`;
+//! 5. **buckets** (parallel over buckets): each bucket is shuffled by the in-place recursion of
+//!    `scatter.rs`, with its child generator.
 //!
-//! The chunk length and the bucket count depend only on the slice's length and the shape, never
-//! on the pool, so every label, every destination and every child generator is the same on any
-//! number of threads; [`shuffle_seq`] runs the same phases on the calling thread.
+//! There are at most as many chunks as buckets (about as many, at the default shape): then nearly
+//! every bucket's range holds a segment of nearly every label, and most cycles are swaps of two
+//! ranges. The chunk length and the bucket count depend only on the slice's length and the
+//! shape, never on the pool, and the plan is a function of the chunks' label counts; so every label, every
+//! cycle and every child generator is the same on any number of threads, and [`shuffle_seq`]
+//! runs the same phases on the calling thread.
 //!
-//! Memory: a scratch buffer of `len` elements (one copy of the data, allocated per call and
-//! freed before returning) and `chunks × buckets` counters. The elements are moved bitwise
-//! (`T` needs no `Clone`), which is this module's `unsafe`; see the `// SAFETY:` comments.
+//! Memory: no copy of the data. The plan holds O(chunks × buckets) segments and cycle parts, a
+//! few machine words each: about 30 MB for 10^8 `u32` (400 MB) at the default shape (512
+//! chunks × 512 buckets, about a million parts); see [`MAX_PIECES`]. Everything is safe code:
+//! the exchange works on disjoint `&mut` slices cut from the data in address order.
 
 use alloc::vec::Vec;
-use core::mem::MaybeUninit;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use fairdeal_core::{IndexSampler, Rng, SeedableRng};
 
 use crate::leaf::prefetching_fisher_yates;
-use crate::prefetch::prefetch;
-use crate::scatter::{self, Labels, Shape, draw_seed, split_buckets};
+use crate::scatter::{self, Shape, draw_seed, split_buckets};
 
-/// How far ahead of a piece's write head the scatter prefetches, in bytes.
-const PREFETCH_AHEAD_BYTES: usize = 256;
+/// At most this many chunk × bucket pieces: the number of chunks is lowered (for the length and
+/// shape alone) until `chunks × buckets` fits, which bounds the plan's memory (about a hundred
+/// bytes per piece, so about 100 MiB at this limit).
+pub(crate) const MAX_PIECES: usize = 1 << 20;
+
+/// Wide cycles are rotated in parallel halves down to this many elements per part.
+const PARALLEL_WIDTH: usize = 1 << 15;
+
+/// Cycles are rotated in tiles of this many bytes, so that the first range's tile stays in L1
+/// while it is swapped with every other range of the cycle.
+const TILE_BYTES: usize = 16 << 10;
 
 /// The phases of the top level, in the order they run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Phase {
     /// Drawing the chunk label seeds and the bucket child generators (serial).
     Draw,
-    /// Counting every chunk's labels (parallel over chunks).
-    Count,
-    /// Prefix sums and carving the scratch buffer into pieces (serial).
+    /// Scattering every chunk in place into its pieces by label (parallel over chunks).
+    Partition,
+    /// Prefix sums, segments and the cycles of the exchange (serial).
     Plan,
-    /// Moving every element into its piece of the scratch buffer (parallel over chunks).
-    Scatter,
+    /// Rotating the cycles, so that every bucket's range holds its elements (parallel).
+    Exchange,
     /// Shuffling every bucket, recursively (parallel over buckets).
     Buckets,
-    /// Moving the scratch buffer back into the caller's slice (parallel).
-    CopyBack,
 }
 
 impl Phase {
     /// Every phase, in order.
-    pub const ALL: [Phase; 6] = [
+    pub const ALL: [Phase; 5] = [
         Phase::Draw,
-        Phase::Count,
+        Phase::Partition,
         Phase::Plan,
-        Phase::Scatter,
+        Phase::Exchange,
         Phase::Buckets,
-        Phase::CopyBack,
     ];
 
-    /// A short lower-case name (`"draw"`, `"count"` …).
+    /// A short lower-case name (`"draw"`, `"partition"` …).
     pub const fn name(self) -> &'static str {
         match self {
             Phase::Draw => "draw",
-            Phase::Count => "count",
+            Phase::Partition => "partition",
             Phase::Plan => "plan",
-            Phase::Scatter => "scatter",
+            Phase::Exchange => "exchange",
             Phase::Buckets => "buckets",
-            Phase::CopyBack => "copy-back",
         }
     }
 
@@ -91,8 +107,8 @@ impl Phase {
 /// [`Parallel::shuffle_profiled`](crate::Parallel::shuffle_profiled)).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Profile {
-    wall: [Duration; 6],
-    busy: [Vec<Duration>; 6],
+    wall: [Duration; 5],
+    busy: [Vec<Duration>; 5],
 }
 
 impl Profile {
@@ -173,14 +189,6 @@ impl<'a> Recorder<'a> {
     }
 }
 
-/// The scratch buffer could not be allocated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
-#[error("cannot allocate the {bytes}-byte scratch buffer of the parallel shuffle")]
-pub struct ScratchError {
-    /// The size that was asked for.
-    pub bytes: usize,
-}
-
 /// The top level's fixed decomposition of a slice of `len > leaf_len` elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Layout {
@@ -192,11 +200,17 @@ struct Layout {
 
 impl Layout {
     fn new(len: usize, shape: Shape) -> Self {
-        let chunks = len.div_ceil(shape.chunk_len).clamp(1, shape.max_chunks);
+        let bits = shape.bits_for(len);
+        let max_chunks = shape
+            .max_chunks
+            .min(1 << bits)
+            .min(MAX_PIECES >> bits)
+            .max(1);
+        let chunks = len.div_ceil(shape.chunk_len).clamp(1, max_chunks);
         let chunk_len = len.div_ceil(chunks);
         Self {
             len,
-            bits: shape.bits_for(len),
+            bits,
             chunk_len,
             chunks: len.div_ceil(chunk_len),
         }
@@ -205,136 +219,292 @@ impl Layout {
     fn buckets(self) -> usize {
         1 << self.bits
     }
-
-    fn chunk_size(self, c: usize) -> usize {
-        self.chunk_len.min(self.len - c * self.chunk_len)
-    }
 }
 
-/// Phase 1: one label seed per chunk (two generators from it: one counts, one replays), then one
-/// child generator per bucket.
+/// Phase 1: one label seed per chunk (two generators from it, one to count and one to replay
+/// the labels), then one child generator per bucket.
 #[allow(clippy::type_complexity)]
-fn draw<R: Rng + SeedableRng>(rng: &mut R, layout: Layout) -> (Vec<R>, Vec<R>, Vec<R>) {
-    let mut counters = Vec::with_capacity(layout.chunks);
-    let mut replays = Vec::with_capacity(layout.chunks);
-    for _ in 0..layout.chunks {
-        let seed = draw_seed(rng);
-        counters.push(R::from_seed(seed.clone()));
-        replays.push(R::from_seed(seed));
-    }
+fn draw<R: Rng + SeedableRng>(rng: &mut R, layout: Layout) -> (Vec<(R, R)>, Vec<R>) {
+    let labels = (0..layout.chunks)
+        .map(|_| {
+            let seed = draw_seed(rng);
+            (R::from_seed(seed.clone()), R::from_seed(seed))
+        })
+        .collect();
     let children = (0..layout.buckets()).map(|_| R::from_rng(rng)).collect();
-    (counters, replays, children)
+    (labels, children)
 }
 
-/// Phase 3: the bucket bounds `G` (length `buckets + 1`) and the scratch buffer carved into
-/// pieces, `pieces[c][b]` being chunk `c`'s part of bucket `b` (bucket-major in memory, chunk
-/// order inside a bucket).
-#[allow(clippy::type_complexity)]
-fn plan<'s, T>(
-    scratch: &'s mut [MaybeUninit<T>],
-    counts: &[usize],
-    layout: Layout,
-) -> (Vec<usize>, Vec<Vec<&'s mut [MaybeUninit<T>]>>) {
-    let k = layout.buckets();
-    let mut bounds = Vec::with_capacity(k + 1);
-    let mut pieces: Vec<Vec<&mut [MaybeUninit<T>]>> =
-        (0..layout.chunks).map(|_| Vec::with_capacity(k)).collect();
-    let mut rest = scratch;
-    let mut start = 0;
-    for b in 0..k {
-        bounds.push(start);
-        for (c, row) in pieces.iter_mut().enumerate() {
-            let m = counts[c * k + b];
-            let (piece, tail) = core::mem::take(&mut rest).split_at_mut(m);
-            row.push(piece);
-            rest = tail;
-            start += m;
+/// A stretch of a bucket's range holding elements of another label: the part of it not yet
+/// moved.
+struct Misplaced<'a, T> {
+    rest: &'a mut [T],
+    label: usize,
+}
+
+/// Phase 3's result: where the buckets end up, and the cycles that put them there, as disjoint
+/// parts of the data.
+struct Plan<'a, T> {
+    /// Bucket `b` is `bounds[b]..bounds[b + 1]`; length `buckets + 1`.
+    bounds: Vec<usize>,
+    /// The parts of every cycle, cycle after cycle, all of a cycle's parts equally wide.
+    parts: Vec<&'a mut [T]>,
+    /// Cycle `i` is `parts[ends[i - 1]..ends[i]]` (with `ends[-1] = 0`).
+    ends: Vec<usize>,
+}
+
+/// Bucket `b`'s range is `bounds[b]..bounds[b + 1]`: the prefix sums of the label counts over
+/// all chunks (`pieces[c]` are chunk `c`'s local piece bounds, length `buckets + 1`).
+fn bucket_bounds(pieces: &[Vec<usize>], buckets: usize) -> Vec<usize> {
+    let mut counts = alloc::vec![0usize; buckets];
+    for local in pieces {
+        for (count, piece) in counts.iter_mut().zip(local.windows(2)) {
+            *count += piece[1] - piece[0];
         }
     }
-    bounds.push(start);
-    (bounds, pieces)
+    let mut bounds = Vec::with_capacity(buckets + 1);
+    let mut start = 0;
+    bounds.push(0);
+    for count in counts {
+        start += count;
+        bounds.push(start);
+    }
+    bounds
 }
 
-/// Phase 4 for one chunk: replays its labels over its elements, in order, moving each element
-/// to the next free slot of the piece its label names.
-///
-/// # Panics
-///
-/// If the replayed labels do not have the counted counts (a generator whose `from_seed` is not
-/// deterministic): then some piece would stay partly unwritten. `chunk` is only read, so it
-/// still holds every element when that happens.
-fn scatter_chunk<T, R: Rng>(
-    chunk: &mut [T],
-    pieces: &mut [&mut [MaybeUninit<T>]],
-    replay: R,
-    bits: u32,
-) {
-    let mut labels = Labels::new(replay, bits);
-    let mut filled = alloc::vec![0usize; pieces.len()];
-    let ahead = (PREFETCH_AHEAD_BYTES / core::mem::size_of::<T>().max(1)).max(1);
-    for element in chunk.iter() {
-        let label = labels.next_label();
-        let at = filled[label];
-        let piece = &mut *pieces[label];
-        // The indexing is bounds-checked: a replay with more labels `b` than counted panics here,
-        // before anything is written out of place.
-        let slot = &mut piece[at];
-        // SAFETY: `element` is a valid, initialised `T`. Reading it makes a bitwise copy; the
-        // original in `chunk` is never used again except as the destination of the final copy
-        // back (which overwrites it without dropping it), so every element ends up owned exactly
-        // once. If anything panics before the copy back, `chunk` still holds every original
-        // element and the scratch copies are freed without being dropped (the scratch `Vec`
-        // has length 0), so nothing is dropped twice.
-        #[allow(unsafe_code)]
-        slot.write(unsafe { core::ptr::read(element) });
-        filled[label] = at + 1;
-        prefetch(piece, at + ahead);
+/// The misplaced segments of bucket `r`'s range `range` (which starts at `lo`): the chunks'
+/// pieces cut at the range's ends, in address order, without the piece labelled `r`; then
+/// sorted by label (a stable sort: address order among equal labels) for the walk's lookups.
+fn misplaced_in<'a, T>(
+    r: usize,
+    range: &'a mut [T],
+    lo: usize,
+    pieces: &[Vec<usize>],
+    chunk_len: usize,
+) -> Vec<Misplaced<'a, T>> {
+    let hi = lo + range.len();
+    let mut out = Vec::new();
+    let mut rest = range;
+    let mut at = lo;
+    while at < hi {
+        let c = at / chunk_len;
+        let base = c * chunk_len;
+        let local = &pieces[c];
+        let end = hi.min(base + local[local.len() - 1]);
+        // The first piece of chunk `c` that ends after `at`.
+        let mut label = local[1..].partition_point(|&e| base + e <= at);
+        while at < end {
+            let cut = end.min(base + local[label + 1]);
+            if cut > at {
+                let (segment, tail) = core::mem::take(&mut rest).split_at_mut(cut - at);
+                rest = tail;
+                if label != r {
+                    out.push(Misplaced {
+                        rest: segment,
+                        label,
+                    });
+                }
+                at = cut;
+            }
+            label += 1;
+        }
     }
-    // Every element was written in bounds, and the pieces' lengths sum to the chunk's length;
-    // so every slot is written exactly when every piece is exactly full.
-    for (piece, &f) in pieces.iter().zip(&filled) {
-        assert_eq!(
-            piece.len(),
-            f,
-            "the label replay differs from the count: the generator's from_seed is not deterministic"
-        );
+    out.sort_by_key(|segment| segment.label);
+    out
+}
+
+impl<'a, T> Plan<'a, T> {
+    /// Plans the exchange from every bucket's misplaced segments.
+    fn new(bounds: Vec<usize>, mut misplaced: Vec<Vec<Misplaced<'a, T>>>) -> Self {
+        let segments: usize = misplaced.iter().map(Vec::len).sum();
+        let mut plan = Plan {
+            bounds,
+            parts: Vec::with_capacity(4 * segments),
+            ends: Vec::with_capacity(segments),
+        };
+        plan.find_cycles(&mut misplaced);
+        plan
+    }
+
+    /// [`Plan::new`] after phase 2, on the calling thread. `pieces[c]` are chunk `c`'s local
+    /// piece bounds (length `buckets + 1`, from 0 to the chunk's length); chunk `c` starts at
+    /// `c × chunk_len`.
+    fn sequential(
+        data: &'a mut [T],
+        pieces: &[Vec<usize>],
+        chunk_len: usize,
+        buckets: usize,
+    ) -> Self {
+        let bounds = bucket_bounds(pieces, buckets);
+        let misplaced = split_buckets(data, &bounds)
+            .into_iter()
+            .enumerate()
+            .map(|(r, range)| misplaced_in(r, range, bounds[r], pieces, chunk_len))
+            .collect();
+        Self::new(bounds, misplaced)
+    }
+
+    /// [`Plan::sequential`] with the buckets' segments found in parallel (the same plan).
+    fn parallel(data: &'a mut [T], pieces: &[Vec<usize>], chunk_len: usize, buckets: usize) -> Self
+    where
+        T: Send,
+    {
+        use rayon::prelude::*;
+        let bounds = bucket_bounds(pieces, buckets);
+        let misplaced = split_buckets(data, &bounds)
+            .into_par_iter()
+            .enumerate()
+            .map(|(r, range)| misplaced_in(r, range, bounds[r], pieces, chunk_len))
+            .collect();
+        Self::new(bounds, misplaced)
+    }
+
+    /// Walks the misplaced segments' graph, emitting one cycle each time the walk comes back to
+    /// a bucket it has visited. Every bucket with a misplaced element in its range is the start
+    /// of walks until none is left. A walk never gets stuck: arriving at bucket `r` means that an
+    /// element labelled `r` lies outside `r`'s range, so `r`'s range holds a misplaced element
+    /// (the counts balance, and every rotation keeps them balanced). Every cycle uses up at least
+    /// one segment, so there are at most as many cycles as segments.
+    ///
+    /// Where it can, the walk takes a segment labelled with the bucket it started from, closing
+    /// the cycle at once. With about as many chunks as buckets (the default layout), every
+    /// bucket's range holds a segment of nearly every label, so most cycles are swaps of two
+    /// ranges, and since a cycle's width is its narrowest segment's remainder, short cycles cut
+    /// the segments into few parts.
+    fn find_cycles(&mut self, misplaced: &mut [Vec<Misplaced<'a, T>>]) {
+        const OFF: usize = usize::MAX;
+        let mut cursor = alloc::vec![0usize; misplaced.len()];
+        let mut on_path = alloc::vec![OFF; misplaced.len()];
+        // (bucket, index of the segment taken in its list)
+        let mut path: Vec<(usize, usize)> = Vec::new();
+        for first in 0..misplaced.len() {
+            while next_left(&misplaced[first], &mut cursor[first]).is_some() {
+                let mut at = first;
+                loop {
+                    let list = &misplaced[at];
+                    let taken = match path.first() {
+                        Some(&(start, _)) => with_label(list, start),
+                        None => None,
+                    };
+                    let Some(taken) = taken.or_else(|| next_left(list, &mut cursor[at])) else {
+                        unreachable!("the misplaced counts balance, so a walk never gets stuck")
+                    };
+                    let label = list[taken].label;
+                    on_path[at] = path.len();
+                    path.push((at, taken));
+                    let closes = on_path[label];
+                    if closes == OFF {
+                        at = label;
+                        continue;
+                    }
+                    let cycle = &path[closes..];
+                    let width = cycle
+                        .iter()
+                        .map(|&(r, i)| misplaced[r][i].rest.len())
+                        .min()
+                        .unwrap_or(0);
+                    for &(r, i) in cycle {
+                        let segment = &mut misplaced[r][i];
+                        let (part, rest) = core::mem::take(&mut segment.rest).split_at_mut(width);
+                        segment.rest = rest;
+                        self.parts.push(part);
+                        on_path[r] = OFF;
+                    }
+                    self.ends.push(self.parts.len());
+                    path.truncate(closes);
+                    if path.is_empty() {
+                        break;
+                    }
+                    // Go on from the bucket the cycle closed at: the path's last segment still
+                    // points there.
+                    at = label;
+                }
+            }
+        }
+    }
+
+    /// The parts grouped by cycle.
+    fn cycles(&mut self) -> Vec<&mut [&'a mut [T]]> {
+        let mut cycles = Vec::with_capacity(self.ends.len());
+        let mut rest = &mut self.parts[..];
+        let mut from = 0;
+        for &end in &self.ends {
+            let (cycle, tail) = core::mem::take(&mut rest).split_at_mut(end - from);
+            cycles.push(cycle);
+            rest = tail;
+            from = end;
+        }
+        cycles
     }
 }
 
-/// The scratch buffer after phase 4, every slot written, as a slice of `T`.
-fn assume_written<T>(scratch: &mut [MaybeUninit<T>]) -> &mut [T] {
-    // SAFETY: called only after every chunk's `scatter_chunk` returned, i.e. after every slot
-    // of every piece (the pieces tile the whole buffer) was written with a valid `T`
-    // (`scatter_chunk` checks that each of its pieces is exactly full). `MaybeUninit<T>` has
-    // the same layout as `T`.
-    #[allow(unsafe_code)]
-    unsafe {
-        &mut *(core::ptr::from_mut::<[MaybeUninit<T>]>(scratch) as *mut [T])
+/// The first segment of `list` (sorted by label) from `cursor` on with elements left, moving
+/// `cursor` past the used-up ones.
+fn next_left<T>(list: &[Misplaced<'_, T>], cursor: &mut usize) -> Option<usize> {
+    while *cursor < list.len() && list[*cursor].rest.is_empty() {
+        *cursor += 1;
+    }
+    (*cursor < list.len()).then_some(*cursor)
+}
+
+/// A segment of `list` (sorted by label) labelled `label` with elements left.
+fn with_label<T>(list: &[Misplaced<'_, T>], label: usize) -> Option<usize> {
+    let from = first_at_least(list, label);
+    list[from..]
+        .iter()
+        .take_while(|segment| segment.label == label)
+        .position(|segment| !segment.rest.is_empty())
+        .map(|i| from + i)
+}
+
+/// The first index of `list` (sorted by label) whose label is at least `label`. A bucket's range
+/// usually holds one segment of nearly every label, so the answer is usually at `label` or just
+/// before it: look there first, then search.
+fn first_at_least<T>(list: &[Misplaced<'_, T>], label: usize) -> usize {
+    let is_first = |i: usize| {
+        i <= list.len()
+            && (i == list.len() || list[i].label >= label)
+            && (i == 0 || list[i - 1].label < label)
+    };
+    for guess in [label, label.wrapping_sub(1)] {
+        if is_first(guess) {
+            return guess;
+        }
+    }
+    list.partition_point(|segment| segment.label < label)
+}
+
+/// Rotates one cycle: the contents of part `i` move to part `i + 1`, the last part's to part 0.
+/// `L - 1` swaps of part 0 with parts 1, 2, … do it, tile by tile so part 0's tile stays in L1.
+fn rotate<T>(cycle: &mut [&mut [T]]) {
+    let Some((first, others)) = cycle.split_first_mut() else {
+        return;
+    };
+    let tile = (TILE_BYTES / core::mem::size_of::<T>().max(1)).max(1);
+    let width = first.len();
+    let mut at = 0;
+    while at < width {
+        let end = (at + tile).min(width);
+        for other in others.iter_mut() {
+            first[at..end].swap_with_slice(&mut other[at..end]);
+        }
+        at = end;
     }
 }
 
-/// Phase 6 for one stretch: moves `from` (shuffled scratch) over `to` (the caller's slice,
-/// whose elements were all moved out by phase 4).
-fn move_back<T>(to: &mut [T], from: &mut [T]) {
-    assert_eq!(to.len(), from.len());
-    // SAFETY: `to`'s elements were all moved out bitwise into the scratch buffer (phase 4), so
-    // overwriting them without dropping is right; `from` holds each of them exactly once and
-    // is never dropped (the scratch `Vec` has length 0). The ranges do not overlap (distinct
-    // allocations) and have the same length.
-    #[allow(unsafe_code)]
-    unsafe {
-        core::ptr::copy_nonoverlapping(from.as_ptr(), to.as_mut_ptr(), to.len());
+/// [`rotate`] on the rayon pool, wide cycles cut into parallel halves (every part at the same
+/// offsets, so each half is itself a rotation).
+fn rotate_par<T: Send>(cycle: &mut [&mut [T]]) {
+    let width = cycle.first().map_or(0, |p| p.len());
+    if width <= PARALLEL_WIDTH {
+        rotate(cycle);
+        return;
     }
-}
-
-/// Scratch space for `len` elements: the spare capacity of an empty `Vec`, so that dropping it
-/// frees the memory and never drops an element.
-fn scratch<T>(len: usize) -> Result<Vec<T>, ScratchError> {
-    let mut buffer = Vec::new();
-    buffer.try_reserve_exact(len).map_err(|_| ScratchError {
-        bytes: len.saturating_mul(core::mem::size_of::<T>()),
-    })?;
-    Ok(buffer)
+    let (mut left, mut right): (Vec<&mut [T]>, Vec<&mut [T]>) = cycle
+        .iter_mut()
+        .map(|part| part.split_at_mut(width / 2))
+        .unzip();
+    rayon::join(|| rotate_par(&mut left), || rotate_par(&mut right));
 }
 
 /// The whole shuffle with every top-level pass on the current rayon pool.
@@ -344,8 +514,7 @@ pub(crate) fn shuffle_par<T, R, S>(
     shape: Shape,
     sampler: S,
     recorder: &Recorder<'_>,
-) -> Result<(), ScratchError>
-where
+) where
     T: Send,
     R: Rng + SeedableRng + Send,
     S: IndexSampler + Copy + Send + Sync,
@@ -353,49 +522,39 @@ where
     use rayon::prelude::*;
     if data.len() <= shape.leaf_len {
         prefetching_fisher_yates(data, rng, sampler);
-        return Ok(());
+        return;
     }
     let layout = Layout::new(data.len(), shape);
-    let k = layout.buckets();
-    let mut buffer = scratch::<T>(layout.len)?;
 
     let since = recorder.start();
-    let (counters, replays, children) = draw(rng, layout);
+    let (labels, children) = draw(rng, layout);
     recorder.phase(Phase::Draw, since);
 
     let since = recorder.start();
-    let mut counts = alloc::vec![0usize; layout.chunks * k];
-    counts
-        .par_chunks_mut(k)
-        .zip(counters)
-        .enumerate()
-        .for_each(|(c, (row, counter))| {
-            recorder.task(Phase::Count, || {
-                Labels::new(counter, layout.bits).count(layout.chunk_size(c), row);
-            });
-        });
-    recorder.phase(Phase::Count, since);
+    let pieces: Vec<Vec<usize>> = data
+        .par_chunks_mut(layout.chunk_len)
+        .zip(labels)
+        .map(|(chunk, (counter, replay))| {
+            recorder.task(Phase::Partition, || {
+                scatter::scatter_with(chunk, layout.bits, counter, replay)
+            })
+        })
+        .collect();
+    recorder.phase(Phase::Partition, since);
 
     let since = recorder.start();
-    let space = &mut buffer.spare_capacity_mut()[..layout.len];
-    let (bounds, mut pieces) = plan(space, &counts, layout);
+    let mut plan = Plan::parallel(data, &pieces, layout.chunk_len, layout.buckets());
     recorder.phase(Phase::Plan, since);
 
     let since = recorder.start();
-    data.par_chunks_mut(layout.chunk_len)
-        .zip(pieces.par_iter_mut())
-        .zip(replays)
-        .for_each(|((chunk, row), replay)| {
-            recorder.task(Phase::Scatter, || {
-                scatter_chunk(chunk, row, replay, layout.bits);
-            });
-        });
-    drop(pieces);
-    recorder.phase(Phase::Scatter, since);
+    plan.cycles()
+        .into_par_iter()
+        .for_each(|cycle| recorder.task(Phase::Exchange, || rotate_par(cycle)));
+    let bounds = plan.bounds;
+    recorder.phase(Phase::Exchange, since);
 
     let since = recorder.start();
-    let shuffled = assume_written(&mut buffer.spare_capacity_mut()[..layout.len]);
-    split_buckets(shuffled, &bounds)
+    split_buckets(data, &bounds)
         .into_par_iter()
         .zip(children)
         .for_each(|(bucket, mut child)| {
@@ -404,79 +563,59 @@ where
             });
         });
     recorder.phase(Phase::Buckets, since);
-
-    let since = recorder.start();
-    data.par_chunks_mut(layout.chunk_len)
-        .zip(shuffled.par_chunks_mut(layout.chunk_len))
-        .for_each(|(to, from)| recorder.task(Phase::CopyBack, || move_back(to, from)));
-    recorder.phase(Phase::CopyBack, since);
-    Ok(())
 }
 
-/// [`shuffle_par`] on the calling thread: the same phases, draws and moves in the same order.
+/// [`shuffle_par`] on the calling thread: the same phases, draws and moves.
 pub(crate) fn shuffle_seq<T, R, S>(
     data: &mut [T],
     rng: &mut R,
     shape: Shape,
     sampler: S,
     recorder: &Recorder<'_>,
-) -> Result<(), ScratchError>
-where
+) where
     R: Rng + SeedableRng,
     S: IndexSampler + Copy,
 {
     if data.len() <= shape.leaf_len {
         prefetching_fisher_yates(data, rng, sampler);
-        return Ok(());
+        return;
     }
     let layout = Layout::new(data.len(), shape);
-    let k = layout.buckets();
-    let mut buffer = scratch::<T>(layout.len)?;
 
     let since = recorder.start();
-    let (counters, replays, children) = draw(rng, layout);
+    let (labels, children) = draw(rng, layout);
     recorder.phase(Phase::Draw, since);
 
     let since = recorder.start();
-    let mut counts = alloc::vec![0usize; layout.chunks * k];
-    for (c, (row, counter)) in counts.chunks_mut(k).zip(counters).enumerate() {
-        recorder.task(Phase::Count, || {
-            Labels::new(counter, layout.bits).count(layout.chunk_size(c), row);
-        });
-    }
-    recorder.phase(Phase::Count, since);
+    let pieces: Vec<Vec<usize>> = data
+        .chunks_mut(layout.chunk_len)
+        .zip(labels)
+        .map(|(chunk, (counter, replay))| {
+            recorder.task(Phase::Partition, || {
+                scatter::scatter_with(chunk, layout.bits, counter, replay)
+            })
+        })
+        .collect();
+    recorder.phase(Phase::Partition, since);
 
     let since = recorder.start();
-    let space = &mut buffer.spare_capacity_mut()[..layout.len];
-    let (bounds, mut pieces) = plan(space, &counts, layout);
+    let mut plan = Plan::sequential(data, &pieces, layout.chunk_len, layout.buckets());
     recorder.phase(Phase::Plan, since);
 
     let since = recorder.start();
-    for ((chunk, row), replay) in data
-        .chunks_mut(layout.chunk_len)
-        .zip(pieces.iter_mut())
-        .zip(replays)
-    {
-        recorder.task(Phase::Scatter, || {
-            scatter_chunk(chunk, row, replay, layout.bits);
-        });
+    for cycle in plan.cycles() {
+        recorder.task(Phase::Exchange, || rotate(cycle));
     }
-    drop(pieces);
-    recorder.phase(Phase::Scatter, since);
+    let bounds = plan.bounds;
+    recorder.phase(Phase::Exchange, since);
 
     let since = recorder.start();
-    let shuffled = assume_written(&mut buffer.spare_capacity_mut()[..layout.len]);
-    for (bucket, mut child) in split_buckets(shuffled, &bounds).into_iter().zip(children) {
+    for (bucket, mut child) in split_buckets(data, &bounds).into_iter().zip(children) {
         recorder.task(Phase::Buckets, || {
             scatter::shuffle_seq(bucket, &mut child, shape, sampler);
         });
     }
     recorder.phase(Phase::Buckets, since);
-
-    let since = recorder.start();
-    recorder.task(Phase::CopyBack, || move_back(data, shuffled));
-    recorder.phase(Phase::CopyBack, since);
-    Ok(())
 }
 
 #[cfg(test)]
@@ -499,31 +638,112 @@ mod tests {
                 let l = Layout::new(len, s);
                 assert_eq!(l, Layout::new(len, s));
                 assert!(l.chunks >= 1 && l.chunks <= s.max_chunks);
-                let total: usize = (0..l.chunks).map(|c| l.chunk_size(c)).sum();
-                assert_eq!(total, len);
-                assert!((0..l.chunks).all(|c| l.chunk_size(c) >= 1));
+                assert!(l.chunks * l.buckets() <= MAX_PIECES.max(l.buckets()));
+                assert!((l.chunks - 1) * l.chunk_len < len && l.chunks * l.chunk_len >= len);
             }
         }
+        // The piece limit lowers the chunk count for wide fan-outs.
+        let wide = Layout::new(1 << 30, shape(1, 16, 1, 1 << 16));
+        assert_eq!(wide.chunks, MAX_PIECES >> 16);
+    }
+
+    /// Applies the plan to a vector of labels and checks that every bucket's range ends up
+    /// holding only its label. Returns the bounds and the cycles' part counts and widths.
+    fn check_plan(
+        pieces: &[Vec<usize>],
+        chunk_len: usize,
+        buckets: usize,
+    ) -> (Vec<usize>, Vec<(usize, usize)>) {
+        let mut labels = Vec::new();
+        for local in pieces {
+            for b in 0..buckets {
+                labels.extend(core::iter::repeat_n(b, local[b + 1] - local[b]));
+            }
+        }
+        let mut plan = Plan::sequential(&mut labels, pieces, chunk_len, buckets);
+        let mut shapes = Vec::new();
+        for cycle in plan.cycles() {
+            assert!(
+                cycle.len() >= 2,
+                "a cycle of one part would be a segment in place"
+            );
+            let width = cycle[0].len();
+            assert!(width >= 1 && cycle.iter().all(|p| p.len() == width));
+            shapes.push((cycle.len(), width));
+            rotate(cycle);
+        }
+        let bounds = plan.bounds;
+        for b in 0..buckets {
+            let range = &labels[bounds[b]..bounds[b + 1]];
+            assert!(range.iter().all(|&l| l == b), "bucket {b}: {range:?}");
+        }
+        (bounds, shapes)
     }
 
     #[test]
-    fn the_plan_puts_chunk_pieces_in_order_inside_each_bucket() {
-        let layout = Layout {
-            len: 10,
-            bits: 1,
-            chunk_len: 5,
-            chunks: 2,
-        };
-        // Chunk 0: 3 in bucket 0, 2 in bucket 1; chunk 1: 1 and 4.
-        let counts = [3, 2, 1, 4];
-        let mut space: Vec<MaybeUninit<u8>> = (0..10).map(|_| MaybeUninit::uninit()).collect();
-        let base = space.as_ptr() as usize;
-        let (bounds, pieces) = plan(&mut space, &counts, layout);
+    fn a_wide_cycle_rotates_the_same_in_parallel_halves() {
+        let width = 5 * PARALLEL_WIDTH + 3;
+        let mut one: Vec<u32> = (0..3 * width as u32).collect();
+        let mut two = one.clone();
+        let before: Vec<Vec<u32>> = one.chunks(width).map(<[u32]>::to_vec).collect();
+        {
+            let (a, rest) = one.split_at_mut(width);
+            let (b, c) = rest.split_at_mut(width);
+            rotate(&mut [a, b, c]);
+        }
+        {
+            let (a, rest) = two.split_at_mut(width);
+            let (b, c) = rest.split_at_mut(width);
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(3)
+                .build()
+                .unwrap();
+            pool.install(|| rotate_par(&mut [a, b, c]));
+        }
+        assert_eq!(one, two);
+        // Part i's contents moved to part i + 1, the last part's to part 0.
+        assert_eq!(one[..width], before[2][..]);
+        assert_eq!(one[width..2 * width], before[0][..]);
+        assert_eq!(one[2 * width..], before[1][..]);
+    }
+
+    #[test]
+    fn the_plan_gathers_every_bucket_for_small_cases() {
+        // Two chunks of 5: chunk 0 has 3 in bucket 0 and 2 in bucket 1; chunk 1 has 1 and 4.
+        // Bucket 0 is 0..4: positions 3 and 4 hold label 1 and must swap with position 5.
+        let (bounds, cycles) = check_plan(&[vec![0, 3, 5], vec![0, 1, 5]], 5, 2);
         assert_eq!(bounds, [0, 4, 10]);
-        let offset = |p: &[MaybeUninit<u8>]| (p.as_ptr() as usize - base, p.len());
-        assert_eq!(offset(pieces[0][0]), (0, 3));
-        assert_eq!(offset(pieces[1][0]), (3, 1));
-        assert_eq!(offset(pieces[0][1]), (4, 2));
-        assert_eq!(offset(pieces[1][1]), (6, 4));
+        assert_eq!(cycles, [(2, 1)]);
+        // Already in place: nothing to do.
+        let (_, cycles) = check_plan(&[vec![0, 4, 4], vec![0, 0, 6]], 4, 2);
+        assert!(cycles.is_empty());
+        // Three buckets that must go round: 0..2 holds label 1, 2..4 label 2, 4..6 label 0.
+        let (_, cycles) = check_plan(&[vec![0, 0, 2, 4], vec![0, 2, 2, 2]], 4, 3);
+        assert_eq!(cycles, [(3, 2)]);
+    }
+
+    #[test]
+    fn the_plan_gathers_every_bucket_for_many_random_layouts() {
+        use fairdeal_core::SeedableRng;
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
+        for _ in 0..2000 {
+            let buckets = 1 << (rng.next_u32() % 4);
+            let chunks = 1 + (rng.next_u32() % 6) as usize;
+            let chunk_len = 1 + (rng.next_u32() % 12) as usize;
+            let last_len = 1 + (rng.next_u32() as usize % chunk_len);
+            let pieces: Vec<Vec<usize>> = (0..chunks)
+                .map(|c| {
+                    let len = if c + 1 == chunks { last_len } else { chunk_len };
+                    let mut cuts: Vec<usize> = (0..buckets - 1)
+                        .map(|_| rng.next_u32() as usize % (len + 1))
+                        .collect();
+                    cuts.sort_unstable();
+                    core::iter::once(0).chain(cuts).chain([len]).collect()
+                })
+                .collect();
+            let (_, cycles) = check_plan(&pieces, chunk_len, buckets);
+            // At most as many cycles as segments (pieces cut at most `buckets` more times).
+            assert!(cycles.len() <= chunks * buckets + buckets);
+        }
     }
 }

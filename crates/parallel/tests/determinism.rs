@@ -73,17 +73,32 @@ fn same_result_on_1_2_3_5_7_and_8_threads_and_sequentially() {
             }
         }
     }
-    // The default shape, across the first scatter (one leaf = 2^18 u32), with 12 chunks at
-    // 3·10^6 and buckets scattered again.
-    for n in [(1 << 18) - 1, 1 << 18, (1 << 18) + 1, 3_000_000] {
-        let one = shuffled_on(&pools[0], Parallel::new(), n, 7);
+    // The default shape, across the first scatter (one leaf = 2^18 u32), with 16 chunks at
+    // 3·10^6 and buckets scattered again; and a shape with two huge chunks and two buckets, so
+    // that the exchange's cycles are wide enough to be rotated in parallel halves.
+    let wide = Parallel::new()
+        .with_shape(1 << 20, 1)
+        .unwrap()
+        .with_chunks(2 << 20, 2)
+        .unwrap();
+    for (shape, n) in [
+        (Parallel::new(), (1 << 18) - 1),
+        (Parallel::new(), 1 << 18),
+        (Parallel::new(), (1 << 18) + 1),
+        (Parallel::new(), 3_000_000),
+        (wide, 1_000_003),
+    ] {
+        let one = shuffled_on(&pools[0], shape, n, 7);
         for (threads, pool) in THREADS.iter().zip(&pools).skip(1) {
             assert_eq!(
                 one,
-                shuffled_on(pool, Parallel::new(), n, 7),
+                shuffled_on(pool, shape, n, 7),
                 "n = {n}, {threads} threads"
             );
         }
+        let mut seq: Vec<u32> = (0..n).collect();
+        shape.shuffle_sequential(&mut seq, &mut Pcg64::seed_from_u64(7));
+        assert_eq!(one, seq, "n = {n}");
         assert_permutation(&one, n);
     }
 }
@@ -138,8 +153,8 @@ fn golden_outputs() {
     let mut v: Vec<u32> = (0..20).collect();
     tiny.shuffle(&mut v, &mut Pcg64::seed_from_u64(2));
     assert_eq!(v, GOLDEN_TINY_SEED_2);
-    // The default shape just past one leaf (2 chunks, 8 buckets), at 3·10^6 (12 chunks,
-    // 16 buckets) and at 2^21 (8 chunks, 16 buckets of 7/8 of a leaf, none scattered again):
+    // The default shape just past one leaf (5 chunks, 8 buckets), at 3·10^6 (16 chunks,
+    // 16 buckets) and at 2^21 (16 chunks, 16 buckets of 7/8 of a leaf, none scattered again):
     // the first elements and a fingerprint of all of them.
     for (n, seed, head, print) in GOLDEN_DEFAULT {
         let v = shuffled_on(&pool(2), Parallel::new(), n, seed);
@@ -152,33 +167,33 @@ fn golden_outputs() {
 }
 
 const GOLDEN_TINY_SEED_1: [u32; 20] = [
-    8, 6, 18, 12, 11, 19, 9, 2, 5, 17, 16, 4, 0, 10, 3, 15, 13, 1, 14, 7,
+    18, 13, 6, 10, 1, 15, 7, 14, 8, 4, 9, 19, 0, 3, 17, 2, 12, 16, 11, 5,
 ];
 const GOLDEN_TINY_SEED_2: [u32; 20] = [
-    7, 14, 6, 8, 1, 16, 15, 2, 17, 11, 10, 0, 9, 13, 12, 4, 5, 18, 19, 3,
+    11, 12, 10, 19, 14, 1, 2, 8, 3, 9, 16, 0, 4, 15, 17, 6, 7, 18, 5, 13,
 ];
 const GOLDEN_DEFAULT: [(u32, u64, [u32; 8], u64); 3] = [
     (
         (1 << 18) + 1,
         7,
-        [57140, 173967, 240387, 63262, 202261, 183440, 36748, 109869],
-        0xebe2_7697_baf7_03d1,
+        [6873, 34406, 228554, 208966, 67365, 256156, 219528, 223531],
+        0x9bdd_9f66_4732_8ffd,
     ),
     (
         3_000_000,
         7,
         [
-            1126826, 2592476, 1024766, 1162435, 1951196, 2590409, 2622037, 1960214,
+            1032030, 1028617, 2952580, 527741, 1407934, 2128366, 785723, 2531607,
         ],
-        0x5076_9986_ffbd_5261,
+        0x1c53_1fe3_9fd6_d13d,
     ),
     (
         1 << 21,
         7,
         [
-            452964, 1747767, 2052030, 1642741, 1440242, 1923316, 1096201, 1402664,
+            1222318, 558526, 548437, 1512969, 1907231, 976334, 613475, 1264926,
         ],
-        0xbdf7_b345_1692_72a1,
+        0x59c0_437e_4779_f75d,
     ),
 ];
 
