@@ -84,8 +84,8 @@ shuffle by induction) or, at a leaf, Fisher-Yates.
 
 An American-flag cycle is inherently sequential, so the first scatter over the whole slice is
 done differently (Sanders' distributed formulation with an in-place exchange;
-`docs/algorithms.md`, "The parallel top level"): the slice is cut into fixed chunks (about 1 MiB
-each, at most 256), and each chunk is scattered in place by its own labels, in parallel, into
+`docs/algorithms.md`, "The parallel top level"): the slice is cut into fixed chunks (about
+256 KiB each, at most 1,024, and at most as many as buckets), and each chunk is scattered in place by its own labels, in parallel, into
 one piece per bucket. A serial plan (O(chunks × buckets), no data touched) cuts the pieces at
 the final bucket bounds and finds cycles of equally wide ranges whose rotation moves every
 element into its bucket's range; the cycles are disjoint and rotate in parallel by range
@@ -147,8 +147,9 @@ pub const MAX_BUCKET_BITS: u32 = 16;
 /// bytes, each labelled and scattered as one parallel task …
 pub const DEFAULT_CHUNK_BYTES: usize = 1 << 18;
 
-/// … but into at most this many chunks (so the plan over chunks × buckets pieces stays small:
-/// 256 × 1,024 pieces at the default shape). Enough tasks to balance 64 threads.
+/// … but into at most this many chunks, and never more chunks than buckets (so the plan over
+/// chunks × buckets pieces stays small: at most 1,024 × 1,024 pieces at the default shape, a
+/// few machine words each). Enough tasks to balance 64 threads.
 pub const DEFAULT_MAX_CHUNKS: usize = 1024;
 
 /// The largest accepted `max_chunks`.
