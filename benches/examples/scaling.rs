@@ -203,8 +203,7 @@ impl BackendVisitor for Run<'_> {
             }
         }
         for pool in &pools {
-            let profile =
-                pool.install(|| ours_shuffle.shuffle_profiled(&mut data, &mut ours_rng));
+            let profile = pool.install(|| ours_shuffle.shuffle_profiled(&mut data, &mut ours_rng));
             m.profiles.push(profile);
         }
         m
