@@ -10,26 +10,28 @@
 //! 2. **partition** (parallel over chunks): each chunk is scattered in place by label with its
 //!    own seed (`scatter::scatter`, the same American-flag pass as the recursion below), so it
 //!    becomes `K` contiguous *pieces*, piece `b` holding the chunk's elements labelled `b`;
-//! 3. **plan** (O(chunks × buckets), no data touched): bucket `b` is to occupy `[G_b, G_{b+1})`, `G` the
+//! 3. **pairs** (parallel over buckets): bucket `b` is to occupy `[G_b, G_{b+1})`, `G` the
 //!    prefix sums of the label counts. Cutting the pieces at the bucket bounds gives *segments*,
 //!    each with a label and the bucket whose range it lies in; a segment whose label is not its
-//!    range's bucket is misplaced. The misplaced segments form a graph on buckets (an edge from
-//!    the bucket a segment lies in to its label) in which every bucket has as many misplaced
-//!    elements in its range as there are elements with its label outside it; such a graph splits
-//!    into cycles. The segments are found bucket by bucket in parallel; then one serial walk
-//!    finds the cycles one at a time: a cycle `x_0 → x_1 → … → x_{L-1}` of segment parts of one
-//!    common width `w` (the smallest remainder on the cycle), `x_i` lying in the range of the
-//!    bucket that is `x_{i-1}`'s label;
-//! 4. **exchange** (parallel over cycles, and over parts of wide cycles): every cycle is rotated,
+//!    range's bucket is misplaced. For every two buckets `q < a`, `q`'s elements labelled `a`
+//!    are swapped with `a`'s elements labelled `q`, front to back, until one side runs out
+//!    (the pairs are disjoint, so this runs per bucket in parallel);
+//! 4. **plan** (serial, no data touched): what the pairs left forms a graph on buckets (an edge
+//!    from the bucket a segment lies in to its label) in which every bucket has as many
+//!    misplaced elements in its range as there are elements with its label outside it; such a
+//!    graph splits into cycles. One walk finds them: a cycle `x_0 → x_1 → … → x_{L-1}` of
+//!    segment parts of one common width `w` (the smallest remainder on the cycle), `x_i` lying
+//!    in the range of the bucket that is `x_{i-1}`'s label;
+//! 5. **exchange** (parallel over cycles, and over parts of wide cycles): every cycle is rotated,
 //!    the contents of `x_i` moving to `x_{i+1}` and those of `x_{L-1}` to `x_0`, by `L - 1` range
 //!    swaps. The cycles' ranges are disjoint, so they run in any order on any threads; after all
 //!    of them bucket `b`'s range holds exactly the elements labelled `b`;
-//! 5. **buckets** (parallel over buckets): each bucket is shuffled by the in-place recursion of
+//! 6. **buckets** (parallel over buckets): each bucket is shuffled by the in-place recursion of
 //!    `scatter.rs`, with its child generator.
 //!
 //! There are at most as many chunks as buckets (about as many, at the default shape): then nearly
-//! every bucket's range holds a segment of nearly every label, and most cycles are swaps of two
-//! ranges. The chunk length and the bucket count depend only on the slice's length and the
+//! every bucket's range holds a segment of nearly every label, and the pair swaps move about 97 %
+//! of the misplaced elements (at 10^8 `u32`); the walk handles the imbalances between pairs. The chunk length and the bucket count depend only on the slice's length and the
 //! shape, never on the pool, and the plan is a function of the chunks' label counts; so every label, every
 //! cycle and every child generator is the same on any number of threads, and [`shuffle_seq`]
 //! runs the same phases on the calling thread.
@@ -67,7 +69,10 @@ pub enum Phase {
     Draw,
     /// Scattering every chunk in place into its pieces by label (parallel over chunks).
     Partition,
-    /// Prefix sums, segments and the cycles of the exchange (serial).
+    /// Cutting the pieces at the bucket bounds and swapping, between every two buckets, what
+    /// each holds of the other's (parallel over buckets).
+    Pairs,
+    /// Finding the cycles that move what the pairs left (serial).
     Plan,
     /// Rotating the cycles, so that every bucket's range holds its elements (parallel).
     Exchange,
@@ -77,9 +82,10 @@ pub enum Phase {
 
 impl Phase {
     /// Every phase, in order.
-    pub const ALL: [Phase; 5] = [
+    pub const ALL: [Phase; 6] = [
         Phase::Draw,
         Phase::Partition,
+        Phase::Pairs,
         Phase::Plan,
         Phase::Exchange,
         Phase::Buckets,
@@ -90,6 +96,7 @@ impl Phase {
         match self {
             Phase::Draw => "draw",
             Phase::Partition => "partition",
+            Phase::Pairs => "pairs",
             Phase::Plan => "plan",
             Phase::Exchange => "exchange",
             Phase::Buckets => "buckets",
@@ -107,8 +114,8 @@ impl Phase {
 /// [`Parallel::shuffle_profiled`](crate::Parallel::shuffle_profiled)).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Profile {
-    wall: [Duration; 5],
-    busy: [Vec<Duration>; 5],
+    wall: [Duration; 6],
+    busy: [Vec<Duration>; 6],
 }
 
 impl Profile {
@@ -313,6 +320,104 @@ fn misplaced_in<'a, T>(
     out
 }
 
+/// Every bucket's misplaced segments after phase 2 (see [`misplaced_in`]), with the bucket
+/// bounds; on the calling thread. `pieces[c]` are chunk `c`'s local piece bounds (length
+/// `buckets + 1`, from 0 to the chunk's length); chunk `c` starts at `c × chunk_len`.
+#[allow(clippy::type_complexity)]
+fn segments_seq<'a, T>(
+    data: &'a mut [T],
+    pieces: &[Vec<usize>],
+    chunk_len: usize,
+    buckets: usize,
+) -> (Vec<usize>, Vec<Vec<Misplaced<'a, T>>>) {
+    let bounds = bucket_bounds(pieces, buckets);
+    let misplaced = split_buckets(data, &bounds)
+        .into_iter()
+        .enumerate()
+        .map(|(r, range)| misplaced_in(r, range, bounds[r], pieces, chunk_len))
+        .collect();
+    (bounds, misplaced)
+}
+
+/// [`segments_seq`] with the buckets in parallel (the same segments).
+#[allow(clippy::type_complexity)]
+fn segments_par<'a, T: Send>(
+    data: &'a mut [T],
+    pieces: &[Vec<usize>],
+    chunk_len: usize,
+    buckets: usize,
+) -> (Vec<usize>, Vec<Vec<Misplaced<'a, T>>>) {
+    use rayon::prelude::*;
+    let bounds = bucket_bounds(pieces, buckets);
+    let misplaced = split_buckets(data, &bounds)
+        .into_par_iter()
+        .enumerate()
+        .map(|(r, range)| misplaced_in(r, range, bounds[r], pieces, chunk_len))
+        .collect();
+    (bounds, misplaced)
+}
+
+/// Bucket `q`'s share of the pair swaps: its segments labelled above `q` (sorted by label), and,
+/// for every bucket `a > q` whose range holds segments labelled `q`, those segments.
+struct PairWork<'s, 'a, T> {
+    ours: &'s mut [Misplaced<'a, T>],
+    theirs: Vec<(usize, &'s mut [Misplaced<'a, T>])>,
+}
+
+/// Splits the misplaced lists into every bucket's [`PairWork`]: the pair `q < a` is bucket
+/// `q`'s, which gets `q`'s segments labelled `a` and `a`'s segments labelled `q`. The pairs are
+/// disjoint, so the buckets' shares can run in any order, on any threads.
+fn pair_work<'s, 'a, T>(misplaced: &'s mut [Vec<Misplaced<'a, T>>]) -> Vec<PairWork<'s, 'a, T>> {
+    let mut work: Vec<PairWork<'s, 'a, T>> = Vec::with_capacity(misplaced.len());
+    let mut below: Vec<&'s mut [Misplaced<'a, T>]> = Vec::with_capacity(misplaced.len());
+    for (r, list) in misplaced.iter_mut().enumerate() {
+        let split = list.partition_point(|segment| segment.label < r);
+        let (low, high) = list.split_at_mut(split);
+        work.push(PairWork {
+            ours: high,
+            theirs: Vec::new(),
+        });
+        below.push(low);
+    }
+    for (a, mut low) in below.into_iter().enumerate() {
+        while let Some(first) = low.first() {
+            let q = first.label;
+            let run = low.iter().take_while(|segment| segment.label == q).count();
+            let (same, rest) = core::mem::take(&mut low).split_at_mut(run);
+            work[q].theirs.push((a, same));
+            low = rest;
+        }
+    }
+    work
+}
+
+impl<T> PairWork<'_, '_, T> {
+    /// Swaps, for every `a` in turn, `q`'s elements labelled `a` with `a`'s elements labelled
+    /// `q`, front to back, until one side runs out: cycles of two parts, carried out at once.
+    fn swap(self) {
+        let PairWork { ours, theirs } = self;
+        for (a, theirs) in theirs {
+            let from = ours.partition_point(|segment| segment.label < a);
+            let run = ours[from..]
+                .iter()
+                .take_while(|segment| segment.label == a)
+                .count();
+            let ours = &mut ours[from..from + run];
+            let (mut i, mut j) = (0, 0);
+            while i < ours.len() && j < theirs.len() {
+                let width = ours[i].rest.len().min(theirs[j].rest.len());
+                let (mine, rest) = core::mem::take(&mut ours[i].rest).split_at_mut(width);
+                ours[i].rest = rest;
+                let (other, rest) = core::mem::take(&mut theirs[j].rest).split_at_mut(width);
+                theirs[j].rest = rest;
+                mine.swap_with_slice(other);
+                i += usize::from(ours[i].rest.is_empty());
+                j += usize::from(theirs[j].rest.is_empty());
+            }
+        }
+    }
+}
+
 impl<'a, T> Plan<'a, T> {
     /// Plans the exchange from every bucket's misplaced segments.
     fn new(bounds: Vec<usize>, mut misplaced: Vec<Vec<Misplaced<'a, T>>>) -> Self {
@@ -326,39 +431,6 @@ impl<'a, T> Plan<'a, T> {
         plan
     }
 
-    /// [`Plan::new`] after phase 2, on the calling thread. `pieces[c]` are chunk `c`'s local
-    /// piece bounds (length `buckets + 1`, from 0 to the chunk's length); chunk `c` starts at
-    /// `c × chunk_len`.
-    fn sequential(
-        data: &'a mut [T],
-        pieces: &[Vec<usize>],
-        chunk_len: usize,
-        buckets: usize,
-    ) -> Self {
-        let bounds = bucket_bounds(pieces, buckets);
-        let misplaced = split_buckets(data, &bounds)
-            .into_iter()
-            .enumerate()
-            .map(|(r, range)| misplaced_in(r, range, bounds[r], pieces, chunk_len))
-            .collect();
-        Self::new(bounds, misplaced)
-    }
-
-    /// [`Plan::sequential`] with the buckets' segments found in parallel (the same plan).
-    fn parallel(data: &'a mut [T], pieces: &[Vec<usize>], chunk_len: usize, buckets: usize) -> Self
-    where
-        T: Send,
-    {
-        use rayon::prelude::*;
-        let bounds = bucket_bounds(pieces, buckets);
-        let misplaced = split_buckets(data, &bounds)
-            .into_par_iter()
-            .enumerate()
-            .map(|(r, range)| misplaced_in(r, range, bounds[r], pieces, chunk_len))
-            .collect();
-        Self::new(bounds, misplaced)
-    }
-
     /// Walks the misplaced segments' graph, emitting one cycle each time the walk comes back to
     /// a bucket it has visited. Every bucket with a misplaced element in its range is the start
     /// of walks until none is left. A walk never gets stuck: arriving at bucket `r` means that an
@@ -367,10 +439,7 @@ impl<'a, T> Plan<'a, T> {
     /// one segment, so there are at most as many cycles as segments.
     ///
     /// Where it can, the walk takes a segment labelled with the bucket it started from, closing
-    /// the cycle at once. With about as many chunks as buckets (the default layout), every
-    /// bucket's range holds a segment of nearly every label, so most cycles are swaps of two
-    /// ranges, and since a cycle's width is its narrowest segment's remainder, short cycles cut
-    /// the segments into few parts.
+    /// the cycle at once, which keeps cycles short and so cuts the segments into fewer parts.
     fn find_cycles(&mut self, misplaced: &mut [Vec<Misplaced<'a, T>>]) {
         const OFF: usize = usize::MAX;
         let mut cursor = alloc::vec![0usize; misplaced.len()];
@@ -543,7 +612,14 @@ pub(crate) fn shuffle_par<T, R, S>(
     recorder.phase(Phase::Partition, since);
 
     let since = recorder.start();
-    let mut plan = Plan::parallel(data, &pieces, layout.chunk_len, layout.buckets());
+    let (bounds, mut misplaced) = segments_par(data, &pieces, layout.chunk_len, layout.buckets());
+    pair_work(&mut misplaced)
+        .into_par_iter()
+        .for_each(|work| recorder.task(Phase::Pairs, || work.swap()));
+    recorder.phase(Phase::Pairs, since);
+
+    let since = recorder.start();
+    let mut plan = Plan::new(bounds, misplaced);
     recorder.phase(Phase::Plan, since);
 
     let since = recorder.start();
@@ -599,7 +675,14 @@ pub(crate) fn shuffle_seq<T, R, S>(
     recorder.phase(Phase::Partition, since);
 
     let since = recorder.start();
-    let mut plan = Plan::sequential(data, &pieces, layout.chunk_len, layout.buckets());
+    let (bounds, mut misplaced) = segments_seq(data, &pieces, layout.chunk_len, layout.buckets());
+    for work in pair_work(&mut misplaced) {
+        recorder.task(Phase::Pairs, || work.swap());
+    }
+    recorder.phase(Phase::Pairs, since);
+
+    let since = recorder.start();
+    let mut plan = Plan::new(bounds, misplaced);
     recorder.phase(Phase::Plan, since);
 
     let since = recorder.start();
@@ -660,7 +743,11 @@ mod tests {
                 labels.extend(core::iter::repeat_n(b, local[b + 1] - local[b]));
             }
         }
-        let mut plan = Plan::sequential(&mut labels, pieces, chunk_len, buckets);
+        let (bounds, mut misplaced) = segments_seq(&mut labels, pieces, chunk_len, buckets);
+        for work in pair_work(&mut misplaced) {
+            work.swap();
+        }
+        let mut plan = Plan::new(bounds, misplaced);
         let mut shapes = Vec::new();
         for cycle in plan.cycles() {
             assert!(
@@ -710,10 +797,11 @@ mod tests {
     #[test]
     fn the_plan_gathers_every_bucket_for_small_cases() {
         // Two chunks of 5: chunk 0 has 3 in bucket 0 and 2 in bucket 1; chunk 1 has 1 and 4.
-        // Bucket 0 is 0..4: positions 3 and 4 hold label 1 and must swap with position 5.
+        // Bucket 0 is 0..4 and holds label 1 at position 3; bucket 1 holds label 0 at position
+        // 5: the pair swap of buckets 0 and 1 exchanges them, and no cycle is left.
         let (bounds, cycles) = check_plan(&[vec![0, 3, 5], vec![0, 1, 5]], 5, 2);
         assert_eq!(bounds, [0, 4, 10]);
-        assert_eq!(cycles, [(2, 1)]);
+        assert!(cycles.is_empty(), "two buckets need no cycle: {cycles:?}");
         // Already in place: nothing to do.
         let (_, cycles) = check_plan(&[vec![0, 4, 4], vec![0, 0, 6]], 4, 2);
         assert!(cycles.is_empty());
