@@ -199,7 +199,7 @@ impl IndexSampler for Batched {
 
     /// Batches whose size grows as the bounds shrink, then one last batch (see the type's
     /// docs). The calls to `f` are in the same order, with the same bounds, as the default's.
-    #[inline(always)]
+    #[inline]
     fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, mut f: F)
     where
         R: Rng + ?Sized,
@@ -208,18 +208,35 @@ impl IndexSampler for Batched {
         // Bound 1 has the one index 0 and needs no randomness: it is handed on at the end.
         let ends_at_one = low <= 1 && high >= 1;
         let low = (low as u64).max(2);
-        let top = high as u64;
+        let mut top = high as u64;
         if top >= low {
             let count = top - low + 1;
             if fits_one_batch(top, count) {
-                // A short run, such as a hand dealt from a deck, is one batch either way. It is
-                // rolled right here, in the caller's loop: the phase dispatch cost more than
-                // the dice (a 7-of-52 deal took 233 instructions with it, 154 now, wyrand,
-                // callgrind).
+                // A short run, such as a hand dealt from a deck, is one batch either way; going
+                // straight to it skips the phase dispatch, which costs more than the dice (a
+                // third of the instructions of dealing 7 of 52).
                 tail_down(rng, top, count, &mut f);
-            } else {
-                descend_phases(rng, top, low, &mut f);
+                if ends_at_one {
+                    f(1, 0);
+                }
+                return;
             }
+            // Phase k rolls k dice per word while the top bound is above the next phase's
+            // limit (the last phase: above TAIL_TOP) and at least k bounds are left. The run
+            // starts in the phase its first bound allows.
+            let first = dice_for(top);
+            macro_rules! phases {
+                ($($k:literal),*) => {$(
+                    if first <= $k {
+                        descend::<R, F, $k>(rng, &mut top, low, PHASE_FLOOR[$k], &mut f);
+                    }
+                )*};
+            }
+            phases!(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+            // What is left is one batch: either every bound is at most TAIL_TOP, or fewer
+            // bounds are left than the phase that stopped wanted (then their product is below
+            // that phase's, so it fits).
+            tail_down(rng, top, top.wrapping_sub(low).wrapping_add(1), &mut f);
         }
         if ends_at_one {
             f(1, 0);
@@ -271,35 +288,6 @@ impl IndexSampler for Batched {
 #[inline(always)]
 fn fits_one_batch(top: u64, count: u64) -> bool {
     top <= TAIL_TOP || (count <= MAX_DICE as u64 && top <= MAX_BOUND[count as usize])
-}
-
-/// The descending run `top` down to `low` (`2 <= low <= top`) in phases: phase k rolls k dice
-/// per word while the top bound is above the next phase's limit (the last phase: above
-/// [`TAIL_TOP`]) and at least k bounds are left; the run starts in the phase its first bound
-/// allows, and what is left is one batch.
-///
-/// Inlined like its caller. (Called instead, once per run, it let callers inline only the
-/// short-run path, 124 instructions per 7-card deal instead of 154 with wyrand, but a 52-card
-/// shuffle took 997 instead of 867 and N = 1000 13 % more: kept inline.)
-#[inline(always)]
-fn descend_phases<R, F>(rng: &mut R, mut top: u64, low: u64, f: &mut F)
-where
-    R: Rng + ?Sized,
-    F: FnMut(usize, usize),
-{
-    let first = dice_for(top);
-    macro_rules! phases {
-        ($($k:literal),*) => {$(
-            if first <= $k {
-                descend::<R, F, $k>(rng, &mut top, low, PHASE_FLOOR[$k], f);
-            }
-        )*};
-    }
-    phases!(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
-    // What is left is one batch: either every bound is at most TAIL_TOP, or fewer bounds are
-    // left than the phase that stopped wanted (then their product is below that phase's, so it
-    // fits).
-    tail_down(rng, top, top.wrapping_sub(low).wrapping_add(1), f);
 }
 
 /// How many dice a batch whose largest bound is `bound` may hold: the largest
