@@ -213,8 +213,8 @@ impl IndexSampler for Batched {
             let count = top - low + 1;
             if fits_one_batch(top, count) {
                 // A short run, such as a hand dealt from a deck, is one batch either way; going
-                // straight to it skips the phase dispatch, which costs more than the dice (a
-                // third of the instructions of dealing 7 of 52).
+                // straight to it skips the phase dispatch (a 7-of-52 deal took 233 instructions
+                // with it, 186 without, wyrand, callgrind).
                 tail_down(rng, top, count, &mut f);
                 if ends_at_one {
                     f(1, 0);
