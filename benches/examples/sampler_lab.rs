@@ -104,7 +104,9 @@ struct State<B: Backend> {
 }
 
 fn run_with<S: IndexSampler, B: Backend>(s: S, run: &Run<'_>, st: &mut State<B>) {
-    let State { deck, data, rng, .. } = st;
+    let State {
+        deck, data, rng, ..
+    } = st;
     match run.case {
         "deal7" => {
             let p = Partial::with_sampler(s);
@@ -271,7 +273,8 @@ impl BackendVisitor for Lab {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: sampler_lab count BACKEND CASE SUBJECT ITERS | race BACKEND CASE ROUNDS SUBJECT...";
+    let usage =
+        "usage: sampler_lab count BACKEND CASE SUBJECT ITERS | race BACKEND CASE ROUNDS SUBJECT...";
     let ok = match args.first().map(String::as_str) {
         Some("count") => args.len() == 5,
         Some("race") => args.len() >= 5,
