@@ -1,0 +1,292 @@
+//! Issue 12's sampler lab: one loop of one subject, to count its instructions under callgrind
+//! (`count`), or several subjects timed round robin in one process (`race`).
+//!
+//! Subjects, all on the backend's generator unless noted:
+//!
+//! * `ours`: the backend's default sampler (`Batched` for every backend but java and python);
+//! * `lemire`: one Lemire draw per index (`Lemire`), the one-draw-per-step reference;
+//! * `halves`: an experiment, not a fairdeal sampler: two 32-bit Lemire draws from the halves of
+//!   one 64-bit word (exact: the halves are independent uniform 32-bit values, and a rejected
+//!   half is replaced by a fresh `next_u32`). It measures the issue's "a cheap generator may
+//!   prefer fewer multiplications over fewer words" (see docs/benchmarks.md);
+//! * `rand`: rand 0.10's `SliceRandom::shuffle` (for `deal7`: `partial_shuffle`);
+//! * `fastrand`: fastrand 2.5's `shuffle` on its own wyrand (for `deal7`: seven
+//!   `swap(i, usize(i..52))`), same seed.
+//!
+//! Cases: `deal7` (7 of a reused `[u8; 52]`, partial), `deck52` (`[u8; 52]`, in place),
+//! `u32_N` (in place on `N` `u32`), `io_N` (inside-out, in place on `N` `u32`).
+//!
+//! ```text
+//! cargo build --release -p fairdeal-benches --example sampler_lab
+//! L=target/release/examples/sampler_lab
+//! # instructions per call: (count at ITERS − count at 0) / ITERS
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null $L count wyrand deck52 ours 100000
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null $L count wyrand deck52 ours 0
+//! # round robin: median ns per call and median per-round time ratio to the first subject
+//! $L race wyrand deck52 61 ours halves fastrand
+//! ```
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use fairdeal_core::{IndexSampler, Lemire, Rng, Shuffler, lemire_index_below};
+use fairdeal_inplace::Inplace;
+use fairdeal_inside_out::InsideOut;
+use fairdeal_partial::Partial;
+use fairdeal_rng::{Backend, BackendVisitor};
+use rand::seq::SliceRandom;
+
+/// Two 32-bit Lemire draws per 64-bit word (the experiment described in the module docs).
+#[derive(Debug, Clone, Copy, Default)]
+struct Halves;
+
+/// Lemire's method on the 32-bit value `r`, replacing it with fresh `next_u32`s while rejected.
+#[inline(always)]
+fn lemire_from<R: Rng + ?Sized>(rng: &mut R, r: u32, bound: u32) -> u32 {
+    let mut product = u64::from(r) * u64::from(bound);
+    if (product as u32) < bound {
+        let threshold = bound.wrapping_neg() % bound;
+        while (product as u32) < threshold {
+            product = u64::from(rng.next_u32()) * u64::from(bound);
+        }
+    }
+    (product >> 32) as u32
+}
+
+impl IndexSampler for Halves {
+    fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
+        lemire_index_below(rng, bound)
+    }
+
+    #[inline]
+    fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, mut f: F)
+    where
+        R: Rng + ?Sized,
+        F: FnMut(usize, usize),
+    {
+        let ends_at_one = low <= 1 && high >= 1;
+        let low = low.max(2);
+        let mut bound = high;
+        while bound >= low && u32::try_from(bound).is_err() {
+            f(bound, lemire_index_below(rng, bound));
+            bound -= 1;
+        }
+        while bound > low {
+            let word = rng.next_u64();
+            let first = lemire_from(rng, (word >> 32) as u32, bound as u32);
+            let second = lemire_from(rng, word as u32, (bound - 1) as u32);
+            f(bound, first as usize);
+            f(bound - 1, second as usize);
+            bound -= 2;
+        }
+        if bound == low {
+            f(bound, lemire_index_below(rng, bound));
+        }
+        if ends_at_one {
+            f(1, 0);
+        }
+    }
+}
+
+/// What to run: `case`, `subject`, `iters` calls.
+struct Run<'a> {
+    case: &'a str,
+    subject: &'a str,
+    iters: u64,
+}
+
+/// The state every subject works on, kept between calls (the deck is never restored).
+struct State<B: Backend> {
+    deck: [u8; 52],
+    data: Vec<u32>,
+    rng: B::Rng,
+    fastrand: fastrand::Rng,
+}
+
+fn run_with<S: IndexSampler, B: Backend>(s: S, run: &Run<'_>, st: &mut State<B>) {
+    let State {
+        deck, data, rng, ..
+    } = st;
+    match run.case {
+        "deal7" => {
+            let p = Partial::with_sampler(s);
+            for _ in 0..run.iters {
+                p.shuffle_prefix(black_box(&mut deck[..]), 7, rng)
+                    .expect("7 <= 52");
+            }
+        }
+        "deck52" => {
+            let p = Inplace::with_sampler(s);
+            for _ in 0..run.iters {
+                p.shuffle(black_box(&mut deck[..]), rng);
+            }
+        }
+        c if c.starts_with("io_") => {
+            let p = InsideOut::with_sampler(s);
+            for _ in 0..run.iters {
+                p.shuffle(black_box(&mut data[..]), rng);
+            }
+        }
+        _ => {
+            let p = Inplace::with_sampler(s);
+            for _ in 0..run.iters {
+                p.shuffle(black_box(&mut data[..]), rng);
+            }
+        }
+    }
+}
+
+fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
+    match run.subject {
+        "ours" => run_with(B::Sampler::default(), run, st),
+        "lemire" => run_with(Lemire, run, st),
+        "halves" => run_with(Halves, run, st),
+        "rand" => match run.case {
+            "deal7" => {
+                for _ in 0..run.iters {
+                    black_box(black_box(&mut st.deck[..]).partial_shuffle(&mut st.rng, 7));
+                }
+            }
+            "deck52" => {
+                for _ in 0..run.iters {
+                    black_box(&mut st.deck[..]).shuffle(&mut st.rng);
+                }
+            }
+            _ => {
+                for _ in 0..run.iters {
+                    black_box(&mut st.data[..]).shuffle(&mut st.rng);
+                }
+            }
+        },
+        "fastrand" => match run.case {
+            "deal7" => {
+                for _ in 0..run.iters {
+                    let deck = black_box(&mut st.deck[..]);
+                    for i in 0..7 {
+                        deck.swap(i, st.fastrand.usize(i..52));
+                    }
+                }
+            }
+            "deck52" => {
+                for _ in 0..run.iters {
+                    st.fastrand.shuffle(black_box(&mut st.deck[..]));
+                }
+            }
+            _ => {
+                for _ in 0..run.iters {
+                    st.fastrand.shuffle(black_box(&mut st.data[..]));
+                }
+            }
+        },
+        other => {
+            eprintln!("sampler_lab: error: unknown subject {other:?}");
+            std::process::exit(2);
+        }
+    }
+    black_box((&st.deck, &st.data));
+}
+
+/// `count` or `race` on one backend.
+struct Lab {
+    args: Vec<String>,
+}
+
+impl BackendVisitor for Lab {
+    type Output = ();
+    fn visit<B: Backend>(self) {
+        let args = self.args;
+        let case = args[2].as_str();
+        let n = case
+            .split_once('_')
+            .map_or(52, |(_, n)| n.parse().expect("case u32_N or io_N"));
+        let mut st = State::<B> {
+            deck: std::array::from_fn(|i| i as u8),
+            data: (0..n as u32).collect(),
+            rng: B::seeded(fairdeal_benches::SEED),
+            fastrand: fastrand::Rng::with_seed(fairdeal_benches::SEED),
+        };
+        if args[0] == "count" {
+            let iters = args[4].parse().expect("iters");
+            run_once(
+                &Run {
+                    case,
+                    subject: &args[3],
+                    iters,
+                },
+                &mut st,
+            );
+            return;
+        }
+        let rounds: usize = args[3].parse().expect("rounds");
+        let subjects = &args[4..];
+        // Calibrate on the first subject: about 300 µs per subject per round.
+        let mut iters = 1u64;
+        loop {
+            let start = Instant::now();
+            let run = Run {
+                case,
+                subject: &subjects[0],
+                iters,
+            };
+            run_once(&run, &mut st);
+            let t = start.elapsed().as_nanos() as f64;
+            if t > 75_000.0 {
+                iters = ((iters as f64) * 300_000.0 / t).max(1.0) as u64;
+                break;
+            }
+            iters *= 2;
+        }
+        let warm_up = 5;
+        let mut times = vec![Vec::new(); subjects.len()];
+        for round in 0..warm_up + rounds {
+            // Rotate the order every round.
+            for j in 0..subjects.len() {
+                let which = (j + round) % subjects.len();
+                let run = Run {
+                    case,
+                    subject: &subjects[which],
+                    iters,
+                };
+                let start = Instant::now();
+                run_once(&run, &mut st);
+                if round >= warm_up {
+                    times[which].push(start.elapsed().as_nanos() as f64 / iters as f64);
+                }
+            }
+        }
+        let quartiles = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            (v[v.len() / 4], v[v.len() / 2], v[3 * v.len() / 4])
+        };
+        for (j, subject) in subjects.iter().enumerate() {
+            let ratios = (0..rounds).map(|r| times[j][r] / times[0][r]).collect();
+            let (q1, ratio, q3) = quartiles(ratios);
+            let (_, ns, _) = quartiles(times[j].clone());
+            println!(
+                "{case:<10} {:<9} {subject:<9} {ns:>11.1} ns/call  time / {}'s {ratio:.3} [{q1:.3}–{q3:.3}]",
+                B::INFO.name,
+                subjects[0]
+            );
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let usage =
+        "usage: sampler_lab count BACKEND CASE SUBJECT ITERS | race BACKEND CASE ROUNDS SUBJECT...";
+    let ok = match args.first().map(String::as_str) {
+        Some("count") => args.len() == 5,
+        Some("race") => args.len() >= 5,
+        _ => false,
+    };
+    if !ok {
+        eprintln!("sampler_lab: error: {usage}");
+        std::process::exit(2);
+    }
+    let backend = args[1].clone();
+    if let Err(e) = fairdeal_rng::with_backend(&backend, Lab { args }) {
+        eprintln!("sampler_lab: error: {e}");
+        std::process::exit(2);
+    }
+}
