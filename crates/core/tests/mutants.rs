@@ -12,18 +12,20 @@ use rand_pcg::Pcg64;
 
 /// Hands out the given words in order and panics when they run out, so a test also pins how
 /// many words a draw consumed. `next_u32` refuses a word that does not fit in 32 bits.
-struct Words(std::vec::IntoIter<u64>);
+struct Words<'a>(core::iter::Copied<core::slice::Iter<'a, u64>>);
 
-impl Words {
-    fn new(words: &[u64]) -> Self {
-        Self(words.to_vec().into_iter())
+impl<'a> Words<'a> {
+    fn new(words: &'a [u64]) -> Self {
+        Self(words.iter().copied())
     }
     fn next(&mut self) -> u64 {
-        self.0.next().expect("the draw took more words than expected")
+        self.0
+            .next()
+            .expect("the draw took more words than expected")
     }
 }
 
-impl TryRng for Words {
+impl TryRng for Words<'_> {
     type Error = Infallible;
     fn try_next_u32(&mut self) -> Result<u32, Infallible> {
         Ok(u32::try_from(self.next()).expect("a 64-bit word where a u32 was drawn"))

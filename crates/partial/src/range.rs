@@ -203,15 +203,18 @@ mod tests {
 
     /// Hands out the given words in order and panics when they run out, so a test also pins
     /// how many words a draw consumed.
-    struct Words(alloc::vec::IntoIter<u64>);
+    struct Words<'a>(core::iter::Copied<core::slice::Iter<'a, u64>>);
 
-    impl fairdeal_core::rand_core::TryRng for Words {
+    impl fairdeal_core::rand_core::TryRng for Words<'_> {
         type Error = core::convert::Infallible;
         fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
             unreachable!("the wide draw takes 64-bit words")
         }
         fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
-            Ok(self.0.next().expect("the draw took more words than expected"))
+            Ok(self
+                .0
+                .next()
+                .expect("the draw took more words than expected"))
         }
         fn try_fill_bytes(&mut self, _: &mut [u8]) -> Result<(), Self::Error> {
             unreachable!("the wide draw takes 64-bit words")
@@ -219,7 +222,7 @@ mod tests {
     }
 
     fn wide(words: &[u64], bound: u64) -> (u64, usize) {
-        let mut rng = Words(words.to_vec().into_iter());
+        let mut rng = Words(words.iter().copied());
         let value = lemire_u64(&mut rng, bound);
         (value, rng.0.len())
     }
