@@ -201,6 +201,52 @@ mod tests {
         }
     }
 
+    /// Hands out the given words in order and panics when they run out, so a test also pins
+    /// how many words a draw consumed.
+    struct Words<'a>(core::iter::Copied<core::slice::Iter<'a, u64>>);
+
+    impl fairdeal_core::rand_core::TryRng for Words<'_> {
+        type Error = core::convert::Infallible;
+        fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+            unreachable!("the wide draw takes 64-bit words")
+        }
+        fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+            Ok(self
+                .0
+                .next()
+                .expect("the draw took more words than expected"))
+        }
+        fn try_fill_bytes(&mut self, _: &mut [u8]) -> Result<(), Self::Error> {
+            unreachable!("the wide draw takes 64-bit words")
+        }
+    }
+
+    fn wide(words: &[u64], bound: u64) -> (u64, usize) {
+        let mut rng = Words(words.iter().copied());
+        let value = lemire_u64(&mut rng, bound);
+        (value, rng.0.len())
+    }
+
+    /// Known answers for bound 3, where `2^64 mod 3 = 1`: the high half of `word · 3` is the
+    /// value, and only a word whose low half is 0 is rejected. `0xAAAA_AAAA_AAAA_AAAB · 3 =
+    /// 2^65 + 1` sits exactly on the threshold and must be kept. (Unreachable through
+    /// `sample_range` on 64-bit targets, hence tested here.)
+    #[test]
+    fn wide_lemire_known_answers() {
+        assert_eq!(wide(&[u64::MAX], 3), (2, 0));
+        assert_eq!(wide(&[1 << 63], 3), (1, 0));
+        assert_eq!(wide(&[u64::MAX / 3], 3), (0, 0));
+        // Low half 0 < threshold 1: redrawn.
+        assert_eq!(wide(&[0, u64::MAX], 3), (2, 0));
+        // Low half 1 = threshold: kept, the next word is not touched.
+        assert_eq!(wide(&[0xAAAA_AAAA_AAAA_AAAB, 0], 3), (2, 1));
+        // Bound 2^63 + 1: 2^64 mod it is 2^63 - 1. Word 2 leaves a low half of 2 (redrawn);
+        // u64::MAX leaves exactly 2^63 - 1 (kept).
+        let bound = (1 << 63) + 1;
+        assert_eq!(wide(&[2, 5], bound), (2, 0));
+        assert_eq!(wide(&[u64::MAX], bound), (bound - 1, 0));
+    }
+
     #[test]
     fn draws_below_two_to_the_64_use_the_full_word() {
         let mut a = rand_pcg::Pcg64::seed_from_u64(9);
