@@ -55,6 +55,9 @@ use crate::scatter::{self, Shape, draw_seed, split_buckets};
 /// bytes per piece, so about 100 MiB at this limit).
 pub(crate) const MAX_PIECES: usize = 1 << 20;
 
+/// How many of the walk's most recent buckets it tries to close a cycle at, besides the start.
+const CLOSE_LOOKUPS: usize = 6;
+
 /// Wide cycles are rotated in parallel halves down to this many elements per part.
 const PARALLEL_WIDTH: usize = 1 << 15;
 
@@ -438,8 +441,9 @@ impl<'a, T> Plan<'a, T> {
     /// (the counts balance, and every rotation keeps them balanced). Every cycle uses up at least
     /// one segment, so there are at most as many cycles as segments.
     ///
-    /// Where it can, the walk takes a segment labelled with the bucket it started from, closing
-    /// the cycle at once, which keeps cycles short and so cuts the segments into fewer parts.
+    /// Where it can, the walk takes a segment labelled with the bucket it started from or with
+    /// one of the last [`CLOSE_LOOKUPS`] on its path, closing a cycle at once, which keeps cycles
+    /// short and so cuts the segments into fewer parts.
     fn find_cycles(&mut self, misplaced: &mut [Vec<Misplaced<'a, T>>]) {
         const OFF: usize = usize::MAX;
         let mut cursor = alloc::vec![0usize; misplaced.len()];
@@ -451,10 +455,13 @@ impl<'a, T> Plan<'a, T> {
                 let mut at = first;
                 loop {
                     let list = &misplaced[at];
-                    let taken = match path.first() {
-                        Some(&(start, _)) => with_label(list, start),
-                        None => None,
-                    };
+                    // Close a cycle if this bucket holds a segment labelled with a bucket on
+                    // the path: the start first, then the most recent ones.
+                    let taken = path
+                        .first()
+                        .into_iter()
+                        .chain(path.iter().rev().take(CLOSE_LOOKUPS))
+                        .find_map(|&(on, _)| with_label(list, on));
                     let Some(taken) = taken.or_else(|| next_left(list, &mut cursor[at])) else {
                         unreachable!("the misplaced counts balance, so a walk never gets stuck")
                     };
