@@ -189,7 +189,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         }
         run.summary.depth = 1;
         match top.store {
-            Store::Memory(memory) => self.gather_memory(top.buckets, memory, &mut run, rng)?,
+            Store::Memory(memory) => self.gather_memory(&top.buckets, &memory, &mut run, rng)?,
             Store::Files(writers) => {
                 close_files(writers, &top.buckets)?;
                 self.gather(top.buckets, 1, &mut run, rng)?;
@@ -236,8 +236,8 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
     /// `docs/benchmarks.md`: it pays on two cores).
     fn gather_memory<G>(
         &self,
-        buckets: Vec<Bucket>,
-        memory: Vec<MemoryBucket>,
+        buckets: &[Bucket],
+        memory: &[MemoryBucket],
         run: &mut Run<'_, impl Write>,
         rng: &mut G,
     ) -> Result<(), ExternalError>
@@ -247,7 +247,6 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         let children: Vec<G> = buckets.iter().map(|_| G::from_rng(rng)).collect();
         std::thread::scope(|scope| {
             let (sender, receiver) = std::sync::mpsc::sync_channel(1);
-            let (buckets, memory) = (&buckets, &memory);
             scope.spawn(move || {
                 for ((bucket, stored), mut child) in buckets.iter().zip(memory).zip(children) {
                     if bucket.records == 0 {
