@@ -142,8 +142,8 @@ pub(crate) struct Args {
     /// Shuffling algorithm (see `fairdeal algorithms`) [default: inplace, run as the parallel
     /// scatter shuffle once the elements fill more than 1 MiB, i.e. 131,072 numbers or 65,536
     /// lines (identical below that, unless the lines exceed 16 MiB), and above 16 MiB of lines
-    /// as the external shuffle's buckets kept in memory; partial with -n: O(k) for a sample of k]. Applies to input that
-    /// fits the memory budget.
+    /// as the external shuffle's buckets kept in memory; partial with -n: O(k) for a sample of
+    /// k]. Applies to input that fits the memory budget.
     #[arg(long, value_name = "NAME")]
     algo: Option<String>,
 
