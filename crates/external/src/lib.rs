@@ -13,6 +13,11 @@
 //!    `fairdeal-parallel`, on the caller's rayon pool) and appended to the output; one that does
 //!    not is scattered again, recursively, with its own generator.
 //!
+//! [`ExternalShuffle::shuffle_spilling`] runs the same scatter with the buckets kept in memory
+//! (blocks of whole records) for as long as the input fits the budget, and spills them to files
+//! the moment it does not: the same output, no temporary files for input that fits, and writes
+//! that stay within one bucket at a time instead of gathering from the whole input.
+//!
 //! Why this is exactly uniform is proved in `docs/algorithms.md` ("Files larger than memory").
 //! The output depends only on the records, the generator's seed and the budget: not on how the
 //! input was read (a pipe or a file, in what chunks) nor on the number of threads.
@@ -48,6 +53,7 @@
 
 mod budget;
 mod error;
+mod spill;
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
@@ -240,15 +246,47 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
     /// within the budget cannot be allocated.
     pub fn load<R: Read>(
         &self,
-        mut input: R,
+        input: R,
         size_hint: Option<u64>,
     ) -> Result<Loaded<R>, ExternalError> {
         // One byte past the budget shows that the input does not fit.
         let limit = usize::try_from(self.budget.bytes().saturating_add(1)).unwrap_or(usize::MAX);
         let first = size_hint.map_or(STREAM_BUFFER as u64, |h| h.saturating_add(1));
-        let mut buf = try_buffer(usize::try_from(first).unwrap_or(limit).clamp(1, limit))?;
-        let mut filled = 0;
-        let mut records = 0u64;
+        let buf = try_buffer(usize::try_from(first).unwrap_or(limit).clamp(1, limit))?;
+        self.fill(buf, 0, 0, input)
+    }
+
+    /// Goes on with a load that stopped early, typically at a smaller budget: `prefix` (the
+    /// bytes it read) then the rest of `input`, as [`ExternalShuffle::load`] would have read
+    /// them from the start.
+    ///
+    /// # Errors
+    ///
+    /// As [`ExternalShuffle::load`].
+    pub fn load_after<R: Read>(
+        &self,
+        prefix: Vec<u8>,
+        input: R,
+    ) -> Result<Loaded<R>, ExternalError> {
+        let filled = prefix.len();
+        let records = memchr::memchr_iter(self.separator, &prefix).count() as u64;
+        if !self.budget.holds(filled as u64, records) {
+            return Ok(Loaded::TooLarge(io::Cursor::new(prefix), input));
+        }
+        let mut buf = prefix;
+        buf.resize(buf.capacity(), 0);
+        self.fill(buf, filled, records, input)
+    }
+
+    /// Reads into `buf[filled..]`, growing it up to one byte past the budget.
+    fn fill<R: Read>(
+        &self,
+        mut buf: Vec<u8>,
+        mut filled: usize,
+        mut records: u64,
+        mut input: R,
+    ) -> Result<Loaded<R>, ExternalError> {
+        let limit = usize::try_from(self.budget.bytes().saturating_add(1)).unwrap_or(usize::MAX);
         loop {
             if filled == buf.len() {
                 if buf.len() >= limit {
@@ -336,7 +374,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         G: Rng + SeedableRng + Send,
     {
         let mut run = Run {
-            scratch,
+            scratch: scratch.to_path_buf(),
             output: BufWriter::with_capacity(STREAM_BUFFER, output),
             progress,
             summary: Summary::default(),
@@ -366,33 +404,12 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
                 records: 0,
             })
             .collect();
-        let scratch = run.scratch;
         let mut write = |writers: &mut [Option<BufWriter<File>>],
                          buckets: &mut [Bucket],
                          b: usize,
                          bytes: &[u8]|
          -> Result<(), ExternalError> {
-            let writer = match &mut writers[b] {
-                Some(writer) => writer,
-                empty => {
-                    let path = scratch.join(format!("bucket-{}", run.summary.bucket_files));
-                    run.summary.bucket_files += 1;
-                    let file =
-                        File::create_new(&path).map_err(|source| ExternalError::TempCreate {
-                            dir: scratch.to_path_buf(),
-                            source,
-                        })?;
-                    buckets[b].path = path;
-                    empty.insert(BufWriter::with_capacity(BUCKET_BUFFER, file))
-                }
-            };
-            buckets[b].bytes += bytes.len() as u64;
-            writer
-                .write_all(bytes)
-                .map_err(|source| ExternalError::TempWrite {
-                    path: buckets[b].path.clone(),
-                    source,
-                })
+            append_to_file(writers, buckets, b, bytes, &run.scratch, &mut run.summary)
         };
         let mut buf = try_buffer(STREAM_BUFFER)?;
         let mut labels = Labels::default();
@@ -434,14 +451,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
             write(&mut writers, &mut buckets, bucket, &[self.separator])?;
         }
         drop(input);
-        for (writer, bucket) in writers.into_iter().zip(&buckets) {
-            let Some(writer) = writer else { continue };
-            // Flushing is where a full disk shows up; the file is closed when dropped.
-            writer.into_inner().map_err(|e| ExternalError::TempWrite {
-                path: bucket.path.clone(),
-                source: e.into_error(),
-            })?;
-        }
+        close_files(writers, &buckets)?;
         Ok(buckets)
     }
 
@@ -623,7 +633,8 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
 
 /// The state one external shuffle threads through its levels.
 struct Run<'a, W: Write> {
-    scratch: &'a Path,
+    /// The directory of the bucket files (empty while an in-memory scatter has not spilled).
+    scratch: PathBuf,
     output: BufWriter<W>,
     progress: &'a mut dyn Progress,
     summary: Summary,
@@ -635,6 +646,53 @@ impl<W: Write> Run<'_, W> {
         self.summary.bytes += bytes;
         self.progress.written(bytes);
     }
+}
+
+/// Appends `bytes` to bucket `b`'s file, creating the file when its first bytes arrive (a
+/// small bucket split again does not cost 32 files).
+fn append_to_file(
+    writers: &mut [Option<BufWriter<File>>],
+    buckets: &mut [Bucket],
+    b: usize,
+    bytes: &[u8],
+    scratch: &Path,
+    summary: &mut Summary,
+) -> Result<(), ExternalError> {
+    let writer = match &mut writers[b] {
+        Some(writer) => writer,
+        empty => {
+            let path = scratch.join(format!("bucket-{}", summary.bucket_files));
+            summary.bucket_files += 1;
+            let file = File::create_new(&path).map_err(|source| ExternalError::TempCreate {
+                dir: scratch.to_path_buf(),
+                source,
+            })?;
+            buckets[b].path = path;
+            empty.insert(BufWriter::with_capacity(BUCKET_BUFFER, file))
+        }
+    };
+    buckets[b].bytes += bytes.len() as u64;
+    writer
+        .write_all(bytes)
+        .map_err(|source| ExternalError::TempWrite {
+            path: buckets[b].path.clone(),
+            source,
+        })
+}
+
+/// Flushes and closes the bucket files: flushing is where a full disk shows up.
+fn close_files(
+    writers: Vec<Option<BufWriter<File>>>,
+    buckets: &[Bucket],
+) -> Result<(), ExternalError> {
+    for (writer, bucket) in writers.into_iter().zip(buckets) {
+        let Some(writer) = writer else { continue };
+        writer.into_inner().map_err(|e| ExternalError::TempWrite {
+            path: bucket.path.clone(),
+            source: e.into_error(),
+        })?;
+    }
+    Ok(())
 }
 
 fn open(path: &Path) -> Result<File, ExternalError> {

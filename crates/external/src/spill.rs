@@ -1,0 +1,376 @@
+//! The scatter done in memory while the input fits the budget, spilled to bucket files the
+//! moment it does not: [`ExternalShuffle::shuffle_spilling`].
+//!
+//! Shuffling a large input in memory as one array of record slices gathers every record from
+//! a random place in the whole input when the output is written: a cache and TLB miss per
+//! record. Scattering the records into [`FAN_OUT`] buckets as they are read (sequential
+//! appends to 32 places) and then shuffling and writing one bucket at a time keeps each
+//! bucket's random accesses within 1/32 of the input. The labels and the generators are drawn
+//! exactly as [`ExternalShuffle::shuffle_in`] draws them, so the output is the same whether the
+//! buckets stayed in memory or went to disk.
+
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::PathBuf;
+
+use fairdeal_core::{IndexSampler, Rng, SeedableRng};
+
+use crate::{
+    Bucket, ExternalError, ExternalShuffle, FAN_OUT, INDEX_BYTES_PER_RECORD, Labels, Progress, Run,
+    STREAM_BUFFER, Summary, append_to_file, close_files, read_some, try_buffer,
+};
+
+/// Bytes of one block of an in-memory bucket.
+pub(crate) const BLOCK_BYTES: usize = 256 << 10;
+
+/// A bucket held in memory: blocks of whole records. A record never spans two blocks, so each
+/// block is indexed on its own and no bucket is ever copied into one piece.
+#[derive(Default)]
+struct MemoryBucket {
+    blocks: Vec<Vec<u8>>,
+}
+
+impl MemoryBucket {
+    /// The capacity (bytes) that appending `piece` to the record being built, of which `open`
+    /// bytes are already in the last block, would allocate.
+    fn extra_capacity(&self, piece: usize, open: usize) -> usize {
+        match self.blocks.last() {
+            Some(last) if last.capacity() - last.len() >= piece => 0,
+            // A record longer than a block grows its own block by doubling.
+            Some(last) if open > 0 && last.len() == open => {
+                (last.len() + piece).max(2 * last.capacity()) - last.capacity()
+            }
+            _ => BLOCK_BYTES.max(open + piece),
+        }
+    }
+
+    /// Appends `piece` as [`MemoryBucket::extra_capacity`] describes; returns the capacity
+    /// actually added.
+    fn append(&mut self, piece: &[u8], open: usize) -> Result<usize, ExternalError> {
+        let extra = self.extra_capacity(piece.len(), open);
+        let out_of_memory = |bytes: usize| ExternalError::OutOfMemory {
+            bytes: bytes as u64,
+        };
+        match self.blocks.last_mut() {
+            Some(last) if extra == 0 => {
+                last.extend_from_slice(piece);
+                return Ok(0);
+            }
+            Some(last) if open > 0 && last.len() == open => {
+                let before = last.capacity();
+                last.try_reserve_exact(before + extra - last.len())
+                    .map_err(|_| out_of_memory(before + extra))?;
+                last.extend_from_slice(piece);
+                return Ok(last.capacity() - before);
+            }
+            _ => {}
+        }
+        let mut block = Vec::new();
+        block
+            .try_reserve_exact(extra)
+            .map_err(|_| out_of_memory(extra))?;
+        if let Some(last) = self.blocks.last_mut() {
+            // Move the record's start along so that it stays in one block.
+            let start = last.len() - open;
+            block.extend_from_slice(&last[start..]);
+            last.truncate(start);
+        }
+        block.extend_from_slice(piece);
+        let added = block.capacity();
+        self.blocks.push(block);
+        Ok(added)
+    }
+}
+
+/// Where the top-level buckets are: in memory, or (after a spill) in files.
+enum Store {
+    Memory(Vec<MemoryBucket>),
+    Files(Vec<Option<BufWriter<File>>>),
+}
+
+/// The top-level scatter: the buckets' sizes and where their bytes are.
+struct TopLevel<'s> {
+    buckets: Vec<Bucket>,
+    store: Store,
+    /// Memory held: the capacity of the blocks and of the caller's prefix.
+    held: u64,
+    records: u64,
+    /// Creates the scratch directory at the first spill.
+    scratch: &'s mut dyn FnMut() -> Result<PathBuf, ExternalError>,
+}
+
+impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
+    /// Shuffles the records of `prefix` followed by those of `rest` into `output`, with exactly
+    /// the output of [`ExternalShuffle::shuffle_in`] on the same bytes and generator, but
+    /// without temporary files while the input fits the budget.
+    ///
+    /// The records are scattered by iid uniform labels into [`FAN_OUT`] buckets held in memory
+    /// (blocks of whole records), then each bucket is shuffled (`fairdeal-parallel`, on the
+    /// caller's rayon pool) and written, in label order. The moment the memory held (the
+    /// blocks, the `prefix` until it has been scattered, and [`INDEX_BYTES_PER_RECORD`] per
+    /// record) would exceed the budget, the buckets are written to files in the directory
+    /// `scratch()` returns (called at most once, and only then) and the scatter goes on on
+    /// disk, recursing like `shuffle_in` for buckets larger than the budget.
+    ///
+    /// `prefix` is typically what [`ExternalShuffle::load`] read before the input outgrew a
+    /// limit; its capacity counts against the budget until it has been scattered. Memory
+    /// stays within the budget plus [`BUFFER_BYTES`](crate::BUFFER_BYTES).
+    ///
+    /// [`Summary::bucket_files`] is 0 when nothing was spilled.
+    ///
+    /// # Errors
+    ///
+    /// As [`ExternalShuffle::shuffle_in`], and whatever `scratch` returns.
+    pub fn shuffle_spilling<G>(
+        &self,
+        prefix: Vec<u8>,
+        rest: impl Read,
+        output: impl Write,
+        scratch: &mut dyn FnMut() -> Result<PathBuf, ExternalError>,
+        rng: &mut G,
+        progress: &mut dyn Progress,
+    ) -> Result<Summary, ExternalError>
+    where
+        G: Rng + SeedableRng + Send,
+    {
+        let mut run = Run {
+            scratch: PathBuf::new(),
+            output: std::io::BufWriter::with_capacity(STREAM_BUFFER, output),
+            progress,
+            summary: Summary::default(),
+        };
+        let mut top = TopLevel {
+            buckets: (0..FAN_OUT)
+                .map(|_| Bucket {
+                    path: PathBuf::new(),
+                    bytes: 0,
+                    records: 0,
+                })
+                .collect(),
+            store: Store::Memory((0..FAN_OUT).map(|_| MemoryBucket::default()).collect()),
+            held: prefix.capacity() as u64,
+            records: 0,
+            scratch,
+        };
+        let mut labels = Labels::default();
+        // The bucket of a record whose separator has not been read yet, and its bytes so far.
+        let mut open_record: Option<(usize, usize)> = None;
+        run.progress.read(prefix.len() as u64);
+        self.scatter_chunk(
+            &prefix,
+            &mut top,
+            &mut open_record,
+            &mut labels,
+            &mut run,
+            rng,
+        )?;
+        top.held = top.held.saturating_sub(prefix.capacity() as u64);
+        drop(prefix);
+        let mut rest = rest;
+        let mut buf = try_buffer(STREAM_BUFFER)?;
+        loop {
+            let n = read_some(&mut rest, &mut buf).map_err(ExternalError::Input)?;
+            if n == 0 {
+                break;
+            }
+            run.progress.read(n as u64);
+            self.scatter_chunk(
+                &buf[..n],
+                &mut top,
+                &mut open_record,
+                &mut labels,
+                &mut run,
+                rng,
+            )?;
+        }
+        drop((buf, rest));
+        if let Some((bucket, open)) = open_record {
+            top.put(bucket, &[self.separator], open, self.budget, &mut run)?;
+        }
+        run.summary.depth = 1;
+        match top.store {
+            Store::Memory(memory) => self.gather_memory(&top.buckets, &memory, &mut run, rng)?,
+            Store::Files(writers) => {
+                close_files(writers, &top.buckets)?;
+                self.gather(top.buckets, 1, &mut run, rng)?;
+            }
+        }
+        run.output.flush().map_err(ExternalError::Output)?;
+        Ok(run.summary)
+    }
+
+    /// Labels the records starting in `chunk` and appends every byte to its record's bucket.
+    fn scatter_chunk<G: Rng>(
+        &self,
+        mut chunk: &[u8],
+        top: &mut TopLevel<'_>,
+        open_record: &mut Option<(usize, usize)>,
+        labels: &mut Labels,
+        run: &mut Run<'_, impl Write>,
+        rng: &mut G,
+    ) -> Result<(), ExternalError> {
+        while !chunk.is_empty() {
+            let (bucket, open) = match *open_record {
+                Some(open) => open,
+                None => {
+                    let bucket = labels.next(rng);
+                    top.buckets[bucket].records += 1;
+                    top.records += 1;
+                    (bucket, 0)
+                }
+            };
+            let (piece, rest, done) = match memchr::memchr(self.separator, chunk) {
+                Some(end) => (&chunk[..=end], &chunk[end + 1..], true),
+                None => (chunk, &[][..], false),
+            };
+            top.put(bucket, piece, open, self.budget, run)?;
+            *open_record = (!done).then_some((bucket, open + piece.len()));
+            chunk = rest;
+        }
+        Ok(())
+    }
+
+    /// Shuffles and writes the in-memory buckets in label order, each with its own generator
+    /// drawn as [`ExternalShuffle::gather`] draws them. A second thread indexes and shuffles
+    /// the next bucket while this one writes the current one (measured in
+    /// `docs/benchmarks.md`: it pays on two cores).
+    fn gather_memory<G>(
+        &self,
+        buckets: &[Bucket],
+        memory: &[MemoryBucket],
+        run: &mut Run<'_, impl Write>,
+        rng: &mut G,
+    ) -> Result<(), ExternalError>
+    where
+        G: Rng + SeedableRng + Send,
+    {
+        let children: Vec<G> = buckets.iter().map(|_| G::from_rng(rng)).collect();
+        std::thread::scope(|scope| {
+            let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+            scope.spawn(move || {
+                for ((bucket, stored), mut child) in buckets.iter().zip(memory).zip(children) {
+                    if bucket.records == 0 {
+                        continue;
+                    }
+                    let shuffled = self.shuffled_bucket(bucket, stored, &mut child);
+                    // The writer stops receiving after an error.
+                    if sender.send((bucket, shuffled)).is_err() {
+                        return;
+                    }
+                }
+            });
+            for (bucket, shuffled) in receiver {
+                write_records(&shuffled?, bucket, run)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The records of an in-memory bucket, indexed block by block and shuffled.
+    fn shuffled_bucket<'m, G>(
+        &self,
+        bucket: &Bucket,
+        stored: &'m MemoryBucket,
+        child: &mut G,
+    ) -> Result<Vec<&'m [u8]>, ExternalError>
+    where
+        G: Rng + SeedableRng + Send,
+    {
+        let mut records: Vec<&[u8]> = Vec::new();
+        records
+            .try_reserve_exact(bucket.records as usize)
+            .map_err(|_| ExternalError::OutOfMemory {
+                bytes: bucket.records * INDEX_BYTES_PER_RECORD,
+            })?;
+        for block in &stored.blocks {
+            let mut start = 0;
+            for end in memchr::memchr_iter(self.separator, block) {
+                records.push(&block[start..=end]);
+                start = end + 1;
+            }
+        }
+        debug_assert_eq!(records.len() as u64, bucket.records);
+        fairdeal_parallel::Parallel::with_sampler(self.sampler).shuffle(&mut records, child);
+        Ok(records)
+    }
+}
+
+/// Appends one bucket's shuffled records to the output.
+fn write_records(
+    records: &[&[u8]],
+    bucket: &Bucket,
+    run: &mut Run<'_, impl Write>,
+) -> Result<(), ExternalError> {
+    for record in records {
+        run.output
+            .write_all(record)
+            .map_err(ExternalError::Output)?;
+    }
+    run.wrote(bucket.records, bucket.bytes);
+    Ok(())
+}
+
+impl TopLevel<'_> {
+    /// Appends `piece` (part of a record of which `open` bytes are already stored) to bucket
+    /// `b`: in memory while the budget allows, else in its file, spilling first if needed.
+    fn put(
+        &mut self,
+        b: usize,
+        piece: &[u8],
+        open: usize,
+        budget: crate::MemoryBudget,
+        run: &mut Run<'_, impl Write>,
+    ) -> Result<(), ExternalError> {
+        if let Store::Memory(memory) = &mut self.store {
+            let extra = memory[b].extra_capacity(piece.len(), open) as u64;
+            if budget.holds(self.held + extra, self.records) {
+                self.held += memory[b].append(piece, open)? as u64;
+                self.buckets[b].bytes += piece.len() as u64;
+                return Ok(());
+            }
+            self.spill(run)?;
+        }
+        let Store::Files(writers) = &mut self.store else {
+            unreachable!("spill() leaves the buckets in files")
+        };
+        append_to_file(
+            writers,
+            &mut self.buckets,
+            b,
+            piece,
+            &run.scratch,
+            &mut run.summary,
+        )
+    }
+
+    /// Moves every in-memory bucket to its file (created in the scratch directory, made now).
+    fn spill(&mut self, run: &mut Run<'_, impl Write>) -> Result<(), ExternalError> {
+        run.scratch = (self.scratch)()?;
+        let Store::Memory(memory) = std::mem::replace(
+            &mut self.store,
+            Store::Files((0..FAN_OUT).map(|_| None).collect()),
+        ) else {
+            return Ok(());
+        };
+        let Store::Files(writers) = &mut self.store else {
+            unreachable!()
+        };
+        for (b, stored) in memory.into_iter().enumerate() {
+            // `append_to_file` counts the bytes again.
+            let bytes = std::mem::take(&mut self.buckets[b].bytes);
+            for block in stored.blocks {
+                append_to_file(
+                    writers,
+                    &mut self.buckets,
+                    b,
+                    &block,
+                    &run.scratch,
+                    &mut run.summary,
+                )?;
+            }
+            debug_assert_eq!(self.buckets[b].bytes, bytes);
+        }
+        self.held = 0;
+        Ok(())
+    }
+}
