@@ -12,6 +12,9 @@ use fairdeal_external::{ExternalError, ExternalShuffle, Loaded, MemoryBudget, Pr
 use fairdeal_testkit::{block_position_p_value, lehmer_rank, permutation_p_value};
 use rand_pcg::Pcg64;
 
+mod common;
+use common::Counting;
+
 /// The smallest budget, 1 KiB: a few records of 500 bytes already need a second level.
 fn tiny() -> ExternalShuffle {
     ExternalShuffle::new(MemoryBudget::new(1024).unwrap(), b'\n')
@@ -84,43 +87,6 @@ fn every_order_is_equally_likely_with_recursion_and_an_oversized_record() {
     assert!(p > 1e-6, "p = {p}");
     assert!(deeper > 100, "only {deeper} runs recursed");
     assert!(is_empty_dir(parent.path()));
-}
-
-/// A generator that returns the same word forever, whatever its seed: labels 0, 1, 2, … for
-/// consecutive records, so the output is the input's order. The test above must reject it.
-#[derive(Debug, Clone)]
-struct Counting;
-
-/// Twelve labels 0..12, five bits each.
-const COUNTING_WORD: u64 = {
-    let mut word = 0u64;
-    let mut i = 0;
-    while i < 12 {
-        word |= (i as u64) << (5 * i);
-        i += 1;
-    }
-    word
-};
-
-impl TryRng for Counting {
-    type Error = Infallible;
-    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
-        Ok(COUNTING_WORD as u32)
-    }
-    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
-        Ok(COUNTING_WORD)
-    }
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
-        dst.fill(0x5a);
-        Ok(())
-    }
-}
-
-impl SeedableRng for Counting {
-    type Seed = [u8; 8];
-    fn from_seed(_: [u8; 8]) -> Self {
-        Self
-    }
 }
 
 #[test]

@@ -3,15 +3,16 @@
 //! and seed (in memory or spilled, however the input arrives), exactly uniform through the
 //! in-memory buckets, and it must make no temporary files while the input fits.
 
-use std::convert::Infallible;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use fairdeal_core::SeedableRng;
-use fairdeal_core::rand_core::TryRng;
 use fairdeal_external::{ExternalError, ExternalShuffle, MemoryBudget, Summary};
 use fairdeal_testkit::{block_position_p_value, permutation_p_value};
 use rand_pcg::Pcg64;
+
+mod common;
+use common::Counting;
 
 /// A budget that holds every input of these tests, so nothing spills.
 const LARGE: u64 = 256 << 20;
@@ -182,42 +183,6 @@ fn positions_are_uniform_in_memory() {
         }
     });
     assert!(p > 1e-6, "p = {p}");
-}
-
-/// A generator that returns the same word forever: labels 0, 1, …, 11 for consecutive
-/// records and a fixed shuffle within each bucket. The tests above must reject it.
-#[derive(Debug, Clone)]
-struct Counting;
-
-const COUNTING_WORD: u64 = {
-    let mut word = 0u64;
-    let mut i = 0;
-    while i < 12 {
-        word |= (i as u64) << (5 * i);
-        i += 1;
-    }
-    word
-};
-
-impl TryRng for Counting {
-    type Error = Infallible;
-    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
-        Ok(COUNTING_WORD as u32)
-    }
-    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
-        Ok(COUNTING_WORD)
-    }
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
-        dst.fill(0x5a);
-        Ok(())
-    }
-}
-
-impl SeedableRng for Counting {
-    type Seed = [u8; 8];
-    fn from_seed(_: [u8; 8]) -> Self {
-        Self
-    }
 }
 
 #[test]
