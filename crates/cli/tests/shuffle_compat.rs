@@ -5,25 +5,13 @@
 mod common;
 
 use std::io::{Read as _, Write as _};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Run, fairdeal, fairdeal_with_input, scratch};
+use common::{Run, fairdeal, fairdeal_with_input, fresh_dir, is_empty_dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_fairdeal");
-
-/// A fresh empty directory (for `-T`, inputs and outputs of one test).
-fn fresh_dir(name: &str) -> PathBuf {
-    let dir = scratch(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn is_empty_dir(dir: &Path) -> bool {
-    std::fs::read_dir(dir).unwrap().next().is_none()
-}
 
 /// Records of `bytes` ending in `separator` (a last one without separator counts).
 fn records(bytes: &[u8], separator: u8) -> Vec<Vec<u8>> {

@@ -5,23 +5,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::{Run, fairdeal, fairdeal_with_input, scratch};
+use common::{Run, fairdeal, fairdeal_with_input, fresh_dir, is_empty_dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_fairdeal");
-
-fn fresh_dir(name: &str) -> PathBuf {
-    let dir = scratch(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn is_empty_dir(dir: &Path) -> bool {
-    std::fs::read_dir(dir).unwrap().next().is_none()
-}
 
 /// A run that succeeded, with notes (`-v`) allowed on stderr.
 fn noted(run: Run) -> Run {

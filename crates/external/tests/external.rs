@@ -13,7 +13,7 @@ use fairdeal_testkit::{block_position_p_value, lehmer_rank, permutation_p_value}
 use rand_pcg::Pcg64;
 
 mod common;
-use common::Counting;
+use common::{Counting, indices, is_empty_dir, record};
 
 /// The smallest budget, 1 KiB: a few records of 500 bytes already need a second level.
 fn tiny() -> ExternalShuffle {
@@ -23,10 +23,6 @@ fn tiny() -> ExternalShuffle {
 /// A fresh, empty directory for one test's temporary files.
 fn temp_parent() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
-}
-
-fn is_empty_dir(dir: &Path) -> bool {
-    std::fs::read_dir(dir).unwrap().next().is_none()
 }
 
 /// Runs the external shuffle (always the external path, whatever the size).
@@ -41,21 +37,6 @@ fn shuffle_bytes(
         .shuffle(input, &mut output, parent, rng, &mut ())
         .unwrap();
     (output, summary)
-}
-
-/// Record `i` padded to `width` bytes (with its newline), so its index can be read back.
-fn record(i: usize, width: usize) -> Vec<u8> {
-    let mut r = format!("{i:0>w$}", w = width - 1).into_bytes();
-    r.push(b'\n');
-    r
-}
-
-fn indices(output: &[u8]) -> Vec<usize> {
-    output
-        .split(|&b| b == b'\n')
-        .filter(|r| !r.is_empty())
-        .map(|r| std::str::from_utf8(r).unwrap().parse().unwrap())
-        .collect()
 }
 
 fn sorted_records(bytes: &[u8]) -> Vec<&[u8]> {

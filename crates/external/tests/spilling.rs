@@ -12,32 +12,13 @@ use fairdeal_testkit::{block_position_p_value, permutation_p_value};
 use rand_pcg::Pcg64;
 
 mod common;
-use common::Counting;
+use common::{Counting, indices, is_empty_dir, record};
 
 /// A budget that holds every input of these tests, so nothing spills.
 const LARGE: u64 = 256 << 20;
 
 fn shuffler(budget: u64) -> ExternalShuffle {
     ExternalShuffle::new(MemoryBudget::new(budget).unwrap(), b'\n')
-}
-
-/// Record `i` padded to `width` bytes (with its newline).
-fn record(i: usize, width: usize) -> Vec<u8> {
-    let mut r = format!("{i:0>w$}", w = width - 1).into_bytes();
-    r.push(b'\n');
-    r
-}
-
-fn indices(output: &[u8]) -> Vec<usize> {
-    output
-        .split(|&b| b == b'\n')
-        .filter(|r| !r.is_empty())
-        .map(|r| std::str::from_utf8(r).unwrap().parse().unwrap())
-        .collect()
-}
-
-fn is_empty_dir(dir: &Path) -> bool {
-    std::fs::read_dir(dir).unwrap().next().is_none()
 }
 
 /// A reader that hands out a few bytes at a time, as a pipe may.

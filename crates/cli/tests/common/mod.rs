@@ -3,7 +3,7 @@
 #![allow(dead_code, unreachable_pub)] // each test file uses a different subset
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// The result of one run of the binary.
@@ -125,4 +125,17 @@ pub fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fairdeal-cli-tests");
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir.join(format!("{}-{name}", std::process::id()))
+}
+
+/// A fresh empty directory under [`scratch`] (for `-T`, inputs and outputs of one test).
+pub fn fresh_dir(name: &str) -> PathBuf {
+    let dir = scratch(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Whether `dir` holds nothing (no temporary file left behind).
+pub fn is_empty_dir(dir: &Path) -> bool {
+    std::fs::read_dir(dir).unwrap().next().is_none()
 }

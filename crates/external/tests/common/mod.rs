@@ -1,6 +1,7 @@
 //! Test doubles shared by the external shuffle's test files.
 
 use std::convert::Infallible;
+use std::path::Path;
 
 use fairdeal_core::SeedableRng;
 use fairdeal_core::rand_core::TryRng;
@@ -41,4 +42,25 @@ impl SeedableRng for Counting {
     fn from_seed(_: [u8; 8]) -> Self {
         Self
     }
+}
+
+/// Record `i` padded to `width` bytes (with its newline), so its index can be read back.
+pub(crate) fn record(i: usize, width: usize) -> Vec<u8> {
+    let mut r = format!("{i:0>w$}", w = width - 1).into_bytes();
+    r.push(b'\n');
+    r
+}
+
+/// The indices of the records of `output`, in order.
+pub(crate) fn indices(output: &[u8]) -> Vec<usize> {
+    output
+        .split(|&b| b == b'\n')
+        .filter(|r| !r.is_empty())
+        .map(|r| std::str::from_utf8(r).unwrap().parse().unwrap())
+        .collect()
+}
+
+/// Whether `dir` holds nothing (no temporary file left behind).
+pub(crate) fn is_empty_dir(dir: &Path) -> bool {
+    std::fs::read_dir(dir).unwrap().next().is_none()
 }
