@@ -85,15 +85,19 @@ shuffle by induction) or, at a leaf, Fisher-Yates.
 An American-flag cycle is inherently sequential, so the first scatter over the whole slice is
 done differently (Sanders' distributed formulation with an in-place exchange;
 `docs/algorithms.md`, "The parallel top level"): the slice is cut into fixed chunks (about
-256 KiB each, at most 1,024, and at most as many as buckets), and each chunk is scattered in place by its own labels, in parallel, into
-one piece per bucket. A serial plan (O(chunks × buckets), no data touched) cuts the pieces at
-the final bucket bounds and finds cycles of equally wide ranges whose rotation moves every
-element into its bucket's range; the cycles are disjoint and rotate in parallel by range
-swaps. The buckets are then shuffled in parallel (the recursion above). Only the seeding and
-the plan run on one thread.
+256 KiB each, at most 1,024, and at most as many as buckets), and each chunk is scattered in
+place by its own labels, in parallel, into one piece per bucket. The pieces are cut at the
+final bucket bounds, and an exchange of equally wide ranges moves every element into its
+bucket's range, in three levels that each run in parallel: every two buckets swap what each
+holds of the other's (most of the misplaced elements); what is left is swapped the same way
+between every two *groups* of buckets, with a short serial walk for the rest, which finds
+cycles of ranges among the groups; then each group gathers its own buckets by swaps and cycles
+of its own, all groups at once. The buckets are then shuffled in parallel (the recursion above).
+Only the seeding and the group-level walk run on one thread (about 0.5 % of the one-thread
+time at 10^8 `u32`).
 
-**Memory:** in place. Besides the data, the plan holds a few machine words per chunk × bucket
-piece (at most 2^20 pieces), each chunk task `K` counters, and `chunks + K` generators. The
+**Memory:** in place. Besides the data, the exchange holds a few machine words per chunk ×
+bucket piece (at most 2^20 pieces), each chunk task `K` counters, and `chunks + K` generators. The
 elements are only swapped, so `T` needs no `Clone`, and a panic leaves every element in the
 caller's slice.
 */

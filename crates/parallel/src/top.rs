@@ -10,35 +10,43 @@
 //! 2. **partition** (parallel over chunks): each chunk is scattered in place by label with its
 //!    own seed (`scatter::scatter`, the same American-flag pass as the recursion below), so it
 //!    becomes `K` contiguous *pieces*, piece `b` holding the chunk's elements labelled `b`;
-//! 3. **pairs** (parallel over buckets): bucket `b` is to occupy `[G_b, G_{b+1})`, `G` the
-//!    prefix sums of the label counts. Cutting the pieces at the bucket bounds gives *segments*,
-//!    each with a label and the bucket whose range it lies in; a segment whose label is not its
-//!    range's bucket is misplaced. For every two buckets `q < a`, `q`'s elements labelled `a`
-//!    are swapped with `a`'s elements labelled `q`, front to back, until one side runs out
-//!    (the pairs are disjoint, so this runs per bucket in parallel);
-//! 4. **plan** (serial, no data touched): what the pairs left forms a graph on buckets (an edge
-//!    from the bucket a segment lies in to its label) in which every bucket has as many
-//!    misplaced elements in its range as there are elements with its label outside it; such a
-//!    graph splits into cycles. One walk finds them: a cycle `x_0 → x_1 → … → x_{L-1}` of
-//!    segment parts of one common width `w` (the smallest remainder on the cycle), `x_i` lying
-//!    in the range of the bucket that is `x_{i-1}`'s label;
-//! 5. **exchange** (parallel over cycles, and over parts of wide cycles): every cycle is rotated,
-//!    the contents of `x_i` moving to `x_{i+1}` and those of `x_{L-1}` to `x_0`, by `L - 1` range
-//!    swaps. The cycles' ranges are disjoint, so they run in any order on any threads; after all
-//!    of them bucket `b`'s range holds exactly the elements labelled `b`;
+//! 3. **pairs** (parallel): bucket `b` is to occupy `[G_b, G_{b+1})`, `G` the prefix sums of
+//!    the label counts. Cutting the pieces at the bucket bounds gives *segments*, each with a
+//!    label and the bucket whose range it lies in; a segment whose label is not its range's
+//!    bucket is misplaced. For every two buckets `q < a`, `q`'s elements labelled `a` are
+//!    swapped with `a`'s elements labelled `q`, front to back, until one side runs out (the
+//!    pairs are disjoint, so this runs per bucket in parallel). That moves most misplaced
+//!    elements; the *remainders* are narrow and many (the two counts of a pair differ by about
+//!    the square root of either). The buckets are taken in [`Groups`] of consecutive ones, and
+//!    the same swaps run between every two groups, for the remainders labelled for a bucket of
+//!    the other group; every swapped range is noted with the label it holds now;
+//! 4. **plan** (serial, no data touched): what the group swaps left forms a graph on groups
+//!    (an edge from the group a remainder lies in to its label's group) in which every group
+//!    has as many elements headed out as elements headed in, so it splits into cycles. One
+//!    walk finds them: a cycle `x_0 → x_1 → … → x_{L-1}` of parts of one common width `w` (the
+//!    smallest remainder on the cycle), `x_i` lying in the group that `x_{i-1}`'s label is in.
+//!    Then every group's list of what is misplaced in it is put together;
+//! 5. **exchange** (parallel): the cycles are rotated, the contents of `x_i` moving to `x_{i+1}`
+//!    and those of `x_{L-1}` to `x_0`, by `L - 1` range swaps (the cycles' ranges are disjoint,
+//!    so in any order, on any threads); now every group's ranges hold exactly its buckets'
+//!    elements, and each group, on its own thread, gathers them into its buckets with the same
+//!    pair swaps and a walk of its own (the groups are disjoint, so all at once);
 //! 6. **buckets** (parallel over buckets): each bucket is shuffled by the in-place recursion of
 //!    `scatter.rs`, with its child generator.
 //!
 //! There are at most as many chunks as buckets (about as many, at the default shape): then nearly
-//! every bucket's range holds a segment of nearly every label, and the pair swaps move about 97 %
-//! of the misplaced elements (at 10^8 `u32`); the walk handles the imbalances between pairs. The chunk length and the bucket count depend only on the slice's length and the
-//! shape, never on the pool, and the plan is a function of the chunks' label counts; so every label, every
-//! cycle and every child generator is the same on any number of threads, and [`shuffle_seq`]
-//! runs the same phases on the calling thread.
+//! every bucket's range holds a segment of nearly every label, and the bucket pair swaps move
+//! about 97 % of the misplaced elements (at 10^8 `u32`); the groups take the imbalances between
+//! pairs, so that the serial walk sees only the imbalances between pairs of groups (about 9,000
+//! remainders instead of 130,000 at 10^8). The chunk length, the bucket count and the groups
+//! depend only on the slice's length and the shape, never on the pool, and every move is a
+//! function of the chunks' label counts; so every label, every move and every child generator
+//! is the same on any number of threads, and [`shuffle_seq`] runs the same phases on the
+//! calling thread.
 //!
-//! Memory: no copy of the data. The plan holds O(chunks × buckets) segments and cycle parts, a
+//! Memory: no copy of the data. The exchange holds O(chunks × buckets) segments and parts, a
 //! few machine words each: about 30 MB for 10^8 `u32` (400 MB) at the default shape (512
-//! chunks × 512 buckets, about a million parts); see [`MAX_PIECES`]. Everything is safe code:
+//! chunks × 512 buckets, about 260,000 segments); see [`MAX_PIECES`]. Everything is safe code:
 //! the exchange works on disjoint `&mut` slices cut from the data in address order.
 
 use alloc::vec::Vec;
@@ -73,11 +81,15 @@ pub enum Phase {
     /// Scattering every chunk in place into its pieces by label (parallel over chunks).
     Partition,
     /// Cutting the pieces at the bucket bounds and swapping, between every two buckets, what
-    /// each holds of the other's (parallel over buckets).
+    /// each holds of the other's; then the same between every two groups of buckets for what
+    /// is left (parallel over buckets, then over groups).
     Pairs,
-    /// Finding the cycles that move what the pairs left (serial).
+    /// Finding the cycles among the groups that move what the group swaps left, and listing
+    /// what is misplaced in each group (serial).
     Plan,
-    /// Rotating the cycles, so that every bucket's range holds its elements (parallel).
+    /// Rotating those cycles, then gathering every group's buckets by swaps and cycles inside
+    /// the group, so that every bucket's range holds its elements (parallel over cycles, then
+    /// over groups).
     Exchange,
     /// Shuffling every bucket, recursively (parallel over buckets).
     Buckets,
@@ -249,18 +261,73 @@ fn draw<R: Rng + SeedableRng>(rng: &mut R, layout: Layout) -> (Vec<(R, R)>, Vec<
 /// moved.
 struct Misplaced<'a, T> {
     rest: &'a mut [T],
+    /// The label of the elements in `rest`.
     label: usize,
+    /// The bucket whose range `rest` lies in.
+    bucket: usize,
 }
 
-/// Phase 3's result: where the buckets end up, and the cycles that put them there, as disjoint
-/// parts of the data.
-struct Plan<'a, T> {
-    /// Bucket `b` is `bounds[b]..bounds[b + 1]`; length `buckets + 1`.
-    bounds: Vec<usize>,
-    /// The parts of every cycle, cycle after cycle, all of a cycle's parts equally wide.
-    parts: Vec<&'a mut [T]>,
-    /// Cycle `i` is `parts[ends[i - 1]..ends[i]]` (with `ends[-1] = 0`).
-    ends: Vec<usize>,
+/// Which list a label's elements are headed for at one level of the exchange:
+/// `(label >> shift) - base`. The lists are the buckets at the first level (`shift = 0`,
+/// `base = 0`), the groups of buckets at the second, and one group's buckets at the third.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Key {
+    shift: u32,
+    base: usize,
+}
+
+impl Key {
+    const BUCKETS: Key = Key { shift: 0, base: 0 };
+
+    fn of(self, label: usize) -> usize {
+        (label >> self.shift) - self.base
+    }
+}
+
+/// The buckets in groups of `2^shift` consecutive ones, for the two levels that move what the
+/// bucket pair swaps leave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Groups {
+    shift: u32,
+    count: usize,
+}
+
+impl Groups {
+    /// `2^(bits - bits / 2)` groups of `2^(bits / 2)` buckets: 32 groups of 16 at the default
+    /// 512 buckets.
+    fn new(bits: u32) -> Self {
+        let shift = bits / 2;
+        Self {
+            shift,
+            count: 1 << (bits - shift),
+        }
+    }
+
+    /// Buckets per group.
+    fn size(self) -> usize {
+        1 << self.shift
+    }
+
+    /// The group that `bucket` is in.
+    fn of(self, bucket: usize) -> usize {
+        bucket >> self.shift
+    }
+
+    /// The key of the group level.
+    fn key(self) -> Key {
+        Key {
+            shift: self.shift,
+            base: 0,
+        }
+    }
+
+    /// The key of the level inside group `g`: its buckets.
+    fn inside(self, g: usize) -> Key {
+        Key {
+            shift: 0,
+            base: g << self.shift,
+        }
+    }
 }
 
 /// Bucket `b`'s range is `bounds[b]..bounds[b + 1]`: the prefix sums of the label counts over
@@ -312,6 +379,7 @@ fn misplaced_in<'a, T>(
                     out.push(Misplaced {
                         rest: segment,
                         label,
+                        bucket: r,
                     });
                 }
                 at = cut;
@@ -360,21 +428,26 @@ fn segments_par<'a, T: Send>(
     (bounds, misplaced)
 }
 
-/// Bucket `q`'s share of the pair swaps: its segments labelled above `q` (sorted by label), and,
-/// for every bucket `a > q` whose range holds segments labelled `q`, those segments.
+/// List `q`'s share of the pair swaps at one level: its segments headed for lists above `q`
+/// (sorted by label), and, for every list `a > q` holding segments headed for `q`, those
+/// segments.
 struct PairWork<'s, 'a, T> {
     ours: &'s mut [Misplaced<'a, T>],
     theirs: Vec<(usize, &'s mut [Misplaced<'a, T>])>,
 }
 
-/// Splits the misplaced lists into every bucket's [`PairWork`]: the pair `q < a` is bucket
-/// `q`'s, which gets `q`'s segments labelled `a` and `a`'s segments labelled `q`. The pairs are
-/// disjoint, so the buckets' shares can run in any order, on any threads.
-fn pair_work<'s, 'a, T>(misplaced: &'s mut [Vec<Misplaced<'a, T>>]) -> Vec<PairWork<'s, 'a, T>> {
+/// Splits the misplaced lists (each sorted by label) into every list's [`PairWork`] under
+/// `key`: the pair `q < a` is list `q`'s, which gets `q`'s segments headed for `a` and `a`'s
+/// segments headed for `q`. The pairs are disjoint, so the shares can run in any order, on any
+/// threads.
+fn pair_work<'s, 'a, T>(
+    misplaced: &'s mut [Vec<Misplaced<'a, T>>],
+    key: Key,
+) -> Vec<PairWork<'s, 'a, T>> {
     let mut work: Vec<PairWork<'s, 'a, T>> = Vec::with_capacity(misplaced.len());
     let mut below: Vec<&'s mut [Misplaced<'a, T>]> = Vec::with_capacity(misplaced.len());
     for (r, list) in misplaced.iter_mut().enumerate() {
-        let split = list.partition_point(|segment| segment.label < r);
+        let split = list.partition_point(|segment| key.of(segment.label) < r);
         let (low, high) = list.split_at_mut(split);
         work.push(PairWork {
             ours: high,
@@ -384,8 +457,11 @@ fn pair_work<'s, 'a, T>(misplaced: &'s mut [Vec<Misplaced<'a, T>>]) -> Vec<PairW
     }
     for (a, mut low) in below.into_iter().enumerate() {
         while let Some(first) = low.first() {
-            let q = first.label;
-            let run = low.iter().take_while(|segment| segment.label == q).count();
+            let q = key.of(first.label);
+            let run = low
+                .iter()
+                .take_while(|segment| key.of(segment.label) == q)
+                .count();
             let (same, rest) = core::mem::take(&mut low).split_at_mut(run);
             work[q].theirs.push((a, same));
             low = rest;
@@ -394,83 +470,102 @@ fn pair_work<'s, 'a, T>(misplaced: &'s mut [Vec<Misplaced<'a, T>>]) -> Vec<PairW
     work
 }
 
-impl<T> PairWork<'_, '_, T> {
-    /// Swaps, for every `a` in turn, `q`'s elements labelled `a` with `a`'s elements labelled
-    /// `q`, front to back, until one side runs out: cycles of two parts, carried out at once.
-    fn swap(self) {
+impl<'a, T> PairWork<'_, 'a, T> {
+    /// Swaps, for every `a` in turn, what list `q` holds for `a` with what `a` holds for `q`,
+    /// front to back, until one side runs out: cycles of two parts, carried out at once. Hands
+    /// every swapped part to `land` with the label its elements have now (at the bucket level
+    /// that is its bucket, so the part is in place).
+    fn swap(self, key: Key, mut land: impl FnMut(Misplaced<'a, T>)) {
         let PairWork { ours, theirs } = self;
         for (a, theirs) in theirs {
-            let from = ours.partition_point(|segment| segment.label < a);
+            let from = ours.partition_point(|segment| key.of(segment.label) < a);
             let run = ours[from..]
                 .iter()
-                .take_while(|segment| segment.label == a)
+                .take_while(|segment| key.of(segment.label) == a)
                 .count();
             let ours = &mut ours[from..from + run];
             let (mut i, mut j) = (0, 0);
             while i < ours.len() && j < theirs.len() {
-                let width = ours[i].rest.len().min(theirs[j].rest.len());
-                let (mine, rest) = core::mem::take(&mut ours[i].rest).split_at_mut(width);
-                ours[i].rest = rest;
-                let (other, rest) = core::mem::take(&mut theirs[j].rest).split_at_mut(width);
-                theirs[j].rest = rest;
-                mine.swap_with_slice(other);
-                i += usize::from(ours[i].rest.is_empty());
-                j += usize::from(theirs[j].rest.is_empty());
+                let (mine, other) = (&mut ours[i], &mut theirs[j]);
+                let width = mine.rest.len().min(other.rest.len());
+                let (mine_part, rest) = core::mem::take(&mut mine.rest).split_at_mut(width);
+                mine.rest = rest;
+                let (other_part, rest) = core::mem::take(&mut other.rest).split_at_mut(width);
+                other.rest = rest;
+                mine_part.swap_with_slice(other_part);
+                land(Misplaced {
+                    rest: mine_part,
+                    label: other.label,
+                    bucket: mine.bucket,
+                });
+                land(Misplaced {
+                    rest: other_part,
+                    label: mine.label,
+                    bucket: other.bucket,
+                });
+                i += usize::from(mine.rest.is_empty());
+                j += usize::from(other.rest.is_empty());
             }
         }
     }
 }
 
-impl<'a, T> Plan<'a, T> {
-    /// Plans the exchange from every bucket's misplaced segments.
-    fn new(bounds: Vec<usize>, mut misplaced: Vec<Vec<Misplaced<'a, T>>>) -> Self {
+/// Cycles of equally wide parts of the data whose rotation moves what is left at one level
+/// into its lists' ranges.
+struct Cycles<'a, T> {
+    /// The parts of every cycle, cycle after cycle, all of a cycle's parts equally wide.
+    parts: Vec<&'a mut [T]>,
+    /// Per part, before the rotation: the label of its elements and the bucket it lies in.
+    held: Vec<(usize, usize)>,
+    /// Cycle `i` is `parts[ends[i - 1]..ends[i]]` (with `ends[-1] = 0`).
+    ends: Vec<usize>,
+}
+
+impl<'a, T> Cycles<'a, T> {
+    /// Walks the misplaced segments' graph under `key`, emitting one cycle each time the walk
+    /// comes back to a list it has visited, until every segment is used up. Every list with a
+    /// segment left is the start of walks until none is left. A walk never gets stuck:
+    /// arriving at list `r` means that an element headed for `r` lies outside `r`'s range, so
+    /// `r`'s range holds a misplaced element (the counts balance, and every rotation keeps them
+    /// balanced). Every cycle uses up at least one segment, so there are at most as many cycles
+    /// as segments.
+    ///
+    /// Where it can, the walk takes a segment headed for the list it started from or for one of
+    /// the last [`CLOSE_LOOKUPS`] on its path, closing a cycle at once, which keeps cycles
+    /// short and so cuts the segments into fewer parts.
+    fn find(misplaced: &mut [Vec<Misplaced<'a, T>>], key: Key) -> Self {
+        const OFF: usize = usize::MAX;
         let segments: usize = misplaced.iter().map(Vec::len).sum();
-        let mut plan = Plan {
-            bounds,
+        let mut found = Cycles {
             parts: Vec::with_capacity(4 * segments),
+            held: Vec::with_capacity(4 * segments),
             ends: Vec::with_capacity(segments),
         };
-        plan.find_cycles(&mut misplaced);
-        plan
-    }
-
-    /// Walks the misplaced segments' graph, emitting one cycle each time the walk comes back to
-    /// a bucket it has visited. Every bucket with a misplaced element in its range is the start
-    /// of walks until none is left. A walk never gets stuck: arriving at bucket `r` means that an
-    /// element labelled `r` lies outside `r`'s range, so `r`'s range holds a misplaced element
-    /// (the counts balance, and every rotation keeps them balanced). Every cycle uses up at least
-    /// one segment, so there are at most as many cycles as segments.
-    ///
-    /// Where it can, the walk takes a segment labelled with the bucket it started from or with
-    /// one of the last [`CLOSE_LOOKUPS`] on its path, closing a cycle at once, which keeps cycles
-    /// short and so cuts the segments into fewer parts.
-    fn find_cycles(&mut self, misplaced: &mut [Vec<Misplaced<'a, T>>]) {
-        const OFF: usize = usize::MAX;
         let mut cursor = alloc::vec![0usize; misplaced.len()];
         let mut on_path = alloc::vec![OFF; misplaced.len()];
-        // (bucket, index of the segment taken in its list)
+        // (list, index of the segment taken in it)
         let mut path: Vec<(usize, usize)> = Vec::new();
         for first in 0..misplaced.len() {
             while next_left(&misplaced[first], &mut cursor[first]).is_some() {
                 let mut at = first;
                 loop {
                     let list = &misplaced[at];
-                    // Close a cycle if this bucket holds a segment labelled with a bucket on
-                    // the path: the start first, then the most recent ones.
+                    // Close a cycle if this list holds a segment headed for a list on the
+                    // path: the start first, then the most recent ones.
                     let taken = path
                         .first()
                         .into_iter()
                         .chain(path.iter().rev().take(CLOSE_LOOKUPS))
-                        .find_map(|&(on, _)| with_label(list, on));
+                        .find_map(|&(on, _)| headed_for(list, key, on));
                     let Some(taken) = taken.or_else(|| next_left(list, &mut cursor[at])) else {
                         unreachable!("the misplaced counts balance, so a walk never gets stuck")
                     };
-                    let label = list[taken].label;
+                    let to = key.of(list[taken].label);
                     on_path[at] = path.len();
                     path.push((at, taken));
-                    let closes = on_path[label];
+                    let closes = on_path[to];
                     if closes == OFF {
-                        at = label;
+                        at = to;
                         continue;
                     }
                     let cycle = &path[closes..];
@@ -483,20 +578,22 @@ impl<'a, T> Plan<'a, T> {
                         let segment = &mut misplaced[r][i];
                         let (part, rest) = core::mem::take(&mut segment.rest).split_at_mut(width);
                         segment.rest = rest;
-                        self.parts.push(part);
+                        found.parts.push(part);
+                        found.held.push((segment.label, segment.bucket));
                         on_path[r] = OFF;
                     }
-                    self.ends.push(self.parts.len());
+                    found.ends.push(found.parts.len());
                     path.truncate(closes);
                     if path.is_empty() {
                         break;
                     }
-                    // Go on from the bucket the cycle closed at: the path's last segment still
+                    // Go on from the list the cycle closed at: the path's last segment still
                     // points there.
-                    at = label;
+                    at = to;
                 }
             }
         }
+        found
     }
 
     /// The parts grouped by cycle.
@@ -512,6 +609,25 @@ impl<'a, T> Plan<'a, T> {
         }
         cycles
     }
+
+    /// After the rotation: every part with the label of what it holds now, which is what the
+    /// cycle's previous part held before.
+    fn landed(self) -> impl Iterator<Item = Misplaced<'a, T>> {
+        let Cycles { parts, held, ends } = self;
+        let (mut cycle, mut start) = (0, 0);
+        parts.into_iter().enumerate().map(move |(i, rest)| {
+            if i == ends[cycle] {
+                start = i;
+                cycle += 1;
+            }
+            let previous = if i == start { ends[cycle] - 1 } else { i - 1 };
+            Misplaced {
+                rest,
+                label: held[previous].0,
+                bucket: held[i].1,
+            }
+        })
+    }
 }
 
 /// The first segment of `list` (sorted by label) from `cursor` on with elements left, moving
@@ -523,31 +639,31 @@ fn next_left<T>(list: &[Misplaced<'_, T>], cursor: &mut usize) -> Option<usize> 
     (*cursor < list.len()).then_some(*cursor)
 }
 
-/// A segment of `list` (sorted by label) labelled `label` with elements left.
-fn with_label<T>(list: &[Misplaced<'_, T>], label: usize) -> Option<usize> {
-    let from = first_at_least(list, label);
+/// A segment of `list` (sorted by label) headed for list `to` under `key`, with elements left.
+fn headed_for<T>(list: &[Misplaced<'_, T>], key: Key, to: usize) -> Option<usize> {
+    let from = first_at_least(list, key, to);
     list[from..]
         .iter()
-        .take_while(|segment| segment.label == label)
+        .take_while(|segment| key.of(segment.label) == to)
         .position(|segment| !segment.rest.is_empty())
         .map(|i| from + i)
 }
 
-/// The first index of `list` (sorted by label) whose label is at least `label`. A bucket's range
-/// usually holds one segment of nearly every label, so the answer is usually at `label` or just
-/// before it: look there first, then search.
-fn first_at_least<T>(list: &[Misplaced<'_, T>], label: usize) -> usize {
+/// The first index of `list` (sorted by label) headed for list `to` or later. At the bucket
+/// levels a range usually holds about one segment per label, so the answer is often at `to` or
+/// just before it: look there first, then search.
+fn first_at_least<T>(list: &[Misplaced<'_, T>], key: Key, to: usize) -> usize {
     let is_first = |i: usize| {
         i <= list.len()
-            && (i == list.len() || list[i].label >= label)
-            && (i == 0 || list[i - 1].label < label)
+            && (i == list.len() || key.of(list[i].label) >= to)
+            && (i == 0 || key.of(list[i - 1].label) < to)
     };
-    for guess in [label, label.wrapping_sub(1)] {
+    for guess in [to, to.wrapping_sub(1)] {
         if is_first(guess) {
             return guess;
         }
     }
-    list.partition_point(|segment| segment.label < label)
+    list.partition_point(|segment| key.of(segment.label) < to)
 }
 
 /// Rotates one cycle: the contents of part `i` move to part `i + 1`, the last part's to part 0.
@@ -581,6 +697,217 @@ fn rotate_par<T: Send>(cycle: &mut [&mut [T]]) {
         .map(|part| part.split_at_mut(width / 2))
         .unzip();
     rayon::join(|| rotate_par(&mut left), || rotate_par(&mut right));
+}
+
+/// The per-bucket lists of what the bucket pair swaps left, one list of lists per group.
+#[allow(clippy::type_complexity)]
+fn by_group<'a, T: 'a>(
+    misplaced: Vec<Vec<Misplaced<'a, T>>>,
+    groups: Groups,
+) -> Vec<Vec<Vec<Misplaced<'a, T>>>> {
+    let mut lists = misplaced.into_iter();
+    (0..groups.count)
+        .map(|_| lists.by_ref().take(groups.size()).collect())
+        .collect()
+}
+
+/// Group `g`'s remainders (its buckets' lists after the bucket pair swaps), split into those
+/// headed for another group, sorted by label, and those that stay in the group.
+#[allow(clippy::type_complexity)]
+fn split_group<'a, T: 'a>(
+    g: usize,
+    lists: Vec<Vec<Misplaced<'a, T>>>,
+    groups: Groups,
+) -> (Vec<Misplaced<'a, T>>, Vec<Misplaced<'a, T>>) {
+    let (mut leaving, staying): (Vec<_>, Vec<_>) = lists
+        .into_iter()
+        .flatten()
+        .filter(|segment| !segment.rest.is_empty())
+        .partition(|segment| groups.of(segment.label) != g);
+    leaving.sort_by_key(|segment| segment.label);
+    (leaving, staying)
+}
+
+/// One group's share of the group pair swaps; returns the swapped parts that are not in their
+/// bucket yet, by the group they lie in.
+fn swap_groups<'a, T: 'a>(work: PairWork<'_, 'a, T>, groups: Groups) -> Vec<Vec<Misplaced<'a, T>>> {
+    let mut landed: Vec<Vec<Misplaced<'a, T>>> = (0..groups.count).map(|_| Vec::new()).collect();
+    work.swap(groups.key(), |part| {
+        if part.label != part.bucket {
+            landed[groups.of(part.bucket)].push(part);
+        }
+    });
+    landed
+}
+
+/// What every group's last level works on: its remainders that stay in it, what the group pair
+/// swaps moved into it (one list per swapping group), and what the group cycles moved into it.
+#[allow(clippy::type_complexity)]
+fn arrivals<'a, T: 'a>(
+    groups: Groups,
+    staying: Vec<Vec<Misplaced<'a, T>>>,
+    landed: Vec<Vec<Vec<Misplaced<'a, T>>>>,
+    cycles: Cycles<'a, T>,
+) -> Vec<Vec<Vec<Misplaced<'a, T>>>> {
+    let mut per_group: Vec<Vec<Vec<Misplaced<'a, T>>>> =
+        staying.into_iter().map(|list| alloc::vec![list]).collect();
+    for from in landed {
+        for (into, list) in per_group.iter_mut().zip(from) {
+            into.push(list);
+        }
+    }
+    let mut moved: Vec<Vec<Misplaced<'a, T>>> = (0..groups.count).map(|_| Vec::new()).collect();
+    for part in cycles.landed() {
+        if part.label != part.bucket {
+            moved[groups.of(part.bucket)].push(part);
+        }
+    }
+    for (into, list) in per_group.iter_mut().zip(moved) {
+        into.push(list);
+    }
+    per_group
+}
+
+/// The last level, for group `g`, whose ranges hold only elements labelled for its buckets by
+/// now: moves every one of them into its bucket by pair swaps and cycles among the group's
+/// buckets, on the calling thread.
+fn settle_group<'a, T: 'a>(
+    g: usize,
+    groups: Groups,
+    items: impl IntoIterator<Item = Misplaced<'a, T>>,
+) {
+    let key = groups.inside(g);
+    let mut lists: Vec<Vec<Misplaced<'a, T>>> = (0..groups.size()).map(|_| Vec::new()).collect();
+    for item in items {
+        if item.label != item.bucket && !item.rest.is_empty() {
+            lists[key.of(item.bucket)].push(item);
+        }
+    }
+    for list in &mut lists {
+        list.sort_by_key(|segment| segment.label);
+    }
+    for work in pair_work(&mut lists, key) {
+        work.swap(key, |_| {});
+    }
+    for list in &mut lists {
+        list.retain(|segment| !segment.rest.is_empty());
+    }
+    let mut cycles = Cycles::find(&mut lists, key);
+    for cycle in cycles.cycles() {
+        rotate(cycle);
+    }
+}
+
+/// Phases 3–5 on the current rayon pool: moves every element of `data` (partitioned into
+/// `pieces`) into its bucket's range, and returns the bucket bounds.
+fn exchange_par<T: Send>(
+    data: &mut [T],
+    pieces: &[Vec<usize>],
+    layout: Layout,
+    recorder: &Recorder<'_>,
+) -> Vec<usize> {
+    use rayon::prelude::*;
+    let groups = Groups::new(layout.bits);
+
+    let since = recorder.start();
+    let (bounds, mut misplaced) = segments_par(data, pieces, layout.chunk_len, layout.buckets());
+    pair_work(&mut misplaced, Key::BUCKETS)
+        .into_par_iter()
+        .for_each(|work| recorder.task(Phase::Pairs, || work.swap(Key::BUCKETS, |_| {})));
+    let (mut leaving, staying): (Vec<_>, Vec<_>) = by_group(misplaced, groups)
+        .into_par_iter()
+        .enumerate()
+        .map(|(g, lists)| recorder.task(Phase::Pairs, || split_group(g, lists, groups)))
+        .unzip();
+    let landed: Vec<_> = pair_work(&mut leaving, groups.key())
+        .into_par_iter()
+        .map(|work| recorder.task(Phase::Pairs, || swap_groups(work, groups)))
+        .collect();
+    leaving.par_iter_mut().for_each(|list| {
+        recorder.task(Phase::Pairs, || {
+            list.retain(|segment| !segment.rest.is_empty());
+        });
+    });
+    recorder.phase(Phase::Pairs, since);
+
+    let since = recorder.start();
+    let mut cycles = Cycles::find(&mut leaving, groups.key());
+    recorder.phase(Phase::Plan, since);
+
+    let since = recorder.start();
+    cycles
+        .cycles()
+        .into_par_iter()
+        .for_each(|cycle| recorder.task(Phase::Exchange, || rotate_par(cycle)));
+    recorder.phase(Phase::Exchange, since);
+
+    let since = recorder.start();
+    let arrivals = arrivals(groups, staying, landed, cycles);
+    recorder.phase(Phase::Plan, since);
+
+    let since = recorder.start();
+    arrivals.into_par_iter().enumerate().for_each(|(g, items)| {
+        recorder.task(Phase::Exchange, || {
+            settle_group(g, groups, items.into_iter().flatten());
+        });
+    });
+    recorder.phase(Phase::Exchange, since);
+    bounds
+}
+
+/// [`exchange_par`] on the calling thread: the same moves in the same order within every
+/// group, so the same result.
+fn exchange_seq<T>(
+    data: &mut [T],
+    pieces: &[Vec<usize>],
+    layout: Layout,
+    recorder: &Recorder<'_>,
+) -> Vec<usize> {
+    let groups = Groups::new(layout.bits);
+
+    let since = recorder.start();
+    let (bounds, mut misplaced) = segments_seq(data, pieces, layout.chunk_len, layout.buckets());
+    for work in pair_work(&mut misplaced, Key::BUCKETS) {
+        recorder.task(Phase::Pairs, || work.swap(Key::BUCKETS, |_| {}));
+    }
+    let (mut leaving, staying): (Vec<_>, Vec<_>) = by_group(misplaced, groups)
+        .into_iter()
+        .enumerate()
+        .map(|(g, lists)| recorder.task(Phase::Pairs, || split_group(g, lists, groups)))
+        .unzip();
+    let landed: Vec<_> = pair_work(&mut leaving, groups.key())
+        .into_iter()
+        .map(|work| recorder.task(Phase::Pairs, || swap_groups(work, groups)))
+        .collect();
+    for list in &mut leaving {
+        recorder.task(Phase::Pairs, || {
+            list.retain(|segment| !segment.rest.is_empty());
+        });
+    }
+    recorder.phase(Phase::Pairs, since);
+
+    let since = recorder.start();
+    let mut cycles = Cycles::find(&mut leaving, groups.key());
+    recorder.phase(Phase::Plan, since);
+
+    let since = recorder.start();
+    for cycle in cycles.cycles() {
+        recorder.task(Phase::Exchange, || rotate(cycle));
+    }
+    recorder.phase(Phase::Exchange, since);
+
+    let since = recorder.start();
+    let arrivals = arrivals(groups, staying, landed, cycles);
+    recorder.phase(Phase::Plan, since);
+
+    let since = recorder.start();
+    for (g, items) in arrivals.into_iter().enumerate() {
+        recorder.task(Phase::Exchange, || {
+            settle_group(g, groups, items.into_iter().flatten());
+        });
+    }
+    recorder.phase(Phase::Exchange, since);
+    bounds
 }
 
 /// The whole shuffle with every top-level pass on the current rayon pool.
@@ -618,23 +945,7 @@ pub(crate) fn shuffle_par<T, R, S>(
         .collect();
     recorder.phase(Phase::Partition, since);
 
-    let since = recorder.start();
-    let (bounds, mut misplaced) = segments_par(data, &pieces, layout.chunk_len, layout.buckets());
-    pair_work(&mut misplaced)
-        .into_par_iter()
-        .for_each(|work| recorder.task(Phase::Pairs, || work.swap()));
-    recorder.phase(Phase::Pairs, since);
-
-    let since = recorder.start();
-    let mut plan = Plan::new(bounds, misplaced);
-    recorder.phase(Phase::Plan, since);
-
-    let since = recorder.start();
-    plan.cycles()
-        .into_par_iter()
-        .for_each(|cycle| recorder.task(Phase::Exchange, || rotate_par(cycle)));
-    let bounds = plan.bounds;
-    recorder.phase(Phase::Exchange, since);
+    let bounds = exchange_par(data, &pieces, layout, recorder);
 
     let since = recorder.start();
     split_buckets(data, &bounds)
@@ -681,23 +992,7 @@ pub(crate) fn shuffle_seq<T, R, S>(
         .collect();
     recorder.phase(Phase::Partition, since);
 
-    let since = recorder.start();
-    let (bounds, mut misplaced) = segments_seq(data, &pieces, layout.chunk_len, layout.buckets());
-    for work in pair_work(&mut misplaced) {
-        recorder.task(Phase::Pairs, || work.swap());
-    }
-    recorder.phase(Phase::Pairs, since);
-
-    let since = recorder.start();
-    let mut plan = Plan::new(bounds, misplaced);
-    recorder.phase(Phase::Plan, since);
-
-    let since = recorder.start();
-    for cycle in plan.cycles() {
-        recorder.task(Phase::Exchange, || rotate(cycle));
-    }
-    let bounds = plan.bounds;
-    recorder.phase(Phase::Exchange, since);
+    let bounds = exchange_seq(data, &pieces, layout, recorder);
 
     let since = recorder.start();
     for (bucket, mut child) in split_buckets(data, &bounds).into_iter().zip(children) {
@@ -737,41 +1032,50 @@ mod tests {
         assert_eq!(wide.chunks, MAX_PIECES >> 16);
     }
 
-    /// Applies the plan to a vector of labels and checks that every bucket's range ends up
-    /// holding only its label. Returns the bounds and the cycles' part counts and widths.
-    fn check_plan(
+    /// Runs the exchange on `(label, position)` pairs laid out as `pieces` say, on the calling
+    /// thread and on `pool`; checks that both give the same arrangement, that every bucket's
+    /// range holds only its label, and that nothing was lost. Returns the arrangement.
+    fn check_exchange(
         pieces: &[Vec<usize>],
         chunk_len: usize,
-        buckets: usize,
-    ) -> (Vec<usize>, Vec<(usize, usize)>) {
-        let mut labels = Vec::new();
+        bits: u32,
+        pool: &rayon::ThreadPool,
+    ) -> Vec<(usize, usize)> {
+        let buckets = 1 << bits;
+        let mut seq = Vec::new();
         for local in pieces {
             for b in 0..buckets {
-                labels.extend(core::iter::repeat_n(b, local[b + 1] - local[b]));
+                for _ in local[b]..local[b + 1] {
+                    seq.push((b, seq.len()));
+                }
             }
         }
-        let (bounds, mut misplaced) = segments_seq(&mut labels, pieces, chunk_len, buckets);
-        for work in pair_work(&mut misplaced) {
-            work.swap();
-        }
-        let mut plan = Plan::new(bounds, misplaced);
-        let mut shapes = Vec::new();
-        for cycle in plan.cycles() {
-            assert!(
-                cycle.len() >= 2,
-                "a cycle of one part would be a segment in place"
-            );
-            let width = cycle[0].len();
-            assert!(width >= 1 && cycle.iter().all(|p| p.len() == width));
-            shapes.push((cycle.len(), width));
-            rotate(cycle);
-        }
-        let bounds = plan.bounds;
+        let layout = Layout {
+            len: seq.len(),
+            bits,
+            chunk_len,
+            chunks: pieces.len(),
+        };
+        let mut par = seq.clone();
+        let bounds = exchange_seq(&mut seq, pieces, layout, &Recorder::off());
+        let par_bounds = pool.install(|| exchange_par(&mut par, pieces, layout, &Recorder::off()));
+        assert_eq!(bounds, par_bounds);
+        assert_eq!(seq, par, "the pool changed the arrangement");
         for b in 0..buckets {
-            let range = &labels[bounds[b]..bounds[b + 1]];
-            assert!(range.iter().all(|&l| l == b), "bucket {b}: {range:?}");
+            let range = &seq[bounds[b]..bounds[b + 1]];
+            assert!(range.iter().all(|&(l, _)| l == b), "bucket {b}: {range:?}");
         }
-        (bounds, shapes)
+        let mut positions: Vec<usize> = seq.iter().map(|&(_, at)| at).collect();
+        positions.sort_unstable();
+        assert!(positions.iter().copied().eq(0..seq.len()));
+        seq
+    }
+
+    fn pool(threads: usize) -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
     }
 
     #[test]
@@ -802,29 +1106,53 @@ mod tests {
     }
 
     #[test]
-    fn the_plan_gathers_every_bucket_for_small_cases() {
+    fn the_exchange_gathers_every_bucket_for_small_cases() {
+        let pool = pool(3);
         // Two chunks of 5: chunk 0 has 3 in bucket 0 and 2 in bucket 1; chunk 1 has 1 and 4.
         // Bucket 0 is 0..4 and holds label 1 at position 3; bucket 1 holds label 0 at position
-        // 5: the pair swap of buckets 0 and 1 exchanges them, and no cycle is left.
-        let (bounds, cycles) = check_plan(&[vec![0, 3, 5], vec![0, 1, 5]], 5, 2);
-        assert_eq!(bounds, [0, 4, 10]);
-        assert!(cycles.is_empty(), "two buckets need no cycle: {cycles:?}");
-        // Already in place: nothing to do.
-        let (_, cycles) = check_plan(&[vec![0, 4, 4], vec![0, 0, 6]], 4, 2);
-        assert!(cycles.is_empty());
-        // Three buckets that must go round: 0..2 holds label 1, 2..4 label 2, 4..6 label 0.
-        let (_, cycles) = check_plan(&[vec![0, 0, 2, 4], vec![0, 2, 2, 2]], 4, 3);
-        assert_eq!(cycles, [(3, 2)]);
+        // 5: the pair swap of buckets 0 and 1 exchanges them.
+        let after = check_exchange(&[vec![0, 3, 5], vec![0, 1, 5]], 5, 1, &pool);
+        assert_eq!(after[3], (0, 5));
+        assert_eq!(after[5], (1, 3));
+        // Already in place: nothing moves.
+        let after = check_exchange(&[vec![0, 4, 4], vec![0, 0, 6]], 4, 1, &pool);
+        assert!(after.iter().enumerate().all(|(i, &(_, at))| i == at));
+        // Four buckets in groups {0, 1} and {2, 3}: 0..2 holds label 1, 2..4 label 2, 4..6
+        // label 0. No bucket pair can swap; the group pair swaps 2..4 with 4..6, and then the
+        // pair swap inside group 0 exchanges 0..2 and 2..4.
+        let after = check_exchange(&[vec![0, 0, 2, 4, 4], vec![0, 2, 2, 2, 2]], 4, 2, &pool);
+        assert_eq!(after, [(0, 4), (0, 5), (1, 0), (1, 1), (2, 2), (2, 3)]);
+        // Bucket b's range (position b) holds label b + 2 (mod 8): with groups of two, group g
+        // holds only group g + 1's labels, so neither a bucket pair nor a group pair can swap,
+        // and one cycle through all four groups moves everything into its group.
+        let pieces: Vec<Vec<usize>> = (0..8)
+            .map(|c| {
+                let label = (c + 2) % 8;
+                (0..=8).map(|k| usize::from(k > label)).collect()
+            })
+            .collect();
+        let after = check_exchange(&pieces, 1, 3, &pool);
+        assert!(
+            after
+                .iter()
+                .enumerate()
+                .all(|(b, &(_, at))| at == (b + 6) % 8)
+        );
     }
 
     #[test]
-    fn the_plan_gathers_every_bucket_for_many_random_layouts() {
+    fn the_exchange_gathers_every_bucket_for_many_random_layouts() {
         use fairdeal_core::SeedableRng;
+        let pool = pool(3);
         let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
-        for _ in 0..2000 {
-            let buckets = 1 << (rng.next_u32() % 4);
-            let chunks = 1 + (rng.next_u32() % 6) as usize;
-            let chunk_len = 1 + (rng.next_u32() % 12) as usize;
+        for round in 0..2000 {
+            // Up to 64 buckets (8 groups of 8), and chunks both shorter and far longer than
+            // the bucket count, so that every level has work.
+            let bits = rng.next_u32() % 7;
+            let buckets = 1 << bits;
+            let chunks = 1 + (rng.next_u32() % 12) as usize;
+            let longest = if round % 2 == 0 { 12 } else { 400 };
+            let chunk_len = 1 + (rng.next_u32() as usize % longest);
             let last_len = 1 + (rng.next_u32() as usize % chunk_len);
             let pieces: Vec<Vec<usize>> = (0..chunks)
                 .map(|c| {
@@ -836,9 +1164,7 @@ mod tests {
                     core::iter::once(0).chain(cuts).chain([len]).collect()
                 })
                 .collect();
-            let (_, cycles) = check_plan(&pieces, chunk_len, buckets);
-            // At most as many cycles as segments (pieces cut at most `buckets` more times).
-            assert!(cycles.len() <= chunks * buckets + buckets);
+            check_exchange(&pieces, chunk_len, bits, &pool);
         }
     }
 }
