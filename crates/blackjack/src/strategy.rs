@@ -228,7 +228,10 @@ impl UpcardEvs {
 #[derive(Clone)]
 pub struct Strategy {
     rules: Rules,
-    evs: [UpcardEvs; UP],
+    // The EV tables are boxed (about 43 KB together) so that a `Strategy` is cheap to move: an
+    // unoptimized build copies every by-value move into its own stack slot, and a simulation
+    // handing strategies through the backend dispatch overflowed a 2 MiB worker stack.
+    evs: Box<[UpcardEvs; UP]>,
     /// First decision on two non-pair cards: [soft][total][upcard-1].
     first: [[[Action; UP]; 22]; 2],
     /// First decision on a pair: [value][upcard-1].
@@ -240,8 +243,8 @@ pub struct Strategy {
     /// Resplit a pair received on a split hand (when the rules and hand count allow).
     resplit: [[bool; UP]; 11],
     /// EVs of the first decision, for reporting: [soft][total][upcard-1] and pairs.
-    first_values: [[[Option<ActionValues>; UP]; 22]; 2],
-    pair_values: [[Option<ActionValues>; UP]; 11],
+    first_values: Box<[[[Option<ActionValues>; UP]; 22]; 2]>,
+    pair_values: Box<[[Option<ActionValues>; UP]; 11]>,
 }
 
 impl fmt::Debug for Strategy {
@@ -289,14 +292,14 @@ impl Strategy {
         });
         let mut s = Strategy {
             rules: *rules,
-            evs,
+            evs: Box::new(evs),
             first: [[[Action::Stand; UP]; 22]; 2],
             pair: [[Action::Stand; UP]; 11],
             after_split: [[[Action::Stand; UP]; 22]; 2],
             multi: [[[Action::Stand; UP]; 22]; 2],
             resplit: [[false; UP]; 11],
-            first_values: [[[None; UP]; 22]; 2],
-            pair_values: [[None; UP]; 11],
+            first_values: Box::new([[[None; UP]; 22]; 2]),
+            pair_values: Box::new([[None; UP]; 11]),
         };
         for u in 0..UP {
             for soft in [false, true] {

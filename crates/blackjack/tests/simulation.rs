@@ -287,3 +287,22 @@ fn hi_lo_spread_beats_flat_betting_and_is_useless_against_a_continuous_shuffler(
         csm_counted.house_edge_percent()
     );
 }
+
+/// A debug build moves values by copying them into a fresh stack slot per move, and the CLI
+/// hands the strategies to the simulation through its backend dispatch on a rayon worker
+/// (2 MiB stack): with the EV tables inline (about 45 KB per `Strategy`) `fairdeal blackjack
+/// simulate` overflowed that stack in a debug build. The tables are boxed; this keeps it so.
+#[test]
+fn strategies_are_small_enough_to_move_on_a_worker_stack() {
+    use fairdeal_blackjack::CompositionStrategy;
+    assert!(
+        size_of::<Strategy>() <= 4096,
+        "Strategy is {} bytes",
+        size_of::<Strategy>()
+    );
+    assert!(
+        size_of::<CompositionStrategy>() <= 8192,
+        "CompositionStrategy is {} bytes",
+        size_of::<CompositionStrategy>()
+    );
+}
