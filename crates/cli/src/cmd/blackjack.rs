@@ -217,6 +217,14 @@ fn game_rules_text(rules: &Rules) -> String {
 /// The most rounds one `simulate` may deal: about a day of one core at 10 M rounds/s.
 const MAX_ROUNDS: i64 = 1_000_000_000_000;
 
+/// A card counting system `simulate --counting` sizes bets by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Counting {
+    /// Hi-Lo: 2–6 count +1, 7–9 count 0, tens and aces count −1; bets follow the true count.
+    #[value(alias = "hi-lo")]
+    Hilo,
+}
+
 /// Arguments of `fairdeal blackjack simulate`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
@@ -240,9 +248,9 @@ struct SimulateArgs {
     #[arg(long, value_name = "NAME", default_value = "basic")]
     strategy: ExactStrategy,
 
-    /// Card counting system for bet sizing: hilo (play stays basic strategy).
-    #[arg(long, value_name = "SYSTEM")]
-    counting: Option<String>,
+    /// Card counting system for bet sizing (play stays basic strategy).
+    #[arg(long, value_name = "SYSTEM", value_enum, ignore_case = true)]
+    counting: Option<Counting>,
 
     /// Bet ramp for --counting, MIN-MAX units: MIN at true count <= 1, one more unit per
     /// true-count point, at most MAX.
@@ -521,16 +529,9 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
             Some(CompositionStrategy::new(&rules).map_err(|e| usage(e.to_string()))?)
         }
     };
-    let betting = match args.counting.as_deref().map(str::to_ascii_lowercase) {
+    let betting = match args.counting {
         None => Betting::Flat,
-        Some(system) if system == "hilo" || system == "hi-lo" => {
-            Betting::HiLo(parse_spread(&args.spread)?)
-        }
-        Some(other) => {
-            return Err(usage(format!(
-                "unknown --counting '{other}' (expected hilo)"
-            )));
-        }
+        Some(Counting::Hilo) => Betting::HiLo(parse_spread(&args.spread)?),
     };
     let strategy = Strategy::basic(&rules).map_err(|e| usage(format!("invalid rules: {e}")))?;
     warn_if_unfair(&args.algo);
