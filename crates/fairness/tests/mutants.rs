@@ -18,3 +18,85 @@ fn seed_patterns_are_named_as_documented() {
         );
     }
 }
+
+/// Every test prints under its documented name (a report's table and its JSON use it).
+#[test]
+fn battery_tests_display_their_names() {
+    use fairdeal_fairness::TestName;
+    for (test, name) in [
+        (TestName::Permutation, "permutation"),
+        (TestName::Position, "position"),
+        (TestName::SeedsConsecutive, "seeds-consecutive"),
+        (TestName::SeedsOneBitApart, "seeds-one-bit-apart"),
+        (TestName::Serial, "serial"),
+        (TestName::Adjacency, "adjacency"),
+    ] {
+        assert_eq!(test.name(), name);
+        assert_eq!(test.to_string(), name);
+    }
+}
+
+/// An adjusted p-value exactly at `alpha` rejects ("at most alpha", as documented); just
+/// above it does not.
+#[test]
+fn a_battery_rejects_at_alpha_itself() {
+    use fairdeal_fairness::{BatteryReport, FairnessReport, TestKind, TestName};
+    let report = FairnessReport {
+        test: TestKind::Position,
+        n: 2,
+        trials: 10,
+        counts: vec![5; 4],
+        chi2: 1.0,
+        df: 1,
+        p_value: 0.25,
+    };
+    let p = report.two_sided_p_value();
+    let at = BatteryReport::from_reports(vec![(TestName::Position, report.clone())], p);
+    assert!(!at.fair && !at.tests[0].fair, "p = {p} at alpha = {p}");
+    let below = BatteryReport::from_reports(vec![(TestName::Position, report)], p * 0.999);
+    assert!(below.fair && below.tests[0].fair);
+}
+
+/// An item of exactly 40 characters is shown whole; one more and it is cut with an ellipsis.
+#[test]
+fn items_are_cut_after_forty_characters() {
+    use fairdeal_fairness::show_item;
+    let forty = "é".repeat(40);
+    assert_eq!(show_item(forty.as_bytes()), forty);
+    let forty_one = format!("{forty}x");
+    assert_eq!(show_item(forty_one.as_bytes()), format!("{forty}…"));
+}
+
+/// `lines_read` counts every line fed, blank and bad ones included.
+#[test]
+fn the_parser_counts_every_line_it_is_fed() {
+    use fairdeal_fairness::PermutationParser;
+    let mut parser = PermutationParser::new();
+    assert_eq!(parser.lines_read(), 0);
+    for (line, read) in [(&b"b a c\n"[..], 1), (b"\n", 2), (b"c b a", 3), (b"a a", 4)] {
+        let _ = parser.parse_line(line);
+        assert_eq!(parser.lines_read(), read);
+    }
+}
+
+/// `position_trials_needed` against the same model computed independently (Python's mpmath at
+/// 40 digits: the chi-square critical value by bisection on the regularized upper incomplete
+/// gamma function, the normal quantile from `erfinv`, then the noncentrality by bisection).
+#[test]
+fn trials_needed_match_an_independent_computation() {
+    use fairdeal_fairness::position_trials_needed;
+    for (n, bias, alpha, power, expected) in [
+        (52, 0.05, 1e-6, 0.9, 9_486_927.390_057_67),
+        (2, 0.5, 0.01, 0.5, 22.539_586_404_084_9),
+        (3, 0.2, 0.05, 0.8, 586.164_751_281_092),
+    ] {
+        let got = position_trials_needed(n, bias, alpha, power).unwrap();
+        assert!(
+            (got / expected - 1.0).abs() < 1e-9,
+            "n = {n}, bias {bias}, alpha {alpha}, power {power}: {got}, expected {expected}"
+        );
+    }
+    // The arguments' ends are refused: alpha and power must lie strictly inside (0, 1).
+    assert!(position_trials_needed(52, 0.1, 1.0, 0.9).is_none());
+    assert!(position_trials_needed(52, 0.1, 1e-6, 0.0).is_none());
+}
