@@ -7,7 +7,7 @@ every swap touches a random cache line, so each element costs a cache miss and a
 hierarchical memory*): give every element an iid uniform *bucket label*, move the elements into
 contiguous buckets by label (one sequential write stream per bucket, instead of a random
 line per element), then shuffle every bucket independently, recursively until a bucket fits in
-the L2 cache, where Fisher-Yates ([`fairdeal_inplace::Inplace`]'s loop) is fast. The buckets
+a core's share of the cache (a leaf, 1 MiB by default), where Fisher-Yates ([`fairdeal_inplace::Inplace`]'s loop) is fast. The buckets
 are independent, so they are shuffled in parallel on the rayon pool the caller runs in.
 
 At 10⁸ `u32` on the 2-core development machine this is about 2× rip_shuffle's sequential
@@ -94,7 +94,7 @@ between every two *groups* of buckets, with a short serial walk for the rest, wh
 cycles of ranges among the groups; then each group gathers its own buckets by swaps and cycles
 of its own, all groups at once. The buckets are then shuffled in parallel (the recursion above).
 Only the seeding and the group-level walk run on one thread (about 0.5 % of the one-thread
-time at 10^8 `u32`).
+time at 10^8 `u32`: `docs/benchmarks.md`, "Parallel scaling").
 
 **Memory:** in place. Besides the data, the exchange holds a few machine words per chunk ×
 bucket piece (at most 2^20 pieces), each chunk task `K` counters, and `chunks + K` generators. The
@@ -138,7 +138,8 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
 };
 
 /// The default leaf size: sub-arrays of at most this many bytes are shuffled by Fisher-Yates.
-/// Measured on a machine with 2 MiB of L2 per core (see `docs/algorithms.md`).
+/// Measured on a machine with 512 KiB of L2 per core and 16 MiB of shared L3 (see
+/// `docs/algorithms.md`, "Huge N", and `docs/benchmarks.md` for larger leaves).
 pub const DEFAULT_LEAF_BYTES: usize = 1 << 20;
 
 /// The default maximum fan-out of one scatter: `2^DEFAULT_MAX_BUCKET_BITS` buckets.
