@@ -34,8 +34,13 @@ pub fn position_trials_needed(n: usize, bias: f64, alpha: f64, power: f64) -> Op
     }
     let df = ((n - 1) * (n - 1)) as f64;
     let chi = ChiSquared::new(df).ok()?;
-    // The critical value, sf(c) = alpha, by bisection on the precise upper tail.
-    let (mut low, mut high) = (0.0, df + 100.0 * (2.0 * df).sqrt() + 400.0);
+    // The critical value, sf(c) = alpha, by bisection on the precise upper tail, from a bracket
+    // doubled until it holds (sf falls to 0, and alpha > 0, so it does).
+    let (mut low, mut high) = (0.0, df);
+    while chi.sf(high) > alpha {
+        low = high;
+        high *= 2.0;
+    }
     for _ in 0..200 {
         let mid = (low + high) / 2.0;
         if chi.sf(mid) > alpha {

@@ -89,6 +89,8 @@ fn trials_needed_match_an_independent_computation() {
         (52, 0.05, 1e-6, 0.9, 9_486_927.390_057_67),
         (2, 0.5, 0.01, 0.5, 22.539_586_404_084_9),
         (3, 0.2, 0.05, 0.8, 586.164_751_281_092),
+        // A critical value far in the tail (about 916): the bisection's bracket must grow.
+        (2, 0.5, 1e-200, 0.5, 3_651.050_803_143_52),
     ] {
         let got = position_trials_needed(n, bias, alpha, power).unwrap();
         assert!(
