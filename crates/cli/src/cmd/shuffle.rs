@@ -50,6 +50,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use fairdeal::rng::{Backend, DEFAULT_BACKEND};
 use fairdeal::{AnySampler, DEFAULT_ALGORITHM, IndexSampler, Rng as _, SeedableRng, Shuffler};
+use fairdeal_cli::args::{InputRange, parse_head_count, parse_range};
 use fairdeal_external::{ExternalShuffle, Loaded, MemoryBudget};
 
 use crate::common::{
@@ -208,51 +209,6 @@ pub(crate) struct Args {
     /// print).
     #[arg(short = 'v', long)]
     verbose: bool,
-}
-
-/// An inclusive range of integers `LO..=HI`, possibly empty (`LO-(LO-1)`, as GNU shuf allows).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct InputRange {
-    lo: u64,
-    /// How many integers the range holds (up to 2^64, hence `u128`).
-    len: u128,
-}
-
-impl InputRange {
-    /// The last number, for a non-empty range.
-    fn hi(self) -> u64 {
-        (u128::from(self.lo) + self.len - 1) as u64
-    }
-}
-
-/// Parses `LO-HI` (unsigned decimal integers, `LO <= HI + 1`).
-fn parse_range(text: &str) -> Result<InputRange, String> {
-    let malformed =
-        || format!("expected LO-HI with unsigned integers LO <= HI (e.g. 1-100), got '{text}'");
-    let (lo, hi) = text.split_once('-').ok_or_else(malformed)?;
-    let number = |s: &str| -> Result<u64, String> {
-        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(malformed());
-        }
-        s.parse::<u64>()
-            .map_err(|_| format!("'{s}' in range '{text}' is larger than {}", u64::MAX))
-    };
-    let (lo, hi) = (number(lo)?, number(hi)?);
-    let len = (u128::from(hi) + 1)
-        .checked_sub(u128::from(lo))
-        .ok_or_else(|| {
-            format!("reversed range '{text}': LO ({lo}) is greater than HI ({hi}) + 1")
-        })?;
-    Ok(InputRange { lo, len })
-}
-
-/// Parses K: a non-negative decimal integer. Values past `usize::MAX` saturate (a K larger
-/// than the input prints all of it anyway).
-fn parse_head_count(text: &str) -> Result<usize, String> {
-    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("K must be a non-negative integer, got '{text}'"));
-    }
-    Ok(text.parse::<usize>().unwrap_or(usize::MAX))
 }
 
 /// Parses `--memory`: a size no larger than the machine's physical memory.
