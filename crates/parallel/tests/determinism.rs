@@ -36,8 +36,9 @@ fn assert_permutation(v: &[u32], n: u32) {
 #[test]
 fn same_result_on_1_2_3_5_7_and_8_threads_and_sequentially() {
     let pools = THREADS.map(pool);
-    // Leaves of 8 u32, at most 8 buckets, and chunks of 1, 3 or 16 elements (at most 1,000 of
-    // them): sizes from empty to several levels deep, with one to hundreds of chunks.
+    // Leaves of 1 or 8 u32, at most 2, 8 or 64 buckets, and chunks of 1, 3, 4 or 16 elements
+    // (at most 1,000 of them): sizes from empty to several levels deep, with one to hundreds
+    // of chunks.
     let shapes = [
         Parallel::new()
             .with_shape(32, 3)
@@ -53,6 +54,13 @@ fn same_result_on_1_2_3_5_7_and_8_threads_and_sequentially() {
             .with_shape(4, 1)
             .unwrap()
             .with_chunks(64, 7)
+            .unwrap(),
+        // Up to 64 buckets in 8 groups of 8, so that the swaps between groups and the settling
+        // inside each group run with several groups on several threads.
+        Parallel::new()
+            .with_shape(32, 6)
+            .unwrap()
+            .with_chunks(16, 1000)
             .unwrap(),
     ];
     for shape in shapes {
