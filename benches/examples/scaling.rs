@@ -40,9 +40,17 @@ struct Options {
     json: bool,
 }
 
+const USAGE: &str =
+    "usage: scaling [--n N] [--threads 1,2,4] [--rounds R] [--backend NAME] [--json]
+  --n N            elements (u32) to shuffle, 1..=4294967295 (default 100000000)
+  --threads LIST   thread counts, each 1..=1024 (default 1, 2, 4, ... up to the core count)
+  --rounds R       interleaved rounds, 1..=1000 (default 5)
+  --backend NAME   generator (default pcg64)
+  --json           one JSON object instead of the tables";
+
 fn usage(message: &str) -> ! {
     eprintln!("scaling: error: {message}");
-    eprintln!("usage: scaling [--n N] [--threads 1,2,4] [--rounds R] [--backend NAME] [--json]");
+    eprintln!("{USAGE}");
     std::process::exit(2);
 }
 
@@ -90,6 +98,10 @@ fn parse_options() -> Options {
             }
             "--backend" => o.backend = value(),
             "--json" => o.json = true,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
             "--bench" => {} // passed by `cargo bench --examples`; nothing to do
             other => usage(&format!("unknown argument {other}")),
         }
