@@ -1079,6 +1079,61 @@ mod tests {
     }
 
     #[test]
+    fn phases_are_named_and_only_draw_and_plan_are_serial() {
+        let names: Vec<&str> = Phase::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(
+            names,
+            ["draw", "partition", "pairs", "plan", "exchange", "buckets"]
+        );
+        let serial: Vec<Phase> = Phase::ALL.into_iter().filter(|p| p.is_serial()).collect();
+        assert_eq!(serial, [Phase::Draw, Phase::Plan]);
+    }
+
+    #[test]
+    fn a_profile_adds_up_its_phases_and_threads() {
+        let ms = Duration::from_millis;
+        let mut p = Profile::default();
+        p.add_busy(Phase::Pairs, 2, ms(3));
+        p.add_busy(Phase::Pairs, 2, ms(4));
+        p.add_busy(Phase::Pairs, 0, ms(1));
+        assert_eq!(p.busy(Phase::Pairs), [ms(1), Duration::ZERO, ms(7)]);
+        assert!(p.busy(Phase::Plan).is_empty());
+        p.wall[Phase::Draw as usize] = ms(2);
+        p.wall[Phase::Plan as usize] = ms(5);
+        p.wall[Phase::Buckets as usize] = ms(11);
+        assert_eq!(p.wall(Phase::Plan), ms(5));
+        assert_eq!(p.total(), ms(18));
+        assert_eq!(p.serial(), ms(7));
+    }
+
+    #[test]
+    fn the_recorder_charges_serial_phases_to_one_thread_and_tasks_to_their_worker() {
+        let s = shape(8, 6, 64, 1000);
+        let mut data: Vec<u32> = (0..5000).collect();
+        let profile = Mutex::new(Profile::default());
+        let sampler = fairdeal_core::Batched;
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
+        shuffle_seq(&mut data, &mut rng, s, sampler, &Recorder::on(&profile));
+        let seq = profile.into_inner().unwrap();
+        for phase in Phase::ALL {
+            assert_eq!(seq.busy(phase).len(), 1, "{}", phase.name());
+        }
+        assert_eq!(seq.total(), Phase::ALL.iter().map(|&p| seq.wall(p)).sum());
+        assert!(seq.total() > Duration::ZERO);
+
+        let profile = Mutex::new(Profile::default());
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
+        pool(2).install(|| shuffle_par(&mut data, &mut rng, s, sampler, &Recorder::on(&profile)));
+        let par = profile.into_inner().unwrap();
+        for phase in Phase::ALL {
+            let workers = par.busy(phase).len();
+            assert!((1..=2).contains(&workers), "{}: {workers}", phase.name());
+        }
+        assert_eq!(par.busy(Phase::Draw).len(), 1);
+        assert_eq!(par.busy(Phase::Plan).len(), 1);
+    }
+
+    #[test]
     fn a_wide_cycle_rotates_the_same_in_parallel_halves() {
         let width = 5 * PARALLEL_WIDTH + 3;
         let mut one: Vec<u32> = (0..3 * width as u32).collect();
