@@ -102,3 +102,57 @@ fn trials_needed_match_an_independent_computation() {
     assert!(position_trials_needed(52, 0.1, 1.0, 0.9).is_none());
     assert!(position_trials_needed(52, 0.1, 1e-6, 0.0).is_none());
 }
+
+fn report(
+    test: fairdeal_fairness::TestKind,
+    n: usize,
+    counts: Vec<u64>,
+) -> fairdeal_fairness::FairnessReport {
+    fairdeal_fairness::FairnessReport {
+        test,
+        n,
+        trials: 120,
+        counts,
+        chi2: 1.0,
+        df: 1,
+        p_value: 0.5,
+    }
+}
+
+/// `trials / n!`, `trials / n` and `trials / (n - 1)`, as documented.
+#[test]
+fn expected_counts_divide_the_trials_by_the_cells() {
+    use fairdeal_fairness::TestKind;
+    assert_eq!(
+        report(TestKind::Permutation, 4, vec![]).expected_count(),
+        5.0
+    );
+    assert_eq!(report(TestKind::Position, 4, vec![]).expected_count(), 30.0);
+    assert_eq!(report(TestKind::Prefix, 4, vec![]).expected_count(), 30.0);
+    assert_eq!(
+        report(TestKind::Adjacency, 4, vec![]).expected_count(),
+        40.0
+    );
+}
+
+/// The permutation test has no matrix, whatever its counts; nor has a report without counts
+/// (the rows would be zero wide).
+#[test]
+fn only_position_and_adjacency_reports_have_a_matrix() {
+    use fairdeal_fairness::TestKind;
+    assert!(
+        report(TestKind::Permutation, 2, vec![60, 60])
+            .matrix()
+            .is_none()
+    );
+    assert!(report(TestKind::Position, 2, vec![]).matrix().is_none());
+    assert!(report(TestKind::Position, 0, vec![]).matrix().is_none());
+    assert!(
+        report(TestKind::Position, 2, vec![1, 2, 3])
+            .matrix()
+            .is_none()
+    );
+    let adjacency = report(TestKind::Adjacency, 2, vec![0, 5, 5, 0]);
+    let rows: Vec<&[u64]> = adjacency.matrix().unwrap().collect();
+    assert_eq!(rows, [[0, 5], [5, 0]]);
+}
