@@ -156,3 +156,35 @@ fn only_position_and_adjacency_reports_have_a_matrix() {
     let rows: Vec<&[u64]> = adjacency.matrix().unwrap().collect();
     assert_eq!(rows, [[0, 5], [5, 0]]);
 }
+
+/// Every tally counts the permutations it was fed (the serial tally the consecutive pairs), and
+/// its report says so.
+#[test]
+fn tallies_count_their_trials() {
+    use fairdeal_fairness::{
+        AdjacencyTally, OrderTally, PermutationTally, PositionTally, SerialTally,
+    };
+    let perms = |n: usize| [(0..n).collect::<Vec<_>>(), (0..n).rev().collect()];
+    let mut permutation = PermutationTally::new(4).unwrap();
+    let mut position = PositionTally::new(10).unwrap();
+    let mut order = OrderTally::new(10).unwrap();
+    let mut adjacency = AdjacencyTally::new(4).unwrap();
+    let mut serial = SerialTally::new(4).unwrap();
+    for (i, (small, large)) in perms(4).into_iter().zip(perms(10)).enumerate() {
+        permutation.add(&small).unwrap();
+        position.add(&large).unwrap();
+        order.add(&large).unwrap();
+        adjacency.add(&small).unwrap();
+        serial.add(&small).unwrap();
+        let trials = i as u64 + 1;
+        assert_eq!(permutation.trials(), trials);
+        assert_eq!(position.trials(), trials);
+        assert_eq!(order.trials(), trials);
+        assert_eq!(adjacency.trials(), trials);
+        assert_eq!(serial.trials(), trials - 1);
+    }
+    assert_eq!(permutation.report().unwrap().trials, 2);
+    assert_eq!(position.report().unwrap().trials, 2);
+    assert_eq!(order.report().unwrap().trials, 2);
+    assert_eq!(adjacency.report().unwrap().trials, 2);
+}
