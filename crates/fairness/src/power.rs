@@ -53,9 +53,11 @@ pub fn position_trials_needed(n: usize, bias: f64, alpha: f64, power: f64) -> Op
     let z = Normal::new(0.0, 1.0).ok()?.inverse_cdf(power);
     let detects = |lambda: f64| df + lambda - z * (2.0 * (df + 2.0 * lambda)).sqrt() >= critical;
     let (mut low, mut high) = (0.0, 1.0);
+    // For a finite z (0 < power < 1) the left side grows like lambda, so this ends; the check
+    // only guards against a NaN or infinite quantile.
     while !detects(high) {
         high *= 2.0;
-        if high > 1e300 {
+        if !high.is_finite() {
             return None;
         }
     }
