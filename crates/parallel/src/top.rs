@@ -1195,11 +1195,16 @@ mod tests {
         );
     }
 
+    /// The fingerprint of the 2,000 arrangements below (changes only on purpose, with the
+    /// golden outputs in `tests/determinism.rs` and a CHANGELOG entry).
+    const ARRANGEMENTS: u64 = 0x1265_87c6_2a43_dbf5;
+
     #[test]
     fn the_exchange_gathers_every_bucket_for_many_random_layouts() {
         use fairdeal_core::SeedableRng;
         let pool = pool(3);
         let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
+        let mut fingerprint: u64 = 0xcbf2_9ce4_8422_2325;
         for round in 0..2000 {
             // Up to 64 buckets (8 groups of 8), and chunks both shorter and far longer than
             // the bucket count, so that every level has work.
@@ -1219,7 +1224,16 @@ mod tests {
                     core::iter::once(0).chain(cuts).chain([len]).collect()
                 })
                 .collect();
-            check_exchange(&pieces, chunk_len, bits, &pool);
+            let after = check_exchange(&pieces, chunk_len, bits, &pool);
+            // FNV-1a over every arrangement: which element ends where is part of the seeded
+            // output (each bucket is shuffled from it), so any change to which segments the
+            // swaps and walks pair up shows here.
+            for (label, at) in after {
+                for word in [label, at] {
+                    fingerprint = (fingerprint ^ word as u64).wrapping_mul(0x100_0000_01b3);
+                }
+            }
         }
+        assert_eq!(fingerprint, ARRANGEMENTS);
     }
 }
