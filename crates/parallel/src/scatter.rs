@@ -241,3 +241,24 @@ where
         .zip(children)
         .for_each(|(bucket, mut child)| shuffle_par(bucket, &mut child, shape, sampler));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_for_picks_the_fewest_buckets_of_at_most_seven_eighths_of_a_leaf() {
+        let shape = Shape {
+            leaf_len: 8,
+            max_bits: 6,
+            chunk_len: 1,
+            max_chunks: 1,
+        };
+        // 7 elements per bucket at most: 112 = 16 × 7 needs exactly 16 buckets, one more
+        // element needs 32; below 8 buckets the fan-out stays at 8, above 64 at 64.
+        assert_eq!(shape.bits_for(112), 4);
+        assert_eq!(shape.bits_for(113), 5);
+        assert_eq!(shape.bits_for(9), MIN_FANOUT_BITS);
+        assert_eq!(shape.bits_for(7 * 64 + 1), 6);
+    }
+}
