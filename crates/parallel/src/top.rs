@@ -38,7 +38,8 @@
 //! every bucket's range holds a segment of nearly every label, and the bucket pair swaps move
 //! about 97 % of the misplaced elements (at 10^8 `u32`); the groups take the imbalances between
 //! pairs, so that the serial walk sees only the imbalances between pairs of groups (about 9,000
-//! remainders instead of 130,000 at 10^8). The chunk length, the bucket count and the groups
+//! remainders instead of 130,000 at 10^8, counted once with a temporary print; the walk's time
+//! is the `plan` phase of `examples/scaling`'s profile). The chunk length, the bucket count and the groups
 //! depend only on the slice's length and the shape, never on the pool, and every move is a
 //! function of the chunks' label counts; so every label, every move and every child generator
 //! is the same on any number of threads, and [`shuffle_seq`] runs the same phases on the
