@@ -60,4 +60,27 @@ mod tests {
             }
         }
     }
+
+    /// The hints, which only the time would show otherwise: above `2 * DISTANCE` elements
+    /// every drawn index is hinted, in draw order; at or below it the plain loop runs, unhinted.
+    #[test]
+    fn every_drawn_index_is_hinted_above_twice_the_distance_and_none_below() {
+        for n in [0, 1, 2, 3, 66, 127, 128, 129, 130, 300, 1000] {
+            let mut data: Vec<u64> = (0..n as u64).collect();
+            let hints = crate::prefetch::hints::during(|| {
+                prefetching_fisher_yates(&mut data, &mut Pcg64::seed_from_u64(5), Lemire);
+            });
+            let base = data.as_ptr() as usize;
+            let hinted: Vec<usize> = hints.iter().map(|&a| (a - base) / 8).collect();
+            let mut drawn = Vec::new();
+            Lemire.for_each_index_descending(&mut Pcg64::seed_from_u64(5), n, 2, |_, index| {
+                drawn.push(index);
+            });
+            if n <= 2 * DISTANCE {
+                assert!(hinted.is_empty(), "n = {n}: {} hints", hinted.len());
+            } else {
+                assert_eq!(hinted, drawn, "n = {n}");
+            }
+        }
+    }
 }

@@ -9,6 +9,8 @@
 /// bounds; does nothing otherwise, and nothing at all off x86-64.
 #[inline(always)]
 pub(crate) fn prefetch<T>(data: &[T], index: usize) {
+    #[cfg(test)]
+    hints::note(data, index);
     #[cfg(target_arch = "x86_64")]
     if let Some(element) = data.get(index) {
         let address: *const T = element;
@@ -25,4 +27,32 @@ pub(crate) fn prefetch<T>(data: &[T], index: usize) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (data, index);
+}
+
+/// Test builds only: the hints asked for, so that tests can check where the scatter aims them.
+/// A hint aimed at the wrong line changes no value, only the time, so nothing else can see it.
+#[cfg(test)]
+pub(crate) mod hints {
+    use std::cell::RefCell;
+
+    std::thread_local! {
+        static TARGETS: RefCell<Option<Vec<usize>>> = const { RefCell::new(None) };
+    }
+
+    /// Runs `work` and returns, in order, the address of every hint it asked for on this
+    /// thread, in bounds or not: `data.as_ptr() + index * size_of::<T>()`, wrapping.
+    pub(crate) fn during(work: impl FnOnce()) -> Vec<usize> {
+        TARGETS.with(|targets| *targets.borrow_mut() = Some(Vec::new()));
+        work();
+        TARGETS.with(|targets| targets.borrow_mut().take().unwrap_or_default())
+    }
+
+    pub(super) fn note<T>(data: &[T], index: usize) {
+        TARGETS.with(|targets| {
+            if let Some(targets) = targets.borrow_mut().as_mut() {
+                let base = data.as_ptr() as usize;
+                targets.push(base.wrapping_add(index.wrapping_mul(core::mem::size_of::<T>())));
+            }
+        });
+    }
 }

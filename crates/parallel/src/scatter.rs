@@ -261,4 +261,45 @@ mod tests {
         assert_eq!(shape.bits_for(9), MIN_FANOUT_BITS);
         assert_eq!(shape.bits_for(7 * 64 + 1), 6);
     }
+
+    /// Where the hints go, which only the time would show otherwise. Every position is filled
+    /// once, either by a swap (position `p` just written: hint at `p + ahead`) or by the head
+    /// of the bucket being filled stepping over it (hint at `p + 1 + ahead`), after one hint
+    /// per initial bucket head. So beyond those, the `n` hints minus `ahead` lie in `0..=n`
+    /// and sum to `0 + 1 + … + (n − 1)` plus the number of steps, at most `n`.
+    #[test]
+    fn the_scatter_hints_each_line_256_bytes_ahead_of_the_position_just_filled() {
+        use rand_pcg::Pcg64;
+
+        let n = 20_000usize;
+        let ahead = (PREFETCH_AHEAD_BYTES / core::mem::size_of::<u32>()) as i128;
+        assert_eq!(ahead, 64);
+        for bits in [3, 6] {
+            let mut data: Vec<u32> = (0..n as u32).collect();
+            let mut bounds = Vec::new();
+            let hints = crate::prefetch::hints::during(|| {
+                bounds = scatter::<u32, Pcg64>(&mut data, bits, &[7; 32]);
+            });
+            let base = data.as_ptr() as usize;
+            let at: Vec<i128> = hints
+                .iter()
+                .map(|&address| (address.wrapping_sub(base) as isize / 4) as i128)
+                .collect();
+            let k = 1usize << bits;
+            assert_eq!(at.len(), k + n, "one hint per head, then one per position");
+            let heads: Vec<i128> = bounds[..k].iter().map(|&h| h as i128).collect();
+            assert_eq!(at[..k], heads[..]);
+            let filled: Vec<i128> = at[k..].iter().map(|&t| t - ahead).collect();
+            assert!(
+                filled.iter().all(|&p| (0..=n as i128).contains(&p)),
+                "a hint not `ahead` past a filled position"
+            );
+            let sum: i128 = filled.iter().sum();
+            let positions = (n * (n - 1) / 2) as i128;
+            assert!(
+                (positions..=positions + n as i128).contains(&sum),
+                "hints {sum}, positions {positions}"
+            );
+        }
+    }
 }
