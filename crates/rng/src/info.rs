@@ -208,6 +208,61 @@ mod tests {
         }
     }
 
+    /// `mul` is the exact product rounded to a 64-bit mantissa, down or up as asked, with the
+    /// fewest bits dropped: the reference divides the exact `u128` product by powers of two.
+    #[test]
+    fn mul_rounds_the_exact_product_down_or_up_to_64_bits() {
+        let cases: [(u64, u32, u64); 10] = [
+            (1, 0, 1),
+            (12_345, 2, 1 << 40),
+            (1 << 63, 0, 4), // low bits all zero: no rounding either way
+            (1 << 63, 7, 6), // one zero bit dropped
+            (0x8000_0000_0000_0001, 0, 3), // odd product: up differs from down
+            ((1 << 63) + 5, 1, 0x1_0000_0003), // many bits dropped, some set
+            (u64::MAX, 0, 2), // just over 2^64
+            (u64::MAX, 3, u64::MAX),
+            (0x1084_2108_4210_8421, 4, 31), // 2^65 − 1: up carries into one more shift
+            (0xFFFF_FFFF_FFFF_FFFE, 9, 1 << 40),
+        ];
+        for (mantissa, exponent, k) in cases {
+            let exact = u128::from(mantissa) * u128::from(k);
+            for round_up in [false, true] {
+                let got = Approx { mantissa, exponent }.mul(k, round_up);
+                let mut dropped = 0;
+                let want = loop {
+                    let down = exact >> dropped;
+                    let rounded = if round_up && down << dropped != exact {
+                        down + 1
+                    } else {
+                        down
+                    };
+                    if rounded >> 64 == 0 {
+                        break rounded;
+                    }
+                    dropped += 1;
+                };
+                assert_eq!(
+                    (u128::from(got.mantissa), got.exponent),
+                    (want, exponent + dropped),
+                    "{mantissa:#x} · 2^{exponent} · {k:#x}, round up {round_up}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn at_most_pow2_compares_exactly() {
+        let approx = |mantissa, exponent| Approx { mantissa, exponent };
+        assert!(approx(1, 5).at_most_pow2(5)); // equal
+        assert!(!approx(2, 5).at_most_pow2(5));
+        assert!(!approx(1, 6).at_most_pow2(5)); // the exponent alone is too large
+        assert!(approx(1 << 10, 0).at_most_pow2(10));
+        assert!(!approx((1 << 10) + 1, 0).at_most_pow2(10));
+        assert!(approx(u64::MAX, 0).at_most_pow2(64));
+        assert!(!approx(u64::MAX, 1).at_most_pow2(64));
+        assert!(approx(u64::MAX, 3).at_most_pow2(200)); // shifts of 64 and more
+    }
+
     #[test]
     fn known_sizes() {
         // log2(52!) = 225.58: a deck needs 226 bits.
