@@ -272,7 +272,7 @@ mod tests {
         use rand_pcg::Pcg64;
 
         let n = 20_000usize;
-        let ahead = (PREFETCH_AHEAD_BYTES / core::mem::size_of::<u32>()) as i128;
+        let ahead = (PREFETCH_AHEAD_BYTES / size_of::<u32>()) as i128;
         assert_eq!(ahead, 64);
         for bits in [3, 6] {
             let mut data: Vec<u32> = (0..n as u32).collect();
@@ -283,7 +283,9 @@ mod tests {
             let base = data.as_ptr() as usize;
             let at: Vec<i128> = hints
                 .iter()
-                .map(|&address| (address.wrapping_sub(base) as isize / 4) as i128)
+                .map(|&address| {
+                    (address.wrapping_sub(base) as isize / size_of::<u32>() as isize) as i128
+                })
                 .collect();
             let k = 1usize << bits;
             assert_eq!(at.len(), k + n, "one hint per head, then one per position");

@@ -215,11 +215,11 @@ mod tests {
         let cases: [(u64, u32, u64); 10] = [
             (1, 0, 1),
             (12_345, 2, 1 << 40),
-            (1 << 63, 0, 4), // low bits all zero: no rounding either way
-            (1 << 63, 7, 6), // one zero bit dropped
+            (1 << 63, 0, 4), // 2^65: the dropped bits are all zero, no rounding
+            (1 << 63, 7, 6), // 3 · 2^64, on top of an exponent: two zero bits dropped
             (0x8000_0000_0000_0001, 0, 3), // odd product: up differs from down
             ((1 << 63) + 5, 1, 0x1_0000_0003), // many bits dropped, some set
-            (u64::MAX, 0, 2), // just over 2^64
+            (u64::MAX, 0, 2), // 2^65 − 2: one zero bit dropped
             (u64::MAX, 3, u64::MAX),
             (0x1084_2108_4210_8421, 4, 31), // 2^65 − 1: up carries into one more shift
             (0xFFFF_FFFF_FFFF_FFFE, 9, 1 << 40),
