@@ -181,20 +181,19 @@ impl<'a> Recorder<'a> {
         Self(Some(profile))
     }
 
-    fn start(&self) -> Option<Instant> {
-        self.0.map(|_| Instant::now())
-    }
-
-    /// Ends a whole phase that started at `since`.
-    fn phase(&self, phase: Phase, since: Option<Instant>) {
-        if let (Some(profile), Some(since)) = (self.0, since) {
-            let elapsed = since.elapsed();
-            let mut p = profile.lock().unwrap_or_else(|e| e.into_inner());
-            p.wall[phase as usize] += elapsed;
-            if phase.is_serial() {
-                p.add_busy(phase, 0, elapsed);
-            }
+    /// Runs a whole phase on the calling thread (its tasks may run on the pool's workers),
+    /// charging its wall-clock time to `phase`, and a serial phase's time to one thread too.
+    fn phase<O>(&self, phase: Phase, f: impl FnOnce() -> O) -> O {
+        let Some(profile) = self.0 else { return f() };
+        let since = Instant::now();
+        let out = f();
+        let elapsed = since.elapsed();
+        let mut p = profile.lock().unwrap_or_else(|e| e.into_inner());
+        p.wall[phase as usize] += elapsed;
+        if phase.is_serial() {
+            p.add_busy(phase, 0, elapsed);
         }
+        out
     }
 
     /// Runs one task of a parallel phase, charging its time to the current worker.
@@ -810,49 +809,43 @@ fn exchange_par<T: Send>(
     use rayon::prelude::*;
     let groups = Groups::new(layout.bits);
 
-    let since = recorder.start();
-    let (bounds, mut misplaced) = segments_par(data, pieces, layout.chunk_len, layout.buckets());
-    pair_work(&mut misplaced, Key::BUCKETS)
-        .into_par_iter()
-        .for_each(|work| recorder.task(Phase::Pairs, || work.swap(Key::BUCKETS, |_| {})));
-    let (mut leaving, staying): (Vec<_>, Vec<_>) = by_group(misplaced, groups)
-        .into_par_iter()
-        .enumerate()
-        .map(|(g, lists)| recorder.task(Phase::Pairs, || split_group(g, lists, groups)))
-        .unzip();
-    let landed: Vec<_> = pair_work(&mut leaving, groups.key())
-        .into_par_iter()
-        .map(|work| recorder.task(Phase::Pairs, || swap_groups(work, groups)))
-        .collect();
-    leaving.par_iter_mut().for_each(|list| {
-        recorder.task(Phase::Pairs, || {
-            list.retain(|segment| !segment.rest.is_empty());
+    let (bounds, mut leaving, staying, landed) = recorder.phase(Phase::Pairs, || {
+        let (bounds, mut misplaced) =
+            segments_par(data, pieces, layout.chunk_len, layout.buckets());
+        pair_work(&mut misplaced, Key::BUCKETS)
+            .into_par_iter()
+            .for_each(|work| recorder.task(Phase::Pairs, || work.swap(Key::BUCKETS, |_| {})));
+        let (mut leaving, staying): (Vec<_>, Vec<_>) = by_group(misplaced, groups)
+            .into_par_iter()
+            .enumerate()
+            .map(|(g, lists)| recorder.task(Phase::Pairs, || split_group(g, lists, groups)))
+            .unzip();
+        let landed: Vec<_> = pair_work(&mut leaving, groups.key())
+            .into_par_iter()
+            .map(|work| recorder.task(Phase::Pairs, || swap_groups(work, groups)))
+            .collect();
+        leaving.par_iter_mut().for_each(|list| {
+            recorder.task(Phase::Pairs, || {
+                list.retain(|segment| !segment.rest.is_empty());
+            });
+        });
+        (bounds, leaving, staying, landed)
+    });
+    let mut cycles = recorder.phase(Phase::Plan, || Cycles::find(&mut leaving, groups.key()));
+    recorder.phase(Phase::Exchange, || {
+        cycles
+            .cycles()
+            .into_par_iter()
+            .for_each(|cycle| recorder.task(Phase::Exchange, || rotate_par(cycle)));
+    });
+    let arrivals = recorder.phase(Phase::Plan, || arrivals(groups, staying, landed, cycles));
+    recorder.phase(Phase::Exchange, || {
+        arrivals.into_par_iter().enumerate().for_each(|(g, items)| {
+            recorder.task(Phase::Exchange, || {
+                settle_group(g, groups, items.into_iter().flatten());
+            });
         });
     });
-    recorder.phase(Phase::Pairs, since);
-
-    let since = recorder.start();
-    let mut cycles = Cycles::find(&mut leaving, groups.key());
-    recorder.phase(Phase::Plan, since);
-
-    let since = recorder.start();
-    cycles
-        .cycles()
-        .into_par_iter()
-        .for_each(|cycle| recorder.task(Phase::Exchange, || rotate_par(cycle)));
-    recorder.phase(Phase::Exchange, since);
-
-    let since = recorder.start();
-    let arrivals = arrivals(groups, staying, landed, cycles);
-    recorder.phase(Phase::Plan, since);
-
-    let since = recorder.start();
-    arrivals.into_par_iter().enumerate().for_each(|(g, items)| {
-        recorder.task(Phase::Exchange, || {
-            settle_group(g, groups, items.into_iter().flatten());
-        });
-    });
-    recorder.phase(Phase::Exchange, since);
     bounds
 }
 
@@ -866,48 +859,42 @@ fn exchange_seq<T>(
 ) -> Vec<usize> {
     let groups = Groups::new(layout.bits);
 
-    let since = recorder.start();
-    let (bounds, mut misplaced) = segments_seq(data, pieces, layout.chunk_len, layout.buckets());
-    for work in pair_work(&mut misplaced, Key::BUCKETS) {
-        recorder.task(Phase::Pairs, || work.swap(Key::BUCKETS, |_| {}));
-    }
-    let (mut leaving, staying): (Vec<_>, Vec<_>) = by_group(misplaced, groups)
-        .into_iter()
-        .enumerate()
-        .map(|(g, lists)| recorder.task(Phase::Pairs, || split_group(g, lists, groups)))
-        .unzip();
-    let landed: Vec<_> = pair_work(&mut leaving, groups.key())
-        .into_iter()
-        .map(|work| recorder.task(Phase::Pairs, || swap_groups(work, groups)))
-        .collect();
-    for list in &mut leaving {
-        recorder.task(Phase::Pairs, || {
-            list.retain(|segment| !segment.rest.is_empty());
-        });
-    }
-    recorder.phase(Phase::Pairs, since);
-
-    let since = recorder.start();
-    let mut cycles = Cycles::find(&mut leaving, groups.key());
-    recorder.phase(Phase::Plan, since);
-
-    let since = recorder.start();
-    for cycle in cycles.cycles() {
-        recorder.task(Phase::Exchange, || rotate(cycle));
-    }
-    recorder.phase(Phase::Exchange, since);
-
-    let since = recorder.start();
-    let arrivals = arrivals(groups, staying, landed, cycles);
-    recorder.phase(Phase::Plan, since);
-
-    let since = recorder.start();
-    for (g, items) in arrivals.into_iter().enumerate() {
-        recorder.task(Phase::Exchange, || {
-            settle_group(g, groups, items.into_iter().flatten());
-        });
-    }
-    recorder.phase(Phase::Exchange, since);
+    let (bounds, mut leaving, staying, landed) = recorder.phase(Phase::Pairs, || {
+        let (bounds, mut misplaced) =
+            segments_seq(data, pieces, layout.chunk_len, layout.buckets());
+        for work in pair_work(&mut misplaced, Key::BUCKETS) {
+            recorder.task(Phase::Pairs, || work.swap(Key::BUCKETS, |_| {}));
+        }
+        let (mut leaving, staying): (Vec<_>, Vec<_>) = by_group(misplaced, groups)
+            .into_iter()
+            .enumerate()
+            .map(|(g, lists)| recorder.task(Phase::Pairs, || split_group(g, lists, groups)))
+            .unzip();
+        let landed: Vec<_> = pair_work(&mut leaving, groups.key())
+            .into_iter()
+            .map(|work| recorder.task(Phase::Pairs, || swap_groups(work, groups)))
+            .collect();
+        for list in &mut leaving {
+            recorder.task(Phase::Pairs, || {
+                list.retain(|segment| !segment.rest.is_empty());
+            });
+        }
+        (bounds, leaving, staying, landed)
+    });
+    let mut cycles = recorder.phase(Phase::Plan, || Cycles::find(&mut leaving, groups.key()));
+    recorder.phase(Phase::Exchange, || {
+        for cycle in cycles.cycles() {
+            recorder.task(Phase::Exchange, || rotate(cycle));
+        }
+    });
+    let arrivals = recorder.phase(Phase::Plan, || arrivals(groups, staying, landed, cycles));
+    recorder.phase(Phase::Exchange, || {
+        for (g, items) in arrivals.into_iter().enumerate() {
+            recorder.task(Phase::Exchange, || {
+                settle_group(g, groups, items.into_iter().flatten());
+            });
+        }
+    });
     bounds
 }
 
@@ -930,34 +917,31 @@ pub(crate) fn shuffle_par<T, R, S>(
     }
     let layout = Layout::new(data.len(), shape);
 
-    let since = recorder.start();
-    let (labels, children) = draw(rng, layout);
-    recorder.phase(Phase::Draw, since);
+    let (labels, children) = recorder.phase(Phase::Draw, || draw(rng, layout));
 
-    let since = recorder.start();
-    let pieces: Vec<Vec<usize>> = data
-        .par_chunks_mut(layout.chunk_len)
-        .zip(labels)
-        .map(|(chunk, (counter, replay))| {
-            recorder.task(Phase::Partition, || {
-                scatter::scatter_with(chunk, layout.bits, counter, replay)
+    let pieces: Vec<Vec<usize>> = recorder.phase(Phase::Partition, || {
+        data.par_chunks_mut(layout.chunk_len)
+            .zip(labels)
+            .map(|(chunk, (counter, replay))| {
+                recorder.task(Phase::Partition, || {
+                    scatter::scatter_with(chunk, layout.bits, counter, replay)
+                })
             })
-        })
-        .collect();
-    recorder.phase(Phase::Partition, since);
+            .collect()
+    });
 
     let bounds = exchange_par(data, &pieces, layout, recorder);
 
-    let since = recorder.start();
-    split_buckets(data, &bounds)
-        .into_par_iter()
-        .zip(children)
-        .for_each(|(bucket, mut child)| {
-            recorder.task(Phase::Buckets, || {
-                scatter::shuffle_par(bucket, &mut child, shape, sampler);
+    recorder.phase(Phase::Buckets, || {
+        split_buckets(data, &bounds)
+            .into_par_iter()
+            .zip(children)
+            .for_each(|(bucket, mut child)| {
+                recorder.task(Phase::Buckets, || {
+                    scatter::shuffle_par(bucket, &mut child, shape, sampler);
+                });
             });
-        });
-    recorder.phase(Phase::Buckets, since);
+    });
 }
 
 /// [`shuffle_par`] on the calling thread: the same phases, draws and moves.
@@ -977,31 +961,28 @@ pub(crate) fn shuffle_seq<T, R, S>(
     }
     let layout = Layout::new(data.len(), shape);
 
-    let since = recorder.start();
-    let (labels, children) = draw(rng, layout);
-    recorder.phase(Phase::Draw, since);
+    let (labels, children) = recorder.phase(Phase::Draw, || draw(rng, layout));
 
-    let since = recorder.start();
-    let pieces: Vec<Vec<usize>> = data
-        .chunks_mut(layout.chunk_len)
-        .zip(labels)
-        .map(|(chunk, (counter, replay))| {
-            recorder.task(Phase::Partition, || {
-                scatter::scatter_with(chunk, layout.bits, counter, replay)
+    let pieces: Vec<Vec<usize>> = recorder.phase(Phase::Partition, || {
+        data.chunks_mut(layout.chunk_len)
+            .zip(labels)
+            .map(|(chunk, (counter, replay))| {
+                recorder.task(Phase::Partition, || {
+                    scatter::scatter_with(chunk, layout.bits, counter, replay)
+                })
             })
-        })
-        .collect();
-    recorder.phase(Phase::Partition, since);
+            .collect()
+    });
 
     let bounds = exchange_seq(data, &pieces, layout, recorder);
 
-    let since = recorder.start();
-    for (bucket, mut child) in split_buckets(data, &bounds).into_iter().zip(children) {
-        recorder.task(Phase::Buckets, || {
-            scatter::shuffle_seq(bucket, &mut child, shape, sampler);
-        });
-    }
-    recorder.phase(Phase::Buckets, since);
+    recorder.phase(Phase::Buckets, || {
+        for (bucket, mut child) in split_buckets(data, &bounds).into_iter().zip(children) {
+            recorder.task(Phase::Buckets, || {
+                scatter::shuffle_seq(bucket, &mut child, shape, sampler);
+            });
+        }
+    });
 }
 
 #[cfg(test)]
