@@ -40,17 +40,28 @@ struct Options {
     json: bool,
 }
 
-const USAGE: &str =
-    "usage: scaling [--n N] [--threads 1,2,4] [--rounds R] [--backend NAME] [--json]
-  --n N            elements (u32) to shuffle, 1..=4294967295 (default 100000000)
-  --threads LIST   thread counts, each 1..=1024 (default 1, 2, 4, ... up to the core count)
-  --rounds R       interleaved rounds, 1..=1000 (default 5)
-  --backend NAME   generator (default pcg64)
-  --json           one JSON object instead of the tables";
+const DEFAULT_N: usize = 100_000_000;
+/// `--n` at most this: the elements are `u32`s numbered from 0.
+const MAX_N: usize = u32::MAX as usize;
+const MAX_THREADS: usize = 1024;
+const DEFAULT_ROUNDS: usize = 5;
+const MAX_ROUNDS: usize = 1000;
+const DEFAULT_BACKEND: &str = "pcg64";
+
+fn usage_text() -> String {
+    format!(
+        "usage: scaling [--n N] [--threads 1,2,4] [--rounds R] [--backend NAME] [--json]
+  --n N            elements (u32) to shuffle, 1..={MAX_N} (default {DEFAULT_N})
+  --threads LIST   thread counts, each 1..={MAX_THREADS} (default 1, 2, 4, ... up to the core count)
+  --rounds R       interleaved rounds, 1..={MAX_ROUNDS} (default {DEFAULT_ROUNDS})
+  --backend NAME   generator (default {DEFAULT_BACKEND})
+  --json           one JSON object instead of the tables"
+    )
+}
 
 fn usage(message: &str) -> ! {
     eprintln!("scaling: error: {message}");
-    eprintln!("{USAGE}");
+    eprintln!("{}", usage_text());
     std::process::exit(2);
 }
 
@@ -61,10 +72,10 @@ fn parse_options() -> Options {
         .collect();
     default_threads.push(cores);
     let mut o = Options {
-        n: 100_000_000,
+        n: DEFAULT_N,
         threads: default_threads,
-        rounds: 5,
-        backend: "pcg64".to_owned(),
+        rounds: DEFAULT_ROUNDS,
+        backend: DEFAULT_BACKEND.to_owned(),
         json: false,
     };
     let mut args = std::env::args().skip(1);
@@ -79,27 +90,36 @@ fn parse_options() -> Options {
                     .replace('_', "")
                     .parse()
                     .ok()
-                    .filter(|&n| (1..=u32::MAX as usize).contains(&n))
-                    .unwrap_or_else(|| usage("--n must be in 1..=4294967295"));
+                    .filter(|n| (1..=MAX_N).contains(n))
+                    .unwrap_or_else(|| usage(&format!("--n must be in 1..={MAX_N}")));
             }
             "--threads" => {
                 o.threads = value()
                     .split(',')
-                    .map(|t| t.trim().parse().ok().filter(|t| (1..=1024).contains(t)))
+                    .map(|t| {
+                        t.trim()
+                            .parse()
+                            .ok()
+                            .filter(|t| (1..=MAX_THREADS).contains(t))
+                    })
                     .collect::<Option<Vec<usize>>>()
-                    .unwrap_or_else(|| usage("--threads takes a list of counts in 1..=1024"));
+                    .unwrap_or_else(|| {
+                        usage(&format!(
+                            "--threads takes a list of counts in 1..={MAX_THREADS}"
+                        ))
+                    });
             }
             "--rounds" => {
                 o.rounds = value()
                     .parse()
                     .ok()
-                    .filter(|r| (1..=1000).contains(r))
-                    .unwrap_or_else(|| usage("--rounds must be in 1..=1000"));
+                    .filter(|r| (1..=MAX_ROUNDS).contains(r))
+                    .unwrap_or_else(|| usage(&format!("--rounds must be in 1..={MAX_ROUNDS}")));
             }
             "--backend" => o.backend = value(),
             "--json" => o.json = true,
             "-h" | "--help" => {
-                println!("{USAGE}");
+                println!("{}", usage_text());
                 std::process::exit(0);
             }
             "--bench" => {} // passed by `cargo bench --examples`; nothing to do
