@@ -25,7 +25,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use fairdeal_benches::{Compat06, SEED};
-use fairdeal_parallel::{Parallel, Phase, Profile};
+use fairdeal_parallel::{Parallel, Phase, Profile, Step};
 use fairdeal_rng::{Backend, BackendVisitor};
 use rip_shuffle::RipShuffleParallel;
 
@@ -162,6 +162,15 @@ fn median(values: &[f64]) -> f64 {
 
 /// rip / ours of each round (the two calls of a round ran back to back): the duel's paired
 /// ratios, whose median and range are the comparison's result and spread.
+/// How the exchange steps are named in the output.
+fn step_name(step: Step) -> &'static str {
+    match step {
+        Step::Partition => "partition",
+        Step::BucketSwaps => "bucket swaps",
+        Step::GroupSwaps => "group swaps",
+    }
+}
+
 fn round_ratios(ours: &Series, rip: &Series) -> Vec<f64> {
     ours.0.iter().zip(&rip.0).map(|(o, r)| r / o).collect()
 }
@@ -291,6 +300,10 @@ fn main() {
             "rounds": o.rounds,
             "rows": rows,
             "serial_fraction": serial_fraction,
+            "out_of_place": Step::ALL.iter().map(|&step| {
+                let left = one.remaining(step);
+                serde_json::json!({"after": step_name(step), "elements": left.elements, "runs": left.runs})
+            }).collect::<Vec<_>>(),
             "amdahl_speedup": projection.iter().map(|&(p, s)| serde_json::json!({"threads": p, "speedup": s})).collect::<Vec<_>>(),
         });
         println!("{out:#}");
@@ -374,4 +387,19 @@ fn main() {
         print!(" {p} threads {s:.1}×;");
     }
     println!();
+    let misplaced = one.remaining(Step::Partition).elements.max(1) as f64;
+    println!(
+        "\nOut of place during the exchange (the same on every pool; elements, and the runs of one \
+         label in one bucket's range they lie in):"
+    );
+    for step in Step::ALL {
+        let left = one.remaining(step);
+        println!(
+            "  after {:<13} {:>12} elements ({:5.1} % of the misplaced) in {:>9} runs",
+            step_name(step),
+            left.elements,
+            left.elements as f64 * 100.0 / misplaced,
+            left.runs
+        );
+    }
 }

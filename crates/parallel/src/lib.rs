@@ -5,10 +5,11 @@ Fisher-Yates on an array of 10⁸ `u32` (400 MB) spends nearly all its time wait
 every swap touches a random cache line, so each element costs a cache miss and a TLB miss.
 [`Parallel`] instead follows Sanders (1998, *Random permutations on distributed, external and
 hierarchical memory*): give every element an iid uniform *bucket label*, move the elements into
-contiguous buckets by label (one sequential write stream per bucket, instead of a random
-line per element), then shuffle every bucket independently, recursively until a bucket fits in
-a core's share of the cache (a leaf, 1 MiB by default), where Fisher-Yates ([`fairdeal_inplace::Inplace`]'s loop) is fast. The buckets
-are independent, so they are shuffled in parallel on the rayon pool the caller runs in.
+contiguous buckets by label (one sequential write stream per bucket, instead of a random line per
+element), then shuffle every bucket independently, recursively until a bucket fits in a core's share
+of the cache (a leaf, 1 MiB by default), where Fisher-Yates ([`fairdeal_inplace::Inplace`]'s loop)
+is fast. The buckets are independent, so they are shuffled in parallel on the rayon pool the caller
+runs in.
 
 At 10⁸ `u32` on the 2-core development machine this is about 2× rip_shuffle's sequential
 shuffle and 3× plain Fisher-Yates on one thread (`docs/algorithms.md`, "Huge N", has the
@@ -60,11 +61,11 @@ shuffle by induction) or, at a leaf, Fisher-Yates.
   with no rejection, `⌊64 / bits⌋` labels per RNG call.
 * **Swaps only.** Every phase only swaps elements, so `T` needs no `Clone`, `Copy` or
   `Default`.
-* **One prefetch hint** (the crate's only `unsafe`). Each bucket head
-  advances sequentially, but a thousand heads are far more streams than the hardware prefetchers follow, so without help
-  every new cache line a head reaches is a stalling miss. The scatter issues
-  `_mm_prefetch` a few lines ahead of the head it just advanced (x86-64 only; elsewhere the hint
-  compiles to nothing). It cannot change results, and it halved the scatter's time.
+* **One prefetch hint** (the crate's only `unsafe`). Each bucket head advances sequentially, but a
+  thousand heads are far more streams than the hardware prefetchers follow, so without help every
+  new cache line a head reaches is a stalling miss. The scatter issues `_mm_prefetch` a few lines
+  ahead of the head it just advanced (x86-64 only; elsewhere the hint compiles to nothing). It
+  cannot change results, and it halved the scatter's time.
 * **A decomposition that depends only on the length.** Each scatter draws, in a fixed order,
   its label seed and one child generator per bucket (`R::from_rng`, hence `R: SeedableRng`);
   the number of buckets depends only on the sub-array's length. Which thread shuffles which
@@ -96,10 +97,9 @@ of its own, all groups at once. The buckets are then shuffled in parallel (the r
 Only the seeding and the group-level walk run on one thread (about 0.5 % of the one-thread
 time at 10^8 `u32`: `docs/benchmarks.md`, "Parallel scaling").
 
-**Memory:** in place. Besides the data, the exchange holds a few machine words per chunk ×
-bucket piece (at most 2^20 pieces), each chunk task `K` counters, and `chunks + K` generators. The
-elements are only swapped, so `T` needs no `Clone`, and a panic leaves every element in the
-caller's slice.
+**Memory:** in place. Besides the data, the exchange holds a few machine words per chunk × bucket
+piece (at most 2^20 pieces), each chunk task `K` counters, and `chunks + K` generators. The elements
+are only swapped, so `T` needs no `Clone`, and a panic leaves every element in the caller's slice.
 */
 // One scoped exception, `prefetch.rs` (a cache hint; see the crate's Cargo.toml).
 #![deny(unsafe_code)]
@@ -120,7 +120,7 @@ use rand::rngs::ChaCha12Rng;
 
 use scatter::Shape;
 use top::Recorder;
-pub use top::{Phase, Profile};
+pub use top::{Phase, Profile, Remaining, Step};
 
 /// The self-description of [`Parallel`]: name `"parallel"`, O(N), fair.
 ///
@@ -359,18 +359,22 @@ impl<S: IndexSampler + Copy + Send + Sync> Parallel<S> {
     }
 
     /// [`shuffle`](Self::shuffle), also returning where the time went (wall time per phase,
-    /// busy time per phase per thread): the data behind the phase profile of
+    /// busy time per phase per thread, and what each step of the exchange left out of place):
+    /// the data behind the phase profile of
     /// `cargo run --release -p fairdeal-benches --example scaling`. The same result as
     /// `shuffle`; a slice of at most one leaf has no phases and gives an empty profile.
     ///
     /// ```
-    /// use fairdeal_parallel::{Parallel, Phase};
+    /// use fairdeal_parallel::{Parallel, Phase, Step};
     /// use rand::SeedableRng;
     ///
     /// let mut v: Vec<u32> = (0..1_000_000).collect();
     /// let profile = Parallel::new().shuffle_profiled(&mut v, &mut rand_pcg::Pcg64::seed_from_u64(1));
     /// assert!(profile.serial() <= profile.total());
     /// assert!(!profile.busy(Phase::Partition).is_empty());
+    /// // The swaps between buckets move most of what the partition left out of place.
+    /// let misplaced = profile.remaining(Step::Partition).elements;
+    /// assert!(profile.remaining(Step::BucketSwaps).elements < misplaced / 10);
     /// ```
     pub fn shuffle_profiled<T, R>(&self, data: &mut [T], rng: &mut R) -> Profile
     where

@@ -34,16 +34,16 @@
 //! 6. **buckets** (parallel over buckets): each bucket is shuffled by the in-place recursion of
 //!    `scatter.rs`, with its child generator.
 //!
-//! There are at most as many chunks as buckets (about as many, at the default shape): then nearly
-//! every bucket's range holds a segment of nearly every label, and the bucket pair swaps move
-//! about 97 % of the misplaced elements (at 10^8 `u32`); the groups take the imbalances between
-//! pairs, so that the serial walk sees only the imbalances between pairs of groups (about 9,000
-//! remainders instead of 130,000 at 10^8, counted once with a temporary print; the walk's time
-//! is the `plan` phase of `examples/scaling`'s profile). The chunk length, the bucket count and the groups
-//! depend only on the slice's length and the shape, never on the pool, and every move is a
-//! function of the chunks' label counts; so every label, every move and every child generator
-//! is the same on any number of threads, and [`shuffle_seq`] runs the same phases on the
-//! calling thread.
+//! There are at most as many chunks as buckets (about as many, at the default shape): then
+//! nearly every bucket's range holds a segment of nearly every label, and the bucket pair swaps
+//! move about 97 % of the misplaced elements (at 10^8 `u32`); the groups take the imbalances
+//! between pairs, so that the serial walk sees only the imbalances between pairs of groups
+//! (about 8,500 runs instead of 129,000 at 10^8; [`Profile::remaining`] counts them,
+//! `examples/scaling` prints them, and the walk's time is the `plan` phase of its profile). The
+//! chunk length, the bucket count and the groups depend only on the slice's length and the
+//! shape, never on the pool, and every move is a function of the chunks' label counts; so every
+//! label, every move and every child generator is the same on any number of threads, and
+//! [`shuffle_seq`] runs the same phases on the calling thread.
 //!
 //! Memory: no copy of the data. The exchange holds O(chunks × buckets) segments and parts, a
 //! few machine words each: about 30 MB for 10^8 `u32` (400 MB) at the default shape (512
@@ -125,13 +125,43 @@ impl Phase {
     }
 }
 
+/// The steps of the exchange after which a [`Profile`] counts what is still out of place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Step {
+    /// After the partition: every element outside its bucket's range.
+    Partition,
+    /// After the swaps between every two buckets.
+    BucketSwaps,
+    /// After the swaps between every two groups of buckets: what the serial walk among the
+    /// groups takes. (What is left inside a group is settled by the group's own thread and is
+    /// not counted here.)
+    GroupSwaps,
+}
+
+impl Step {
+    /// Every step, in order.
+    pub const ALL: [Step; 3] = [Step::Partition, Step::BucketSwaps, Step::GroupSwaps];
+}
+
+/// What is out of place at one [`Step`] of the exchange.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Remaining {
+    /// Elements outside their bucket's range.
+    pub elements: usize,
+    /// The runs they lie in: each is one label's elements inside one bucket's range, the unit
+    /// the swaps and the walk move.
+    pub runs: usize,
+}
+
 /// Where the time of one top-level shuffle went: wall time per phase and, per phase, the busy
 /// time of every rayon worker that ran a task of it (from
-/// [`Parallel::shuffle_profiled`](crate::Parallel::shuffle_profiled)).
+/// [`Parallel::shuffle_profiled`](crate::Parallel::shuffle_profiled)); and how much of the data
+/// each step of the exchange left out of place.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Profile {
     wall: [Duration; 6],
     busy: [Vec<Duration>; 6],
+    remaining: [Remaining; 3],
 }
 
 impl Profile {
@@ -144,6 +174,12 @@ impl Profile {
     /// the serial phases and for `shuffle_sequential`).
     pub fn busy(&self, phase: Phase) -> &[Duration] {
         &self.busy[phase as usize]
+    }
+
+    /// What was out of place after `step` (all zero for a slice of at most one leaf). The
+    /// counts depend only on the slice's length, the shape and the generator, not on the pool.
+    pub fn remaining(&self, step: Step) -> Remaining {
+        self.remaining[step as usize]
     }
 
     /// Total wall time of all phases.
@@ -194,6 +230,20 @@ impl<'a> Recorder<'a> {
             p.add_busy(phase, 0, elapsed);
         }
         out
+    }
+
+    /// Counts what `lists` (every list's misplaced segments) still hold after `step`; reads
+    /// nothing when off.
+    fn tally<T>(&self, step: Step, lists: &[Vec<Misplaced<'_, T>>]) {
+        let Some(profile) = self.0 else { return };
+        let mut left = Remaining::default();
+        for segment in lists.iter().flatten() {
+            if !segment.rest.is_empty() {
+                left.elements += segment.rest.len();
+                left.runs += 1;
+            }
+        }
+        profile.lock().unwrap_or_else(|e| e.into_inner()).remaining[step as usize] = left;
     }
 
     /// Runs one task of a parallel phase, charging its time to the current worker.
@@ -812,9 +862,11 @@ fn exchange_par<T: Send>(
     let (bounds, mut leaving, staying, landed) = recorder.phase(Phase::Pairs, || {
         let (bounds, mut misplaced) =
             segments_par(data, pieces, layout.chunk_len, layout.buckets());
+        recorder.tally(Step::Partition, &misplaced);
         pair_work(&mut misplaced, Key::BUCKETS)
             .into_par_iter()
             .for_each(|work| recorder.task(Phase::Pairs, || work.swap(Key::BUCKETS, |_| {})));
+        recorder.tally(Step::BucketSwaps, &misplaced);
         let (mut leaving, staying): (Vec<_>, Vec<_>) = by_group(misplaced, groups)
             .into_par_iter()
             .enumerate()
@@ -829,6 +881,7 @@ fn exchange_par<T: Send>(
                 list.retain(|segment| !segment.rest.is_empty());
             });
         });
+        recorder.tally(Step::GroupSwaps, &leaving);
         (bounds, leaving, staying, landed)
     });
     let mut cycles = recorder.phase(Phase::Plan, || Cycles::find(&mut leaving, groups.key()));
@@ -862,9 +915,11 @@ fn exchange_seq<T>(
     let (bounds, mut leaving, staying, landed) = recorder.phase(Phase::Pairs, || {
         let (bounds, mut misplaced) =
             segments_seq(data, pieces, layout.chunk_len, layout.buckets());
+        recorder.tally(Step::Partition, &misplaced);
         for work in pair_work(&mut misplaced, Key::BUCKETS) {
             recorder.task(Phase::Pairs, || work.swap(Key::BUCKETS, |_| {}));
         }
+        recorder.tally(Step::BucketSwaps, &misplaced);
         let (mut leaving, staying): (Vec<_>, Vec<_>) = by_group(misplaced, groups)
             .into_iter()
             .enumerate()
@@ -879,6 +934,7 @@ fn exchange_seq<T>(
                 list.retain(|segment| !segment.rest.is_empty());
             });
         }
+        recorder.tally(Step::GroupSwaps, &leaving);
         (bounds, leaving, staying, landed)
     });
     let mut cycles = recorder.phase(Phase::Plan, || Cycles::find(&mut leaving, groups.key()));
@@ -1039,10 +1095,21 @@ mod tests {
             chunks: pieces.len(),
         };
         let mut par = seq.clone();
-        let bounds = exchange_seq(&mut seq, pieces, layout, &Recorder::off());
-        let par_bounds = pool.install(|| exchange_par(&mut par, pieces, layout, &Recorder::off()));
+        let before = seq.clone();
+        let (seq_profile, par_profile) = (Mutex::default(), Mutex::default());
+        let bounds = exchange_seq(&mut seq, pieces, layout, &Recorder::on(&seq_profile));
+        let par_bounds =
+            pool.install(|| exchange_par(&mut par, pieces, layout, &Recorder::on(&par_profile)));
         assert_eq!(bounds, par_bounds);
         assert_eq!(seq, par, "the pool changed the arrangement");
+        check_remaining(
+            &before,
+            pieces,
+            chunk_len,
+            &bounds,
+            &seq_profile.into_inner().unwrap(),
+            &par_profile.into_inner().unwrap(),
+        );
         for b in 0..buckets {
             let range = &seq[bounds[b]..bounds[b + 1]];
             assert!(range.iter().all(|&(l, _)| l == b), "bucket {b}: {range:?}");
@@ -1051,6 +1118,63 @@ mod tests {
         positions.sort_unstable();
         assert!(positions.iter().copied().eq(0..seq.len()));
         seq
+    }
+
+    /// The counts of what each step left out of place: the same with and without a pool,
+    /// never growing from step to step, and after the partition exactly what the layout
+    /// `before` the exchange has outside its bucket's range, one run per piece and bucket.
+    fn check_remaining(
+        before: &[(usize, usize)],
+        pieces: &[Vec<usize>],
+        chunk_len: usize,
+        bounds: &[usize],
+        seq: &Profile,
+        par: &Profile,
+    ) {
+        for step in Step::ALL {
+            assert_eq!(seq.remaining(step), par.remaining(step), "{step:?}");
+        }
+        let bucket_of = |at: usize| bounds.partition_point(|&b| b <= at) - 1;
+        let elements = (0..before.len())
+            .filter(|&at| before[at].0 != bucket_of(at))
+            .count();
+        let mut runs = 0;
+        for (c, local) in pieces.iter().enumerate() {
+            for (label, piece) in local.windows(2).enumerate() {
+                let (from, to) = (c * chunk_len + piece[0], c * chunk_len + piece[1]);
+                runs += (0..bounds.len() - 1)
+                    .filter(|&r| r != label && from.max(bounds[r]) < to.min(bounds[r + 1]))
+                    .count();
+            }
+        }
+        let want = Remaining { elements, runs };
+        assert_eq!(seq.remaining(Step::Partition), want);
+
+        // held[r][s]: elements in bucket r's range labelled s. Two buckets swap as many as
+        // both hold of the other's, so |held[r][s] - held[s][r]| of them are left; then two
+        // groups do the same with what their buckets have left of the other group's.
+        let buckets = bounds.len() - 1;
+        let mut held = alloc::vec![alloc::vec![0usize; buckets]; buckets];
+        for (at, &(label, _)) in before.iter().enumerate() {
+            held[bucket_of(at)][label] += 1;
+        }
+        let groups = Groups::new(buckets.trailing_zeros());
+        let mut between = alloc::vec![alloc::vec![0usize; groups.count]; groups.count];
+        let mut after_buckets = 0;
+        for r in 0..buckets {
+            for s in (0..buckets).filter(|&s| s != r) {
+                let left = held[r][s] - held[r][s].min(held[s][r]);
+                after_buckets += left;
+                between[groups.of(r)][groups.of(s)] += left;
+            }
+        }
+        let after_groups: usize = (0..groups.count)
+            .flat_map(|g| (0..groups.count).map(move |h| (g, h)))
+            .filter(|&(g, h)| g != h)
+            .map(|(g, h)| between[g][h] - between[g][h].min(between[h][g]))
+            .sum();
+        assert_eq!(seq.remaining(Step::BucketSwaps).elements, after_buckets);
+        assert_eq!(seq.remaining(Step::GroupSwaps).elements, after_groups);
     }
 
     fn pool(threads: usize) -> rayon::ThreadPool {
