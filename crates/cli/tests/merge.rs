@@ -54,7 +54,11 @@ fn merged_equals_whole(name: &str, args: &[&str]) {
     // Each shard is a part, not the whole: its tallies are smaller.
     for file in &files {
         let part: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
-        assert_ne!(without_timing(part), whole, "{name}: a shard is the whole run");
+        assert_ne!(
+            without_timing(part),
+            whole,
+            "{name}: a shard is the whole run"
+        );
     }
     // In any order.
     let mut merge = vec!["merge", "--json"];
@@ -163,7 +167,14 @@ fn files_that_are_not_one_complete_run_are_refused() {
     let run = paths(&run);
     let seed = shards(
         "refuse-seed",
-        &["blackjack", "simulate", "--rounds", "140000", "--seed", "22"],
+        &[
+            "blackjack",
+            "simulate",
+            "--rounds",
+            "140000",
+            "--seed",
+            "22",
+        ],
         3,
     );
     let rules = shards(
@@ -181,7 +192,14 @@ fn files_that_are_not_one_complete_run_are_refused() {
     );
     let rounds = shards(
         "refuse-rounds",
-        &["blackjack", "simulate", "--rounds", "150000", "--seed", "21"],
+        &[
+            "blackjack",
+            "simulate",
+            "--rounds",
+            "150000",
+            "--seed",
+            "21",
+        ],
         3,
     );
     let two = shards("refuse-two", &base, 2);
@@ -205,15 +223,22 @@ fn files_that_are_not_one_complete_run_are_refused() {
     refused(&[run[0], run[1], poker[2]], "different runs");
     refused(&[run[0], run[1], run[1]], "shard 2/3 is given twice");
     refused(&[run[0], run[2]], "shard 2/3 is missing");
-    refused(&[run[0]], "2/3, 3/3 … are missing");
+    refused(&[run[0]], "shard 2/3, 3/3 are missing");
 
     let dir = fresh_dir("refuse-garbage");
     let garbage = dir.join("garbage.json");
     std::fs::write(&garbage, b"\x00\x01 not json").unwrap();
     let garbage = garbage.to_str().unwrap();
-    refused(&[run[0], garbage, run[2]], "is not the --json output of a --shard run");
+    refused(
+        &[run[0], garbage, run[2]],
+        "is not the --json output of a --shard run",
+    );
     let whole = dir.join("whole.json");
-    std::fs::write(&whole, fairdeal(&[&base[..], &["--json"]].concat()).ok().stdout).unwrap();
+    std::fs::write(
+        &whole,
+        fairdeal(&[&base[..], &["--json"]].concat()).ok().stdout,
+    )
+    .unwrap();
     refused(&[whole.to_str().unwrap()], "it has no \"shard\" field");
     let object = dir.join("array.json");
     std::fs::write(&object, b"[1, 2]").unwrap();
@@ -223,7 +248,10 @@ fn files_that_are_not_one_complete_run_are_refused() {
     doc["sums"]["net_tenths"] = Value::from("twelve");
     let tampered = dir.join("tampered.json");
     std::fs::write(&tampered, doc.to_string()).unwrap();
-    refused(&[run[0], tampered.to_str().unwrap(), run[2]], "malformed");
+    refused(
+        &[run[0], tampered.to_str().unwrap(), run[2]],
+        "its tallies (\"counts\", \"initial_wagers\", \"sums\") are missing or malformed",
+    );
 
     // A file that cannot be read is an environment error: exit 1.
     let missing = dir.join("no-such-file.json");
@@ -237,36 +265,60 @@ fn files_that_are_not_one_complete_run_are_refused() {
 fn bad_shards_are_usage_errors() {
     for (args, expected) in [
         (
-            vec!["fairness", "--trials", "1000", "--seed", "1", "--shard", "0/3"],
+            vec![
+                "fairness", "--trials", "1000", "--seed", "1", "--shard", "0/3",
+            ],
             "does not exist",
         ),
         (
-            vec!["fairness", "--trials", "1000", "--seed", "1", "--shard", "two"],
+            vec![
+                "fairness", "--trials", "1000", "--seed", "1", "--shard", "two",
+            ],
             "not a shard",
         ),
         // Without a seed each shard would draw its own: a different run.
         (
-            vec!["blackjack", "simulate", "--rounds", "1000", "--shard", "1/2"],
+            vec![
+                "blackjack",
+                "simulate",
+                "--rounds",
+                "1000",
+                "--shard",
+                "1/2",
+            ],
             "--seed",
         ),
         // More shards than chunks: some would be empty.
         (
             vec![
-                "blackjack", "simulate", "--rounds", "1000", "--seed", "1", "--shard", "2/2",
+                "blackjack",
+                "simulate",
+                "--rounds",
+                "1000",
+                "--seed",
+                "1",
+                "--shard",
+                "2/2",
             ],
             "would leave some empty",
         ),
         (
-            vec!["poker", "table", "--hands", "1000", "--seed", "1", "--shard", "2/2"],
+            vec![
+                "poker", "table", "--hands", "1000", "--seed", "1", "--shard", "2/2",
+            ],
             "would leave some empty",
         ),
         (
-            vec!["fairness", "--trials", "1000", "--seed", "1", "--shard", "2/2"],
+            vec![
+                "fairness", "--trials", "1000", "--seed", "1", "--shard", "2/2",
+            ],
             "would leave some empty",
         ),
         // Exact enumeration has no chunks to share out.
         (
-            vec!["poker", "equity", "AsAh", "KsKd", "--seed", "1", "--shard", "1/2"],
+            vec![
+                "poker", "equity", "AsAh", "KsKd", "--seed", "1", "--shard", "1/2",
+            ],
             "--trials",
         ),
         (
@@ -278,6 +330,9 @@ fn bad_shards_are_usage_errors() {
         let status = run.status;
         let message = run.error();
         assert_eq!(status, Some(2), "{args:?}: {message}");
-        assert!(message.contains(expected), "{args:?}: {message:?} lacks {expected:?}");
+        assert!(
+            message.contains(expected),
+            "{args:?}: {message:?} lacks {expected:?}"
+        );
     }
 }

@@ -298,17 +298,23 @@ fn check_set(mut docs: Vec<ShardDoc>) -> anyhow::Result<Vec<ShardDoc>> {
     let count = first.shard.count();
     if docs.len() as u64 != count {
         let have: Vec<u64> = docs.iter().map(|d| d.shard.index()).collect();
-        let missing: Vec<String> = (1..=count)
+        let missing: Vec<u64> = (1..=count)
             .filter(|i| have.binary_search(i).is_err())
+            .collect();
+        let mut list: Vec<String> = missing
+            .iter()
             .take(5)
             .map(|i| format!("{i}/{count}"))
             .collect();
+        if missing.len() > list.len() {
+            list.push("…".into());
+        }
         return Err(usage(format!(
             "shard {} missing: a merge needs all {count} shards of the run",
             if missing.len() == 1 {
-                format!("{} is", missing[0])
+                format!("{} is", list[0])
             } else {
-                format!("{} … are", missing.join(", "))
+                format!("{} are", list.join(", "))
             }
         )));
     }
@@ -381,7 +387,13 @@ fn merge_simulate(docs: &[ShardDoc], seconds: f64, json: bool) -> anyhow::Result
     let mut merged: Option<fairdeal::blackjack::SimResult> = None;
     for doc in docs {
         let part = blackjack::result_from_fields(&doc.doc, seed, doc.total, doc.chunks.clone())
-            .ok_or_else(|| doc.malformed("counts"))?;
+            .ok_or_else(|| {
+                usage(format!(
+                    "{}: its tallies (\"counts\", \"initial_wagers\", \"sums\") are missing or \
+                     malformed",
+                    doc.name()
+                ))
+            })?;
         match &mut merged {
             None => merged = Some(part),
             Some(m) => m.merge(&part).map_err(|e| usage(e.to_string()))?,
