@@ -139,6 +139,7 @@ fn mc<B: Backend>(rounds: usize, pool: &rayon::ThreadPool) {
                         seed: fairdeal_benches::SEED,
                         deal: Deal::Reuse,
                         progress: None,
+                        shard: None,
                     },
                 )
             })

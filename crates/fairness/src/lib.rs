@@ -120,6 +120,7 @@ pub struct ReadmeDoctests;
 
 mod adjacency;
 mod battery;
+mod chunked;
 mod error;
 mod lines;
 mod permutation;
@@ -135,6 +136,7 @@ pub use adjacency::adjacency_test;
 pub use battery::{
     BatteryConfig, BatteryReport, BatteryTest, TestName, holm_adjusted, run_battery,
 };
+pub use chunked::{CHUNK_TRIALS, ChunkedRun, chunk_seeded_test, report_from_counts};
 pub use error::FairnessError;
 pub use lines::{LineError, MAX_LINE_BYTES, PermutationParser, show_item, split_items};
 pub use permutation::{MAX_PERMUTATION_N, MIN_PERMUTATION_N, permutation_test};

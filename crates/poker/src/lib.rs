@@ -93,8 +93,9 @@ mod table;
 mod value;
 
 pub use equity::{
-    AUTO_EXACT_LIMIT, EQUITY_CHUNK, EXACT_LIMIT, EquityConfig, EquityReport, MAX_EQUITY_TRIALS,
-    PlayerEquity, Seat, Spot, equity, equity_exact, equity_monte_carlo,
+    AUTO_EXACT_LIMIT, EQUITY_CHUNK, EXACT_LIMIT, EquityConfig, EquityReport, EquityTally,
+    MAX_EQUITY_TRIALS, PlayerEquity, SHARE_UNIT, Seat, Spot, equity, equity_exact,
+    equity_monte_carlo,
 };
 pub use error::PokerError;
 pub use eval::{evaluate, evaluate_set, warm_up};

@@ -11,14 +11,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
+use fairdeal::Shard;
 use fairdeal::fairness::{
-    FairnessReport, MAX_PERMUTATION_N, PASS_THRESHOLD, TestKind, permutation_test, position_test,
+    ChunkedRun, FairnessReport, MAX_PERMUTATION_N, PASS_THRESHOLD, TestKind, chunk_seeded_test,
     unrank_permutation,
 };
 use fairdeal::rng::{Backend, DEFAULT_BACKEND};
 use fairdeal::{AlgorithmInfo, DEFAULT_ALGORITHM, Rng, ShuffleError, Shuffler};
 use indicatif::ProgressBar;
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::cmd::heatmap::{self, Heatmap};
 use crate::common::{
@@ -72,6 +74,11 @@ pub(crate) struct Args {
     /// columns are drawn as blocks.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
+
+    /// Run only shard I of N of the trials (contiguous chunks; needs --seed); `fairdeal merge`
+    /// adds the shards' --json outputs up to exactly the whole run's.
+    #[arg(long, value_name = "I/N", requires = "seed", value_parser = crate::cmd::merge::parse_shard)]
+    shard: Option<Shard>,
 }
 
 /// The most elements (`trials × n`) one run shuffles: minutes of work, bounded before it starts.
@@ -104,6 +111,8 @@ struct JsonReport<'a> {
     p_value: f64,
     alpha: f64,
     fair: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shard: Option<Value>,
 }
 
 /// Runs `fairdeal fairness`.
@@ -141,19 +150,52 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             n: args.n,
             trials: args.trials,
             show_progress,
+            shard: args.shard,
         },
     )?;
     if let Some(path) = &args.plot {
         plot(&report, &selection, seed, path)
             .with_context(|| format!("cannot write plot '{}'", path.display()))?;
     }
-    if args.json {
+    let shard = args.shard.map(|shard| {
+        let chunks = shard
+            .chunk_range(args.trials.div_ceil(fairdeal::fairness::CHUNK_TRIALS))
+            .unwrap_or_default();
+        crate::cmd::merge::shard_json(crate::cmd::merge::FAIRNESS, shard, chunks, args.trials)
+    });
+    print_report(
+        &report,
+        &selection,
+        seed,
+        args.seed.is_none(),
+        args.json,
+        shard,
+    )?;
+    if let (Some(shard), false) = (args.shard, args.json) {
+        let mut out = stdout();
+        crate::cmd::merge::write_shard_note(&mut out, shard, args.trials, "shuffles")?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+/// Prints a report (text or JSON), `shard` a shard's `shard` object (`fairdeal merge` prints
+/// merged shards with this function too).
+pub(crate) fn print_report(
+    report: &FairnessReport,
+    selection: &Selection,
+    seed: u64,
+    seed_from_os: bool,
+    json: bool,
+    shard: Option<Value>,
+) -> anyhow::Result<()> {
+    if json {
         print_json(&JsonReport {
             algorithm: &selection.algorithm,
             backend: &selection.backend,
             sampler: &selection.sampler,
             seed,
-            seed_from_os: args.seed.is_none(),
+            seed_from_os,
             n: report.n,
             trials: report.trials,
             test: report.test.name(),
@@ -164,10 +206,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             p_value: report.p_value,
             alpha: PASS_THRESHOLD,
             fair: report.is_fair(PASS_THRESHOLD),
+            shard,
         })
     } else {
         let mut out = stdout();
-        write_text(&mut out, &report, &selection, seed)?;
+        write_text(&mut out, report, selection, seed)?;
         out.flush()?;
         Ok(())
     }
@@ -178,6 +221,7 @@ struct Experiment {
     n: usize,
     trials: u64,
     show_progress: bool,
+    shard: Option<Shard>,
 }
 
 impl WithResolved for Experiment {
@@ -192,14 +236,22 @@ impl WithResolved for Experiment {
         // Without --seed the OS-seeded generator draws the seed, which is reported so that an
         // UNFAIR run can be reproduced (as `poker` and `blackjack` do).
         let seed = self.seed.unwrap_or_else(|| given.next_u64());
-        let mut rng = B::seeded(seed);
         let bar = progress_bar(self.trials, self.show_progress, "shuffling");
         let counted = Counted::new(&shuffler, &bar);
-        let report = if self.n <= MAX_PERMUTATION_N {
-            permutation_test(&counted, self.n, self.trials, &mut rng)
-        } else {
-            position_test(&counted, self.n, self.trials, &mut rng)
+        // Chunk c shuffles with B::seeded(stream_seed(seed, c)), so --shard I/N runs a fixed
+        // part of the same shuffles.
+        let run = ChunkedRun {
+            test: if self.n <= MAX_PERMUTATION_N {
+                TestKind::Permutation
+            } else {
+                TestKind::Position
+            },
+            n: self.n,
+            trials: self.trials,
+            seed,
+            shard: self.shard,
         };
+        let report = chunk_seeded_test(&counted, &run, B::seeded);
         counted.finish();
         bar.finish_and_clear();
         Ok((report.map_err(|e| usage(e.to_string()))?, seed))
