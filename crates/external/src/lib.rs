@@ -53,6 +53,7 @@
 
 mod budget;
 mod error;
+pub mod plan;
 mod spill;
 
 use std::fs::File;
