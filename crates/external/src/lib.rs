@@ -58,6 +58,7 @@ pub struct ReadmeDoctests;
 
 mod budget;
 mod error;
+pub mod plan;
 mod spill;
 
 use std::fs::File;

@@ -10,7 +10,6 @@
 //! `fairdeal-blackjack`'s; this module bounds the inputs, runs and prints.
 
 use std::io::Write;
-use std::num::NonZeroUsize;
 use std::time::Instant;
 
 use clap::builder::RangedI64ValueParser;
@@ -21,16 +20,19 @@ use fairdeal::blackjack::{
     SimResult, SimSums, Strategy, Surrender, analyse_with_progress, simulate_chunks,
     simulate_composition_chunks,
 };
-use fairdeal::rng::{Backend, DEFAULT_BACKEND};
+use fairdeal::rng::Backend;
 use serde_json::{Map, Value, json};
 
 use crate::common::{
-    Resolved, Selection, WithResolved, plural, print_json, progress_bar, stdout, usage,
-    warn_if_unfair, with_selection,
+    RandomArgs, Resolved, ThreadsArg, WithResolved, plural, print_json, progress_bar, stdout,
+    usage, warn_if_unfair, with_selection,
 };
 
 /// Simulations with more rounds than this show a progress bar (on a terminal).
 const PROGRESS_THRESHOLD: u64 = 20_000_000;
+
+/// The algorithm that shuffles the shoe by default: the partial shuffle.
+const SIMULATE_ALGORITHM: &str = fairdeal::partial::INFO.name;
 
 /// Upcards in table order, with their labels.
 const UPCARDS: [(u8, &str); 10] = [
@@ -232,7 +234,10 @@ enum Counting {
     fairdeal blackjack simulate --rounds 10000000 --seed 1\n  \
     fairdeal blackjack simulate --h17 --surrender late --decks 8 --rounds 100000000 --json\n  \
     fairdeal blackjack simulate --decks 1 --shuffle-every-round --rounds 50000000 --seed 7\n  \
-    fairdeal blackjack simulate --counting hilo --spread 1-12 --penetration 0.8 --seed 3")]
+    fairdeal blackjack simulate --counting hilo --spread 1-12 --penetration 0.8 --seed 3",
+    mut_arg("algo", |a| a.help(format!(
+        "Shuffling algorithm (see `fairdeal algorithms`) [default: {SIMULATE_ALGORITHM}]"
+    ))))]
 struct SimulateArgs {
     #[command(flatten)]
     decks: DeckArgs,
@@ -274,32 +279,11 @@ struct SimulateArgs {
     )]
     rounds: u64,
 
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(
-        long,
-        value_name = "T",
-        allow_negative_numbers = true,
-        value_parser = crate::common::parse_threads
-    )]
-    threads: Option<NonZeroUsize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
 
-    /// Shuffling algorithm (see `fairdeal algorithms`).
-    #[arg(long, value_name = "NAME", default_value = fairdeal::partial::INFO.name)]
-    algo: String,
-
-    /// Random number generator (see `fairdeal backends`).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_BACKEND)]
-    backend: String,
-
-    /// Seed for a reproducible run (the same result on any thread count); without it a seed
-    /// is drawn from the OS and reported.
-    #[arg(
-        long,
-        value_name = "S",
-        allow_negative_numbers = true,
-        value_parser = parse_seed
-    )]
-    seed: Option<u64>,
+    #[command(flatten)]
+    random: RandomArgs,
 
     /// Run only shard I of N of the run (contiguous chunks of rounds; needs --seed); `fairdeal
     /// merge` adds the shards' --json outputs up to exactly the whole run's.
@@ -345,7 +329,10 @@ struct DealerArgs {
 #[command(after_help = "Examples:\n  \
     fairdeal blackjack exact --decks 1                 # composition-dependent play\n  \
     fairdeal blackjack exact --decks 1 --strategy basic --json\n  \
-    fairdeal blackjack exact --decks 2 --h17 --table")]
+    fairdeal blackjack exact --decks 2 --h17 --table",
+    mut_arg("threads", |a| a.help(
+        "Worker threads (default: all cores; the ten upcards run in parallel)"
+    )))]
 struct ExactArgs {
     #[command(flatten)]
     decks: DeckArgs,
@@ -363,14 +350,8 @@ struct ExactArgs {
     #[arg(long)]
     table: bool,
 
-    /// Worker threads (default: all cores; the ten upcards run in parallel).
-    #[arg(
-        long,
-        value_name = "T",
-        allow_negative_numbers = true,
-        value_parser = crate::common::parse_threads
-    )]
-    threads: Option<NonZeroUsize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
 
     /// Print the result as JSON.
     #[arg(long)]
@@ -433,17 +414,6 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     }
 }
 
-/// A seed: a whole number from 0 to 2^64 − 1 (clap's own message for `-1` would be "invalid
-/// digit").
-fn parse_seed(text: &str) -> Result<u64, String> {
-    text.trim().parse().map_err(|_| {
-        format!(
-            "'{text}' is not a seed: use a whole number from 0 to {}",
-            u64::MAX
-        )
-    })
-}
-
 fn parse_spread(text: &str) -> anyhow::Result<BetRamp> {
     text.parse()
         .map_err(|e| usage(format!("invalid --spread '{text}': {e}")))
@@ -486,7 +456,7 @@ impl WithResolved for SimulateWork<'_> {
         } = resolved;
         // With --seed the run is reproducible; without it one master seed is drawn from the
         // OS-seeded generator and reported.
-        let seed = self.args.seed.unwrap_or_else(|| rng.next_u64());
+        let seed = self.args.random.seed.unwrap_or_else(|| rng.next_u64());
         let bar = progress_bar(
             self.args.rounds,
             self.args.rounds > PROGRESS_THRESHOLD,
@@ -536,34 +506,30 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
         Some(Counting::Hilo) => Betting::HiLo(parse_spread(&args.spread)?),
     };
     let strategy = Strategy::basic(&rules).map_err(|e| usage(format!("invalid rules: {e}")))?;
-    warn_if_unfair(&args.algo);
+    warn_if_unfair(args.random.algorithm(SIMULATE_ALGORITHM));
     let exact_infinite = -100.0 * strategy.infinite_deck_return();
-    let selection = Selection {
-        algorithm: args.algo.clone(),
-        backend: args.backend.clone(),
-        sampler: String::from("backend"),
-        seed: args.seed,
-    };
+    let selection = args.random.selection(SIMULATE_ALGORITHM, "backend");
     // The engine runs on the caller's pool: --threads is bounded by `parse_threads` and the
     // pool is built once, here (docs/ARCHITECTURE.md, the engines' threading policy).
-    let (result, seed, seconds) = crate::common::thread_pool(args.threads)?.install(|| {
-        with_selection(
-            &selection,
-            SimulateWork {
-                args,
-                strategy,
-                composition,
-                betting,
-            },
-        )
-    })?;
+    let (result, seed, seconds) =
+        crate::common::thread_pool(args.threads.threads)?.install(|| {
+            with_selection(
+                &selection,
+                SimulateWork {
+                    args,
+                    strategy,
+                    composition,
+                    betting,
+                },
+            )
+        })?;
 
     let report = SimulateReport {
         rules,
         betting,
         strategy: args.strategy,
-        algorithm: args.algo.clone(),
-        backend: args.backend.clone(),
+        algorithm: args.random.algorithm(SIMULATE_ALGORITHM).to_owned(),
+        backend: args.random.backend().to_owned(),
         seed,
         seconds,
         exact_infinite,
@@ -906,7 +872,7 @@ fn run_strategy(args: &StrategyArgs) -> anyhow::Result<()> {
 
 fn run_exact(args: &ExactArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules(args.decks.decks, None)?;
-    let pool = crate::common::thread_pool(args.threads)?;
+    let pool = crate::common::thread_pool(args.threads.threads)?;
     // A few seconds at most (8 decks, 8 split hands): a bar over the ten upcards.
     let bar = progress_bar(10, true, "upcards");
     let exact = pool

@@ -16,7 +16,7 @@ use fairdeal::fairness::{
     ChunkedRun, FairnessReport, MAX_PERMUTATION_N, PASS_THRESHOLD, TestKind, chunk_seeded_test,
     unrank_permutation,
 };
-use fairdeal::rng::{Backend, DEFAULT_BACKEND};
+use fairdeal::rng::Backend;
 use fairdeal::{AlgorithmInfo, DEFAULT_ALGORITHM, Rng, ShuffleError, Shuffler};
 use indicatif::ProgressBar;
 use serde::Serialize;
@@ -24,8 +24,8 @@ use serde_json::Value;
 
 use crate::cmd::heatmap::{self, Heatmap};
 use crate::common::{
-    Resolved, SAMPLER_HELP, Selection, Table, WithResolved, print_json, progress_bar, stdout,
-    usage, with_selection,
+    RandomArgs, Resolved, SamplerArg, Selection, Table, WithResolved, print_json, progress_bar,
+    stdout, usage, with_selection,
 };
 
 /// Runs with more element-draws than this show a progress bar (on a terminal).
@@ -41,17 +41,15 @@ const FULL_LISTING_MAX: usize = 120;
     fairdeal fairness                         # 100,000 shuffles of [1, 2, 3], default algorithm\n  \
     fairdeal fairness --algo biased --seed 1  # the wrong-range swap: rejected\n  \
     fairdeal fairness --n 52 --trials 20000 --json  # position test")]
+#[command(mut_arg("algo", |a| a.help(format!(
+    "Shuffling algorithm to test (see `fairdeal algorithms`) [default: {DEFAULT_ALGORITHM}]"
+))))]
 pub(crate) struct Args {
-    /// Shuffling algorithm to test (see `fairdeal algorithms`).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_ALGORITHM)]
-    algo: String,
+    #[command(flatten)]
+    random: RandomArgs,
 
-    /// Random number generator to drive it (see `fairdeal backends`).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_BACKEND)]
-    backend: String,
-
-    #[arg(long, value_name = "NAME", default_value = "backend", help = SAMPLER_HELP)]
-    sampler: String,
+    #[command(flatten)]
+    sampler: SamplerArg,
 
     /// How many elements to shuffle: up to 8 counts every order, above the element positions.
     #[arg(long = "n", value_name = "N", default_value_t = 3)]
@@ -60,10 +58,6 @@ pub(crate) struct Args {
     /// How many shuffles to count.
     #[arg(long, value_name = "T", default_value_t = 100_000)]
     trials: u64,
-
-    /// Seed for a reproducible run; without it the generator is seeded from the OS.
-    #[arg(long, value_name = "S")]
-    seed: Option<u64>,
 
     /// Print the report as JSON.
     #[arg(long)]
@@ -116,7 +110,7 @@ struct JsonReport<'a> {
 }
 
 /// Runs `fairdeal fairness`.
-pub(crate) fn run(args: Args) -> anyhow::Result<()> {
+pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     if args.trials == 0 {
         return Err(usage("--trials must be at least 1"));
     }
@@ -136,17 +130,14 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     if let Some(path) = &args.plot {
         heatmap::check_svg_path(path)?;
     }
-    let selection = Selection {
-        algorithm: args.algo,
-        backend: args.backend,
-        sampler: args.sampler,
-        seed: args.seed,
-    };
+    let selection = args
+        .random
+        .selection(DEFAULT_ALGORITHM, &args.sampler.sampler);
     let show_progress = args.trials.saturating_mul(args.n as u64) > PROGRESS_THRESHOLD;
     let (report, seed) = with_selection(
         &selection,
         Experiment {
-            seed: args.seed,
+            seed: args.random.seed,
             n: args.n,
             trials: args.trials,
             show_progress,
@@ -167,7 +158,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         &report,
         &selection,
         seed,
-        args.seed.is_none(),
+        args.random.seed.is_none(),
         args.json,
         shard,
     )?;

@@ -16,14 +16,14 @@ use fairdeal::poker::{
     self as poker, Category, CategoryCounts, Deal, EquityConfig, EquityReport, McConfig, McReport,
     PokerError, Spot,
 };
-use fairdeal::rng::{Backend, DEFAULT_BACKEND};
+use fairdeal::rng::Backend;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::common::{
-    Resolved, Selection, Table, WithResolved, algorithm_parser, backend_parser, count_parser,
-    plural, print_json, progress_bar, stdout, usage, warn_if_unfair, with_selection,
+    RandomArgs, Resolved, Selection, Table, ThreadsArg, WithResolved, count_parser, plural,
+    print_json, progress_bar, stdout, usage, warn_if_unfair, with_selection,
 };
 
 /// The default algorithm for dealing: the partial shuffle, O(k) per hand.
@@ -67,27 +67,11 @@ enum PokerCommand {
     Equity(EquityArgs),
 }
 
-/// The algorithm, backend, seed and thread choices shared by the randomised subcommands.
-#[derive(Debug, clap::Args)]
-struct RandomArgs {
-    /// Shuffling algorithm that deals (see `fairdeal algorithms`).
-    #[arg(long, value_name = "NAME", default_value = DEAL_ALGORITHM, value_parser = algorithm_parser())]
-    algo: String,
-
-    /// Random number generator (see `fairdeal backends`).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_BACKEND, value_parser = backend_parser())]
-    backend: String,
-
-    /// Seed for a reproducible run (the same result on any thread count); without it a seed
-    /// is drawn from the OS and reported.
-    #[arg(long, value_name = "S")]
-    seed: Option<u64>,
-}
-
 /// Arguments of `fairdeal poker table`.
 #[derive(Debug, clap::Args)]
 #[command(
     group(clap::ArgGroup::new("mode").required(true).args(["exhaustive", "hands"])),
+    mut_arg("algo", |a| a.help(algo_help())),
     after_help = "Examples:\n  \
     fairdeal poker table --exhaustive                 # all 133,784,560 7-card hands\n  \
     fairdeal poker table --exhaustive --cards 5 --json\n  \
@@ -113,9 +97,8 @@ struct TableArgs {
     #[arg(long)]
     fresh_deck: bool,
 
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long, value_name = "T", value_parser = crate::common::parse_threads)]
-    threads: Option<NonZeroUsize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
 
     #[command(flatten)]
     random: RandomArgs,
@@ -132,7 +115,7 @@ struct TableArgs {
 
 /// Arguments of `fairdeal poker equity`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  \
+#[command(mut_arg("algo", |a| a.help(algo_help())), after_help = "Examples:\n  \
     fairdeal poker equity AsAh KsKd                   # exact: all 1,712,304 boards\n  \
     fairdeal poker equity AhKh QsQd --board 2h7h9c    # exact on the flop\n  \
     fairdeal poker equity AsKs random random --trials 2000000 --seed 7 --json")]
@@ -159,9 +142,8 @@ struct EquityArgs {
     #[arg(long, value_name = "N", value_parser = count_parser(1, MAX_TRIALS))]
     trials: Option<u64>,
 
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long, value_name = "T", value_parser = crate::common::parse_threads)]
-    threads: Option<NonZeroUsize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
 
     #[command(flatten)]
     random: RandomArgs,
@@ -179,8 +161,8 @@ struct EquityArgs {
 /// Runs `fairdeal poker`.
 pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
-        PokerCommand::Table(args) => run_table(args),
-        PokerCommand::Equity(args) => run_equity(args),
+        PokerCommand::Table(args) => run_table(&args),
+        PokerCommand::Equity(args) => run_equity(&args),
     }
 }
 
@@ -197,13 +179,15 @@ fn poker_error(e: &PokerError) -> anyhow::Error {
     usage(e.to_string())
 }
 
-fn selection(random: RandomArgs) -> Selection {
-    Selection {
-        algorithm: random.algo,
-        backend: random.backend,
-        sampler: String::from("backend"),
-        seed: random.seed,
-    }
+fn selection(random: &RandomArgs) -> Selection {
+    random.selection(DEAL_ALGORITHM, "backend")
+}
+
+/// The help of `--algo`, naming the algorithm that deals by default.
+fn algo_help() -> String {
+    format!(
+        "Shuffling algorithm that deals (see `fairdeal algorithms`) [default: {DEAL_ALGORITHM}]"
+    )
 }
 
 /// Nine values keyed by category name, best category first (`straight_flush` … `high_card`)
@@ -248,7 +232,7 @@ struct McJson {
     most_deviant: &'static str,
 }
 
-fn run_table(args: TableArgs) -> anyhow::Result<()> {
+fn run_table(args: &TableArgs) -> anyhow::Result<()> {
     if args.cards != 5 && args.cards != 7 {
         return Err(usage(format!("--cards must be 5 or 7, not {}", args.cards)));
     }
@@ -256,14 +240,14 @@ fn run_table(args: TableArgs) -> anyhow::Result<()> {
         if args.cards != 7 {
             return Err(usage("Monte Carlo tables deal 7 cards: drop --cards 5"));
         }
-        let sel = selection(args.random);
+        let sel = selection(&args.random);
         warn_if_unfair(&sel.algorithm);
         let deal = if args.fresh_deck {
             Deal::Fresh
         } else {
             Deal::Reuse
         };
-        let (report, seed) = on_threads(args.threads, || {
+        let (report, seed) = on_threads(args.threads.threads, || {
             // The exact table is the reference; build it before the progress bar starts.
             poker::exact_counts(7).map_err(|e| poker_error(&e))?;
             with_selection(
@@ -292,7 +276,7 @@ fn run_table(args: TableArgs) -> anyhow::Result<()> {
         )?;
         return shard_note(args.shard, args.json, hands, "hands");
     }
-    let counts = on_threads(args.threads, || poker::exact_counts(args.cards))?
+    let counts = on_threads(args.threads.threads, || poker::exact_counts(args.cards))?
         .map_err(|e| poker_error(&e))?;
     print_table(
         args.cards,
@@ -479,20 +463,31 @@ struct PlayerJson {
     shares: u64,
 }
 
-fn run_equity(args: EquityArgs) -> anyhow::Result<()> {
+fn run_equity(args: &EquityArgs) -> anyhow::Result<()> {
     let hands: Vec<&str> = args.hands.iter().map(String::as_str).collect();
     let spot = Spot::parse(&hands, &args.board, &args.dead).map_err(|e| poker_error(&e))?;
     let exact =
         args.exact || (args.trials.is_none() && spot.exact_outcomes() <= poker::AUTO_EXACT_LIMIT);
     if exact {
-        let report = on_threads(args.threads, || poker::equity_exact(&spot))?
+        // Exact equity draws nothing: options that choose the randomness are refused rather
+        // than ignored, whether --exact was given or chosen for a small spot.
+        let given = args.random.given();
+        if !given.is_empty() {
+            return Err(usage(format!(
+                "{} only apply to Monte Carlo equity, and this spot is enumerated exactly ({} \
+                 deals): add --trials N to sample it, or leave them out",
+                given.join(", "),
+                spot.exact_outcomes()
+            )));
+        }
+        let report = on_threads(args.threads.threads, || poker::equity_exact(&spot))?
             .map_err(|e| poker_error(&e))?;
         return print_equity(&report, &spot, None, args.json, None);
     }
-    let sel = selection(args.random);
+    let sel = selection(&args.random);
     warn_if_unfair(&sel.algorithm);
     let trials = args.trials.unwrap_or(DEFAULT_TRIALS);
-    let (report, seed) = on_threads(args.threads, || {
+    let (report, seed) = on_threads(args.threads.threads, || {
         with_selection(
             &sel,
             McEquity {
