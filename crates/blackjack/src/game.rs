@@ -302,7 +302,13 @@ impl<'a> Engine<'a> {
             return self.payout * b;
         }
 
-        let first = self.initial_action(c1, c2, u);
+        // The chart's first decision (`initial_action` without the composition branch).
+        let first = if c1 == c2 && rules.max_split_hands >= 2 {
+            self.strategy.pair_raw(c1, u)
+        } else {
+            let (t, soft) = two_card_total(c1, c2);
+            self.strategy.first_raw(t, soft, u)
+        };
         if rules.surrender == Surrender::Early && first == Action::Surrender {
             counts.surrenders += 1;
             counts.hands += 1;

@@ -272,6 +272,31 @@ where
     let mut sums = Sums::default();
     let mut running = 0i32;
     let mut scratch = Scratch::new();
+    if let Betting::Flat = betting {
+        // Flat bets: every round wagers `seats` units, so the per-round sums need only Σ net
+        // and Σ net², which fit in 64 bits for a chunk (|net| ≤ 7 seats × 8 hands × 20 tenths
+        // per round, so Σ net² ≤ 1120² × 2¹⁶ < 2⁴¹); the wager terms follow exactly at the end.
+        debug_assert!(rounds <= CHUNK_ROUNDS);
+        let (mut net_sum, mut net2_sum) = (0i64, 0u64);
+        for _ in 0..rounds {
+            shoe.start_round(rng);
+            let mut src = ShoeSource::<S, R, false> {
+                shoe,
+                rng,
+                running: 0,
+            };
+            let net = engine.play_round(&mut src, 1, &mut counts, &mut scratch);
+            net_sum += net;
+            net2_sum += net.unsigned_abs() * net.unsigned_abs();
+        }
+        let wager = u128::from(seats);
+        sums.wager = rounds * seats;
+        sums.net = i128::from(net_sum);
+        sums.net2 = u128::from(net2_sum);
+        sums.wager2 = u128::from(rounds) * wager * wager;
+        sums.net_wager = i128::from(net_sum) * i128::from(seats);
+        return (counts, sums);
+    }
     for _ in 0..rounds {
         if shoe.start_round(rng) {
             running = 0;
