@@ -86,7 +86,7 @@ const SCATTER_ABOVE: u64 = 16 << 20;
 
 /// `n` bytes as the help states them: whole MiB, or MiB to one decimal.
 fn mib(n: u64) -> String {
-    if n % (1 << 20) == 0 {
+    if n.is_multiple_of(1 << 20) {
         format!("{} MiB", n >> 20)
     } else {
         format!("{:.1} MiB", n as f64 / f64::from(1u32 << 20))
