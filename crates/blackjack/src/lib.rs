@@ -74,6 +74,11 @@ assert!(result.house_edge_percent().abs() < 3.0);
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+/// The README's quick start, compiled and run by `cargo test --doc` so that it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 mod count;
 mod dealer;
 mod exact;

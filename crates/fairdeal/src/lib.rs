@@ -156,6 +156,11 @@ pub use fairdeal_poker as poker;
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
 
+/// This crate's README (its crates.io page): the quick start, compiled and run as a doc-test.
+#[cfg(all(doctest, feature = "rng", feature = "inplace"))]
+#[doc = include_str!("../README.md")]
+pub struct CrateReadmeDoctests;
+
 #[cfg(feature = "blackjack")]
 pub use fairdeal_blackjack as blackjack;
 

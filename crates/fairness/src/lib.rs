@@ -113,6 +113,11 @@ subtle RNG defect may need millions.
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+/// The README's quick start, compiled and run by `cargo test --doc` so that it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 mod adjacency;
 mod battery;
 mod error;

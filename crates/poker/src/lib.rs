@@ -80,6 +80,11 @@ any order, so a seed gives the same answer on 1 or 64 threads.
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+/// The README's quick start, compiled and run by `cargo test --doc` so that it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 mod equity;
 mod error;
 mod eval;

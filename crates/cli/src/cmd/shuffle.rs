@@ -84,6 +84,44 @@ const PROGRESS_THRESHOLD: u64 = 64 << 20;
 /// array; at 4–8 MB the two were within the noise.
 const SCATTER_ABOVE: u64 = 16 << 20;
 
+/// `n` bytes as the help states them: whole MiB, or MiB to one decimal.
+fn mib(n: u64) -> String {
+    if n.is_multiple_of(1 << 20) {
+        format!("{} MiB", n >> 20)
+    } else {
+        format!("{:.1} MiB", n as f64 / f64::from(1u32 << 20))
+    }
+}
+
+/// `--algo`'s help, formatted from the thresholds the code applies.
+fn algo_help() -> String {
+    let leaf = fairdeal::parallel::DEFAULT_LEAF_BYTES;
+    format!(
+        "Shuffling algorithm (see `fairdeal algorithms`) [default: {DEFAULT_ALGORITHM}, run as the \
+         parallel scatter shuffle once the elements fill more than {}, i.e. {} numbers or {} \
+         lines (identical below that, unless the lines exceed {}), and above {} of lines as the \
+         external shuffle's buckets kept in memory; {PREFIX_ALGORITHM} with -n: O(k) for a \
+         sample of k]. Applies to input that fits the memory budget.",
+        mib(leaf as u64),
+        leaf / size_of::<u64>(),
+        leaf / size_of::<&[u8]>(),
+        mib(SCATTER_ABOVE),
+        mib(SCATTER_ABOVE),
+    )
+}
+
+/// `--memory`'s help, with the buffers beside the budget formatted from their constant.
+fn memory_help() -> String {
+    format!(
+        "Memory budget (e.g. 512M, 4G; K, M, G, T are powers of 1024). Input that fits (its bytes \
+         plus 16 per line) is shuffled in memory, and the budget does not change its output; \
+         larger input is shuffled through temporary files, and its output for a --seed depends \
+         on the budget [default: a quarter of physical memory]. Memory use stays within the \
+         budget plus {} of buffers.",
+        mib(fairdeal_external::BUFFER_BYTES as u64)
+    )
+}
+
 /// Arguments of `fairdeal shuffle`.
 #[derive(Debug, clap::Args)]
 #[command(
@@ -140,12 +178,7 @@ pub(crate) struct Args {
     #[arg(short = 'z', long = "zero-terminated")]
     zero_terminated: bool,
 
-    /// Shuffling algorithm (see `fairdeal algorithms`) [default: inplace, run as the parallel
-    /// scatter shuffle once the elements fill more than 1 MiB, i.e. 131,072 numbers or 65,536
-    /// lines (identical below that, unless the lines exceed 16 MiB), and above 16 MiB of lines
-    /// as the external shuffle's buckets kept in memory; partial with -n: O(k) for a sample of
-    /// k]. Applies to input that fits the memory budget.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help = algo_help())]
     algo: Option<String>,
 
     /// Random number generator (see `fairdeal backends`).
@@ -173,12 +206,7 @@ pub(crate) struct Args {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<PathBuf>,
 
-    /// Memory budget (e.g. 512M, 4G; K, M, G, T are powers of 1024). Input that fits (its
-    /// bytes plus 16 per line) is shuffled in memory, and the budget does not change its
-    /// output; larger input is shuffled through temporary files, and its output for a --seed
-    /// depends on the budget [default: a quarter of physical memory]. Memory use stays within
-    /// the budget plus about 3 MiB of buffers.
-    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory, help = memory_help())]
     memory: Option<MemoryBudget>,
 
     /// Directory for temporary files [default: $TMPDIR, else /tmp]. They take about the
@@ -1165,6 +1193,11 @@ mod tests {
         );
         assert!(help.contains("depends on the budget"), "{help}");
         assert!(help.contains("a quarter of physical memory"), "{help}");
+        assert!(
+            help.contains("more than 1 MiB, i.e. 131072 numbers or 65536 lines"),
+            "{help}"
+        );
+        assert!(help.contains("budget plus 2.5 MiB of buffers"), "{help}");
         assert_eq!(
             fairdeal_external::DEFAULT_FRACTION,
             4,
