@@ -279,7 +279,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
         missing.push("every algorithm (no instruction counts were parsed)".to_owned());
     }
 
-    let plots = write_plots(&report_dir, &samples, &comparisons, algorithms)?;
+    let plots = write_plots(&report_dir, &samples, &duels, algorithms)?;
     let command = command_line(args);
     let ctx = ReportContext {
         command: &command,

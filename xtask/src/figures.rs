@@ -7,16 +7,18 @@ use std::path::Path;
 use anyhow::Result;
 use fairdeal::AlgorithmInfo;
 
+use crate::duel::Duel;
 use crate::model::{CASE_DEAL, CASE_DECK, CASE_SHUFFLE, Metric, Sample};
-use crate::report::Comparison;
+use crate::targets::{Check, GOALS, Source};
 use crate::{catalogue, plot};
 
 /// Writes this run's SVG figures into `dir` (removing earlier ones) and returns each file's
-/// name and title.
+/// name and title: cost against N per algorithm and backend, every algorithm at the default
+/// backend, and the duels' ratios ([`write_duel_plots`]).
 pub(crate) fn write_plots(
     dir: &Path,
     samples: &[Sample],
-    comparisons: &[Comparison],
+    duels: &[Duel],
     algorithms: &[AlgorithmInfo],
 ) -> Result<Vec<(String, String)>> {
     // Remove plots of earlier runs so the directory only holds this run's figures.
@@ -104,58 +106,196 @@ pub(crate) fn write_plots(
         made.push(("instructions-by-algorithm.svg".to_owned(), title));
     }
 
-    // ns/element per backend and subject at the comparison sizes.
-    let mut points: BTreeSet<(String, u64)> = BTreeSet::new();
-    for c in comparisons {
-        points.insert((c.case.clone(), c.n));
-    }
-    for (case, n) in points {
-        if case == CASE_DEAL {
-            continue; // per-card cost of a deal is in the report table
+    made.extend(write_duel_plots(dir, duels)?);
+    Ok(made)
+}
+
+/// The goal a duel is read against in the targets table, if it has one.
+fn duel_goal(d: &Duel) -> Option<f64> {
+    GOALS.iter().find_map(|g| match (g.source, g.check) {
+        (Source::Duel(sizes), Check::RatioAtLeast(x))
+            if g.ours == (d.case.as_str(), d.ours.as_str())
+                && g.peer.1 == d.peer
+                && sizes.contains(&d.n)
+                && g.backends.contains(&d.backend.as_str()) =>
+        {
+            Some(x)
         }
-        let here: Vec<&Sample> = samples
+        _ => None,
+    })
+}
+
+/// How a duel's case and size read on an axis.
+fn duel_category(d: &Duel) -> String {
+    match d.case.as_str() {
+        CASE_DECK => "deck of 52 (u8)".to_owned(),
+        CASE_DEAL => "deal 7 of 52".to_owned(),
+        _ => match (4..=12).find(|&k| 10u64.pow(k) == d.n) {
+            Some(k) => format!("N = 10^{k}"),
+            None if d.n.is_power_of_two() && d.n > 1 << 10 => {
+                format!("N = 2^{}", d.n.trailing_zeros())
+            }
+            None => format!("N = {}", d.n),
+        },
+    }
+}
+
+/// One figure per pairing of our subject and a peer (`duel-<ours>-vs-<peer>.svg`): the median
+/// per-round ratio of every duel with its quartiles, grouped by case and size, one colour and
+/// marker per backend, with each duel's goal from the targets table. This answers "how much
+/// faster than rand and fastrand, and how steady" directly, where per-element times of twelve
+/// subjects did not.
+pub(crate) fn write_duel_plots(dir: &Path, duels: &[Duel]) -> Result<Vec<(String, String)>> {
+    let mut made = Vec::new();
+    let pairs: BTreeSet<(&str, &str)> = duels
+        .iter()
+        .map(|d| (d.ours.as_str(), d.peer.as_str()))
+        .collect();
+    for (ours, peer) in pairs {
+        let mine: Vec<&Duel> = duels
             .iter()
-            .filter(|s| s.metric == Metric::WallNs && s.case == case && s.n == n)
+            .filter(|d| d.ours == ours && d.peer == peer)
             .collect();
-        let backends: Vec<String> = here
+        // Groups in the order deck, deal, then growing N; backends in the targets' order.
+        let keys: Vec<(u8, u64, String)> = mine
             .iter()
-            .map(|s| s.backend.clone())
+            .map(|d| {
+                let rank = match d.case.as_str() {
+                    CASE_DECK => 0,
+                    CASE_DEAL => 1,
+                    _ => 2,
+                };
+                (rank, d.n, duel_category(d))
+            })
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
-        let subjects: BTreeSet<&str> = here.iter().map(|s| s.subject.as_str()).collect();
-        let series: Vec<(String, Vec<(usize, f64)>)> = subjects
+        let categories: Vec<String> = keys.into_iter().map(|k| k.2).collect();
+        let mut backends: Vec<String> = crate::targets::DUEL_BACKENDS
             .iter()
-            .map(|subj| {
-                let pts = here
-                    .iter()
-                    .filter(|s| s.subject == *subj)
-                    .filter_map(|s| {
-                        backends
-                            .iter()
-                            .position(|b| *b == s.backend)
-                            .map(|i| (i, s.value / n as f64))
-                    })
-                    .collect();
-                ((*subj).to_owned(), pts)
+            .filter(|b| mine.iter().any(|d| d.backend == **b))
+            .map(|b| (*b).to_owned())
+            .collect();
+        for d in &mine {
+            if !backends.contains(&d.backend) {
+                backends.push(d.backend.clone());
+            }
+        }
+        let points: Vec<plot::RatioPoint> = mine
+            .iter()
+            .filter_map(|d| {
+                Some(plot::RatioPoint {
+                    category: categories.iter().position(|c| *c == duel_category(d))?,
+                    series: backends.iter().position(|b| *b == d.backend)?,
+                    median: d.ratio,
+                    q1: d.ratio_q1,
+                    q3: d.ratio_q3,
+                    goal: duel_goal(d),
+                })
             })
             .collect();
-        let file = format!("ns-per-element-{case}-{n}.svg");
-        let what = if case == CASE_DECK {
-            "52-card deck ([u8; 52])".to_owned()
-        } else {
-            format!("Vec<u32>, N = {n}")
-        };
-        let title = format!("ns per element, {what}: each backend, ours and peers");
-        if plot::dots(
-            &dir.join(&file),
-            &title,
-            "ns / element (median)",
-            &backends,
-            &series,
-        )? {
+        let file = format!("duel-{ours}-vs-{peer}.svg");
+        let title = format!("{ours} vs {peer}: how many times faster, per backend (duels)");
+        if plot::ratios(&dir.join(&file), &title, &categories, &backends, &points)? {
             made.push((file, title));
         }
     }
     Ok(made)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn duel(case: &str, backend: &str, n: u64, peer: &str, ratio: f64) -> Duel {
+        Duel {
+            case: case.to_owned(),
+            backend: backend.to_owned(),
+            n,
+            ours: if case == CASE_DEAL {
+                "partial"
+            } else {
+                "inplace"
+            }
+            .to_owned(),
+            peer: peer.to_owned(),
+            rounds: 21,
+            iters: 100,
+            ours_ns: 10.0,
+            peer_ns: 10.0 * ratio,
+            ratio,
+            ratio_q1: ratio * 0.95,
+            ratio_q3: ratio * 1.04,
+            ratio_min: ratio * 0.8,
+            ratio_max: ratio * 1.2,
+        }
+    }
+
+    /// One figure per (ours, peer) pairing, groups named by case and size, and each duel's
+    /// goal taken from the targets table (none for the informational pairing).
+    #[test]
+    fn duel_figures_group_by_pairing_and_carry_the_goals() {
+        let mut duels = Vec::new();
+        for (i, backend) in ["wyrand", "pcg64", "chacha12"].into_iter().enumerate() {
+            let r = 1.5 + i as f64;
+            duels.push(duel(CASE_DECK, backend, 52, "rand-shuffle", r + 1.0));
+            for n in [1_000, 10_000, 1 << 20] {
+                duels.push(duel(CASE_SHUFFLE, backend, n, "rand-shuffle", r));
+                duels.push(duel(CASE_SHUFFLE, backend, n, "inplace-lemire", 1.1));
+            }
+            duels.push(duel(CASE_DEAL, backend, 52, "inplace", 4.6));
+        }
+        duels.push(duel(
+            CASE_SHUFFLE,
+            "wyrand",
+            1_000,
+            "fastrand-shuffle",
+            1.14,
+        ));
+        let labels: Vec<String> = duels.iter().map(duel_category).collect();
+        for want in [
+            "deck of 52 (u8)",
+            "N = 1000",
+            "N = 10^4",
+            "N = 2^20",
+            "deal 7 of 52",
+        ] {
+            assert!(
+                labels.iter().any(|l| l == want),
+                "{want} missing: {labels:?}"
+            );
+        }
+        let goal = |i: usize| duel_goal(&duels[i]);
+        assert_eq!(goal(0), Some(2.5)); // deck vs rand
+        assert_eq!(goal(1), Some(2.5)); // 10^3 vs rand
+        assert_eq!(goal(5), Some(2.0)); // 2^20 vs rand
+        assert_eq!(goal(2), None); // inplace-lemire is informational
+        assert_eq!(goal(7), Some(5.0)); // deal vs full shuffle
+        assert_eq!(goal(duels.len() - 1), Some(1.4)); // fastrand at 10^3, wyrand only
+
+        let dir = std::env::temp_dir().join(format!("xtask-duel-figures-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let made = write_duel_plots(&dir, &duels).unwrap();
+        let mut files: Vec<&str> = made.iter().map(|(f, _)| f.as_str()).collect();
+        files.sort_unstable();
+        assert_eq!(
+            files,
+            [
+                "duel-inplace-vs-fastrand-shuffle.svg",
+                "duel-inplace-vs-inplace-lemire.svg",
+                "duel-inplace-vs-rand-shuffle.svg",
+                "duel-partial-vs-inplace.svg"
+            ]
+        );
+        let rand = std::fs::read_to_string(dir.join("duel-inplace-vs-rand-shuffle.svg")).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        for text in ["N = 2^20", "deck of 52", "chacha12", "3.50", "4.50"] {
+            assert!(rand.contains(text), "{text} missing from the figure");
+        }
+        assert!(
+            write_duel_plots(&std::env::temp_dir(), &[])
+                .unwrap()
+                .is_empty()
+        );
+    }
 }

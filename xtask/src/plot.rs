@@ -1,4 +1,4 @@
-//! SVG plots (plotters): log-log cost against N, and ns/element dot charts.
+//! SVG plots (plotters): log-log cost against N, and the duels' ratios with their quartiles.
 
 use std::path::Path;
 
@@ -82,40 +82,96 @@ pub(crate) fn loglog(path: &Path, title: &str, y_desc: &str, series: &[Series]) 
     Ok(true)
 }
 
-/// A dot chart: one column per category (backend), one marker series per subject, log y.
-pub(crate) fn dots(
+/// One duel on a ratio chart: the median of its per-round ratios (peer time / our time), their
+/// quartiles, and the goal stated for it, if any.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct RatioPoint {
+    /// Index into the chart's categories (the x groups).
+    pub(crate) category: usize,
+    /// Index into the chart's series (one colour and marker each).
+    pub(crate) series: usize,
+    pub(crate) median: f64,
+    pub(crate) q1: f64,
+    pub(crate) q3: f64,
+    pub(crate) goal: Option<f64>,
+}
+
+/// Okabe–Ito colours: distinguishable with the common colour-vision deficiencies.
+const COLOURS: [RGBColor; 7] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(0, 0, 0),
+];
+
+/// A marker outline in pixels around its point: circle, triangle, square, diamond, inverted
+/// triangle, then round again (paired with [`COLOURS`], every series differs in both).
+fn marker_shape(i: usize) -> Vec<(i32, i32)> {
+    match i % 5 {
+        0 => (0..16)
+            .map(|k| {
+                let a = f64::from(k) * std::f64::consts::TAU / 16.0;
+                (
+                    (6.0 * a.cos()).round() as i32,
+                    (6.0 * a.sin()).round() as i32,
+                )
+            })
+            .collect(),
+        1 => vec![(0, -7), (6, 5), (-6, 5)],
+        2 => vec![(-5, -5), (5, -5), (5, 5), (-5, 5)],
+        3 => vec![(0, -7), (7, 0), (0, 7), (-7, 0)],
+        _ => vec![(0, 7), (6, -5), (-6, -5)],
+    }
+}
+
+/// The duels as ratios: one x group per category (a case and size), one marker per series
+/// (backend) at the median per-round ratio, with a bar from the lower to the upper quartile,
+/// a short line in the series' colour at its goal, and a dashed line at 1× (as fast as the
+/// peer). The legend is drawn beside the plot, never on the data. Returns `false` (and writes
+/// nothing) when there is no point.
+pub(crate) fn ratios(
     path: &Path,
     title: &str,
-    y_desc: &str,
     categories: &[String],
-    series: &[(String, Vec<(usize, f64)>)],
+    series: &[String],
+    points: &[RatioPoint],
 ) -> Result<bool> {
-    let ys: Vec<f64> = series
+    let points: Vec<RatioPoint> = points
         .iter()
-        .flat_map(|(_, p)| p.iter().map(|&(_, y)| y))
-        .filter(|y| *y > 0.0)
+        .copied()
+        .filter(|p| {
+            p.category < categories.len() && p.series < series.len() && p.median.is_finite()
+        })
         .collect();
-    if ys.is_empty() || categories.is_empty() {
+    if points.is_empty() {
         return Ok(false);
     }
-    let y0 = ys.iter().copied().fold(f64::MAX, f64::min) / 1.5;
-    // Headroom above the highest point for the legend.
-    let y1 = ys.iter().copied().fold(f64::MIN, f64::max) * 4.0;
-    let root = SVGBackend::new(path, (1000, 600)).into_drawing_area();
+    let top = points
+        .iter()
+        .flat_map(|p| [p.median, p.q3, p.goal.unwrap_or(0.0)])
+        .filter(|y| y.is_finite())
+        .fold(1.0f64, f64::max)
+        * 1.15;
+    let root = SVGBackend::new(path, (1100, 560)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
+    let (plot_area, side) = root.split_horizontally(860);
     let k = categories.len() as f64;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 20))
-        .margin(12)
-        .x_label_area_size(50)
-        .y_label_area_size(80)
-        .build_cartesian_2d(-0.5..(k - 0.5), (y0..y1).log_scale())
-        .map_err(err)?;
     let cats = categories.to_vec();
+    let mut chart = ChartBuilder::on(&plot_area)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(-0.5..(k - 0.5), 0.0..top)
+        .map_err(err)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(categories.len())
+        .x_label_style(("sans-serif", 14))
         .x_label_formatter(&move |x| {
             let i = x.round();
             if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < cats.len() {
@@ -124,31 +180,112 @@ pub(crate) fn dots(
                 String::new()
             }
         })
-        .y_desc(y_desc)
-        .y_label_formatter(&|y| format_num(*y))
+        .y_desc("peer time / our time (median per round; above 1: ours faster)")
+        .y_label_formatter(&|y| format!("{y:.1}×"))
         .draw()
+        .map_err(err)?;
+    chart
+        .draw_series(DashedLineSeries::new(
+            [(-0.5, 1.0), (k - 0.5, 1.0)],
+            6,
+            4,
+            RGBColor(110, 110, 110).stroke_width(1),
+        ))
         .map_err(err)?;
     let m = series.len().max(1) as f64;
-    for (i, (name, pts)) in series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        let offset = (i as f64 - (m - 1.0) / 2.0) * (0.7 / m);
+    // Each series' slot in a group (no wider than a third of it, so one series keeps narrow
+    // bars and goal marks).
+    let slot = 0.8 / m.max(3.0);
+    for p in &points {
+        let colour = COLOURS[p.series % COLOURS.len()];
+        let x = p.category as f64 + (p.series as f64 - (m - 1.0) / 2.0) * slot;
+        if let Some(goal) = p.goal {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(x - slot * 0.45, goal), (x + slot * 0.45, goal)],
+                    colour.stroke_width(3),
+                )))
+                .map_err(err)?;
+        }
+        let bar = colour.stroke_width(2);
         chart
-            .draw_series(
-                pts.iter()
-                    .filter(|(_, y)| *y > 0.0)
-                    .map(|&(c, y)| TriangleMarker::new((c as f64 + offset, y), 5, color.filled())),
-            )
-            .map_err(err)?
-            .label(name.as_str())
-            .legend(move |(x, y)| TriangleMarker::new((x + 8, y), 5, color.filled()));
+            .draw_series([
+                PathElement::new(vec![(x, p.q1), (x, p.q3)], bar),
+                PathElement::new(vec![(x - slot * 0.15, p.q1), (x + slot * 0.15, p.q1)], bar),
+                PathElement::new(vec![(x - slot * 0.15, p.q3), (x + slot * 0.15, p.q3)], bar),
+            ])
+            .map_err(err)?;
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at((x, p.median))
+                    + Polygon::new(marker_shape(p.series), colour.filled())
+                    + Text::new(
+                        format!("{:.2}", p.median),
+                        (9, -6),
+                        ("sans-serif", 12).into_font().color(&BLACK),
+                    ),
+            ))
+            .map_err(err)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
+
+    // The legend, beside the plot.
+    let font = ("sans-serif", 15).into_font();
+    let small = ("sans-serif", 13).into_font();
+    let mut y = 60;
+    side.draw(&Text::new("backend", (10, y), font.clone().color(&BLACK)))
         .map_err(err)?;
+    for (i, name) in series.iter().enumerate() {
+        y += 26;
+        let colour = COLOURS[i % COLOURS.len()];
+        side.draw(
+            &(EmptyElement::at((22, y + 7)) + Polygon::new(marker_shape(i), colour.filled())),
+        )
+        .map_err(err)?;
+        side.draw(&Text::new(
+            name.as_str(),
+            (40, y),
+            font.clone().color(&BLACK),
+        ))
+        .map_err(err)?;
+    }
+    y += 44;
+    let key: [(&str, &str); 4] = [
+        ("marker", "median of the per-round ratios"),
+        ("bar", "lower to upper quartile"),
+        ("goal", "the target, in the colour"),
+        ("parity", "1×: as fast as the peer"),
+    ];
+    for (what, text) in key {
+        let grey = RGBColor(110, 110, 110);
+        match what {
+            "bar" => side.draw(&PathElement::new(
+                vec![(22, y - 2), (22, y + 14)],
+                BLACK.stroke_width(2),
+            )),
+            "goal" => side.draw(&PathElement::new(
+                vec![(12, y + 6), (32, y + 6)],
+                BLACK.stroke_width(3),
+            )),
+            "parity" => side
+                .draw(&PathElement::new(
+                    vec![(10, y + 6), (18, y + 6)],
+                    grey.stroke_width(1),
+                ))
+                .and_then(|()| {
+                    side.draw(&PathElement::new(
+                        vec![(24, y + 6), (32, y + 6)],
+                        grey.stroke_width(1),
+                    ))
+                }),
+            _ => side.draw(
+                &(EmptyElement::at((22, y + 6)) + Polygon::new(marker_shape(0), BLACK.filled())),
+            ),
+        }
+        .map_err(err)?;
+        side.draw(&Text::new(text, (40, y), small.clone().color(&BLACK)))
+            .map_err(err)?;
+        y += 24;
+    }
     root.present().map_err(err)?;
     Ok(true)
 }
@@ -176,17 +313,25 @@ mod tests {
         let series = vec![("a".to_owned(), vec![(16.0, 100.0), (1024.0, 6400.0)])];
         assert!(loglog(&dir.join("a.svg"), "t", "ns", &series).unwrap());
         assert!(!loglog(&dir.join("b.svg"), "t", "ns", &[]).unwrap());
-        let cats = vec!["pcg64".to_owned(), "wyrand".to_owned()];
-        assert!(
-            dots(
-                &dir.join("c.svg"),
-                "t",
-                "ns/el",
-                &cats,
-                &[("inplace".to_owned(), vec![(0, 1.5), (1, 1.1)])]
-            )
-            .unwrap()
-        );
+        let cats = vec!["N = 1000".to_owned(), "N = 10^4".to_owned()];
+        let backends = vec!["wyrand".to_owned(), "chacha12".to_owned()];
+        let point = |category, series, median| RatioPoint {
+            category,
+            series,
+            median,
+            q1: median - 0.1,
+            q3: median + 0.1,
+            goal: Some(2.5),
+        };
+        let pts = [point(0, 0, 2.6), point(1, 0, 2.4), point(0, 1, 1.8)];
+        assert!(ratios(&dir.join("c.svg"), "t", &cats, &backends, &pts).unwrap());
+        assert!(!ratios(&dir.join("d.svg"), "t", &cats, &backends, &[]).unwrap());
+        let c = std::fs::read_to_string(dir.join("c.svg")).unwrap();
+        // Every median is labelled, and both series are in the legend.
+        for label in ["2.60", "2.40", "1.80", "wyrand", "chacha12", "quartile"] {
+            assert!(c.contains(label), "{label} missing");
+        }
+        assert!(!dir.join("d.svg").exists());
         let svg = std::fs::read_to_string(dir.join("a.svg")).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(svg.starts_with("<svg"));

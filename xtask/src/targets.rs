@@ -587,13 +587,17 @@ pub(crate) fn duels_only(
     let json_path = dir.join("duels.json");
     std::fs::write(&json_path, serde_json::to_string_pretty(&summary)? + "\n")
         .with_context(|| format!("writing {}", json_path.display()))?;
-    let md = format!(
+    let plots = crate::figures::write_duel_plots(&dir, &duels)?;
+    let mut md = format!(
         "# Duels\n\n`{}`, started {}; {}; {load}.\n\n{}",
         record.command,
         record.started,
         record.machine,
         markdown(&rows)
     );
+    for (file, title) in &plots {
+        let _ = write!(md, "\n![{title}]({file})\n");
+    }
     let md_path = dir.join("duels.md");
     std::fs::write(&md_path, md).with_context(|| format!("writing {}", md_path.display()))?;
     println!(
@@ -601,6 +605,9 @@ pub(crate) fn duels_only(
         json_path.display(),
         md_path.display()
     );
+    for (file, _) in &plots {
+        println!("         {}", dir.join(file).display());
+    }
     Ok(std::process::ExitCode::SUCCESS)
 }
 

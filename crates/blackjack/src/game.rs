@@ -224,6 +224,7 @@ impl<'a> Engine<'a> {
         scratch: &mut Scratch,
     ) -> i64 {
         match self.rules.seats {
+            1 if self.composition.is_none() => self.play_round_one_seat(src, bet, counts, scratch),
             1 => self.play_round_for::<C, 1>(src, bet, counts, scratch),
             2 => self.play_round_for::<C, 2>(src, bet, counts, scratch),
             3 => self.play_round_for::<C, 3>(src, bet, counts, scratch),
@@ -232,6 +233,229 @@ impl<'a> Engine<'a> {
             6 => self.play_round_for::<C, 6>(src, bet, counts, scratch),
             _ => self.play_round_for::<C, MAX_SEATS>(src, bet, counts, scratch),
         }
+    }
+
+    /// The general round for any number of seats and either kind of play (the reference the
+    /// one-seat round is tested against).
+    #[cfg(test)]
+    pub(crate) fn play_round_general<C: CardSource>(
+        &self,
+        src: &mut C,
+        bet: u32,
+        counts: &mut Counts,
+        scratch: &mut Scratch,
+    ) -> i64 {
+        match self.rules.seats {
+            1 => self.play_round_for::<C, 1>(src, bet, counts, scratch),
+            2 => self.play_round_for::<C, 2>(src, bet, counts, scratch),
+            3 => self.play_round_for::<C, 3>(src, bet, counts, scratch),
+            4 => self.play_round_for::<C, 4>(src, bet, counts, scratch),
+            5 => self.play_round_for::<C, 5>(src, bet, counts, scratch),
+            6 => self.play_round_for::<C, 6>(src, bet, counts, scratch),
+            _ => self.play_round_for::<C, MAX_SEATS>(src, bet, counts, scratch),
+        }
+    }
+
+    /// The common case, one seat playing the chart, without the per-seat arrays, the hand
+    /// records and the split loop: the hand is two registers (total, soft) and a flag.
+    /// A round whose first decision is a split hands the seat to [`Engine::play_seat`] and
+    /// settles its hands as the general round does. It draws the same cards in the same order
+    /// and counts the same outcomes as `play_round_for::<_, 1>` (tested round by round).
+    #[inline]
+    fn play_round_one_seat<C: CardSource>(
+        &self,
+        src: &mut C,
+        bet: u32,
+        counts: &mut Counts,
+        scratch: &mut Scratch,
+    ) -> i64 {
+        let rules = &self.rules;
+        let b = i64::from(bet);
+        counts.rounds += 1;
+        let c1 = src.next_value();
+        let up = src.next_value();
+        let c2 = src.next_value();
+        let peek = rules.hole_card == HoleCard::Peek;
+        let mut hole = if peek { src.next_value() } else { 0 };
+        let u = usize::from(up - 1);
+        let natural = |a: u8, b: u8| (a == 1 && b == 10) || (a == 10 && b == 1);
+        let dealer_natural_up = up == 1 || up == 10;
+
+        if natural(c1, c2) {
+            counts.blackjacks += 1;
+            counts.hands += 1;
+            if peek {
+                if natural(up, hole) {
+                    counts.dealer_blackjacks += 1;
+                    counts.pushes += 1;
+                    return 0;
+                }
+            } else if dealer_natural_up {
+                hole = src.next_value();
+                if natural(up, hole) {
+                    counts.dealer_blackjacks += 1;
+                    counts.pushes += 1;
+                    return 0;
+                }
+            }
+            counts.wins += 1;
+            return self.payout * b;
+        }
+
+        // The chart's first decision (`initial_action` without the composition branch).
+        let first = if c1 == c2 && rules.max_split_hands >= 2 {
+            self.strategy.pair_raw(c1, u)
+        } else {
+            let (t, soft) = two_card_total(c1, c2);
+            self.strategy.first_raw(t, soft, u)
+        };
+        if rules.surrender == Surrender::Early && first == Action::Surrender {
+            counts.surrenders += 1;
+            counts.hands += 1;
+            if peek && natural(up, hole) {
+                counts.dealer_blackjacks += 1;
+            }
+            return -5 * b;
+        }
+        if peek && natural(up, hole) {
+            counts.dealer_blackjacks += 1;
+            counts.losses += 1;
+            counts.hands += 1;
+            return -10 * b;
+        }
+        let (mut total, mut soft) = two_card_total(c1, c2);
+        let mut units = 10i64;
+        match first {
+            Action::Split => {
+                return self.finish_split_seat(src, c1, c2, up, hole, counts, b, scratch);
+            }
+            // Late surrender (an early one returned above).
+            Action::Surrender => {
+                counts.hands += 1;
+                counts.surrenders += 1;
+                return -5 * b;
+            }
+            Action::Stand => counts.hands += 1,
+            Action::Double => {
+                counts.hands += 1;
+                counts.doubles += 1;
+                units = 20;
+                match add_card(total, soft, src.next_value()) {
+                    Some((t, _)) => total = t,
+                    None => {
+                        counts.busts += 1;
+                        counts.losses += 1;
+                        return -20 * b;
+                    }
+                }
+            }
+            Action::Hit => {
+                counts.hands += 1;
+                // After the first card the chart only hits or stands.
+                loop {
+                    match add_card(total, soft, src.next_value()) {
+                        Some((t, s)) => {
+                            total = t;
+                            soft = s;
+                        }
+                        None => {
+                            counts.busts += 1;
+                            counts.losses += 1;
+                            return -10 * b;
+                        }
+                    }
+                    if total >= 21 || self.strategy.multi_raw(total, soft, u) != Action::Hit {
+                        break;
+                    }
+                }
+            }
+        }
+
+        if !peek {
+            hole = src.next_value();
+            if natural(up, hole) {
+                counts.dealer_blackjacks += 1;
+                counts.losses += 1;
+                return -units * b;
+            }
+        }
+        let dealer = self.dealer_final(src, up, hole);
+        if dealer > 21 || total > dealer {
+            counts.wins += 1;
+            units * b
+        } else if total < dealer {
+            counts.losses += 1;
+            -units * b
+        } else {
+            counts.pushes += 1;
+            0
+        }
+    }
+
+    /// The rest of a one-seat round whose first decision is a split: the general seat loop,
+    /// then the dealer and the settlement of every hand, exactly as in the general round.
+    #[cold]
+    #[allow(clippy::too_many_arguments)]
+    fn finish_split_seat<C: CardSource>(
+        &self,
+        src: &mut C,
+        c1: u8,
+        c2: u8,
+        up: u8,
+        mut hole: u8,
+        counts: &mut Counts,
+        b: i64,
+        scratch: &mut Scratch,
+    ) -> i64 {
+        let peek = self.rules.hole_card == HoleCard::Peek;
+        let u = usize::from(up - 1);
+        let hands = &mut scratch.hands[0];
+        let mut net = 0i64;
+        let n = self.play_seat(src, c1, c2, u, hands, counts, &mut net, b);
+        let hands = &hands[..n];
+        if !hands.iter().any(|h| h.state == LIVE) {
+            return net;
+        }
+        if !peek {
+            hole = src.next_value();
+            if (up == 1 && hole == 10) || (up == 10 && hole == 1) {
+                counts.dealer_blackjacks += 1;
+                for h in hands.iter().filter(|h| h.state == LIVE) {
+                    counts.losses += 1;
+                    net -= h.units() * b;
+                }
+                return net;
+            }
+        }
+        let dealer = self.dealer_final(src, up, hole);
+        for h in hands.iter().filter(|h| h.state == LIVE) {
+            if dealer > 21 || h.total > dealer {
+                counts.wins += 1;
+                net += h.units() * b;
+            } else if h.total < dealer {
+                counts.losses += 1;
+                net -= h.units() * b;
+            } else {
+                counts.pushes += 1;
+            }
+        }
+        net
+    }
+
+    /// The dealer's final total from the upcard and the hole card (22 for a bust).
+    #[inline]
+    fn dealer_final<C: CardSource>(&self, src: &mut C, up: u8, hole: u8) -> u8 {
+        let (mut total, mut soft) = two_card_total(up, hole);
+        while total < 17 || (total == 17 && soft && self.rules.hits_soft_17) {
+            match add_card(total, soft, src.next_value()) {
+                Some((t, s)) => {
+                    total = t;
+                    soft = s;
+                }
+                None => return 22,
+            }
+        }
+        total
     }
 
     fn play_round_for<C: CardSource, const SEATS: usize>(
