@@ -39,7 +39,7 @@
 //! form, so `--threads` excludes `-n` and any `--algo` but `parallel`.
 
 mod cleanup;
-mod output;
+pub(crate) mod output;
 
 use std::ffi::OsString;
 use std::fs::File;
