@@ -605,7 +605,7 @@ pub(crate) fn run_gnu(job: GnuJob) -> anyhow::Result<()> {
             GnuInput::Files(files) => {
                 let mut stream = open_stream(&files)?;
                 let small = stream.size.is_some_and(|s| s <= GNU_RESERVOIR_MIN_INPUT);
-                if job.repeat || job.head.is_none() || small {
+                if job.repeat || head == u64::MAX || small {
                     while let Some(record) = next_record(&mut *stream.reader, separator)? {
                         lines.push(record);
                     }

@@ -49,7 +49,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use fairdeal::rng::{Backend, DEFAULT_BACKEND};
-use fairdeal::{AnySampler, DEFAULT_ALGORITHM, IndexSampler, Rng as _, SeedableRng, Shuffler};
+use fairdeal::{AnySampler, DEFAULT_ALGORITHM, IndexSampler, Rng as _, Shuffler};
 use fairdeal_cli::args::{InputRange, parse_head_count, parse_range};
 use fairdeal_external::{ExternalShuffle, Loaded, MemoryBudget};
 
@@ -103,7 +103,12 @@ pub(crate) struct Args {
     files: Vec<OsString>,
 
     /// Treat each argument as an input line (GNU shuf's -e).
-    #[arg(short = 'e', long = "echo", conflicts_with = "input_range")]
+    #[arg(
+        short = 'e',
+        long = "echo",
+        conflicts_with = "input_range",
+        overrides_with = "echo"
+    )]
     echo: bool,
 
     /// Shuffle the integers LO..=HI (one per line) instead of input lines; LO-(LO-1) is empty.
@@ -133,11 +138,15 @@ pub(crate) struct Args {
     /// Output lines chosen with replacement (each independently uniform), K of them with -n,
     /// else without end until the reader closes the pipe. Input beyond --memory is copied to
     /// a temporary file and read back record by record.
-    #[arg(short = 'r', long = "repeat")]
+    #[arg(short = 'r', long = "repeat", overrides_with = "repeat")]
     repeat: bool,
 
     /// Records end with NUL instead of newline, in input and output.
-    #[arg(short = 'z', long = "zero-terminated")]
+    #[arg(
+        short = 'z',
+        long = "zero-terminated",
+        overrides_with = "zero_terminated"
+    )]
     zero_terminated: bool,
 
     /// Shuffling algorithm (see `fairdeal algorithms`) [default: inplace, run as the parallel
@@ -162,10 +171,14 @@ pub(crate) struct Args {
     #[arg(long, value_name = "S", conflicts_with = "random_source")]
     seed: Option<u64>,
 
-    /// Seed the generator with the first bytes of FILE (as many as the backend's seed holds,
-    /// e.g. 32 for chacha12): the same FILE gives the same output. GNU shuf reads its random
-    /// bytes from FILE throughout, so the two tools' outputs differ.
-    #[arg(long, value_name = "FILE")]
+    /// Take the random bytes from FILE and draw from them as GNU shuf does: the same FILE gives
+    /// GNU `shuf --random-source=FILE`'s output byte for byte (with one input file), and an
+    /// error ("end of file") when FILE runs out. Holds the input in memory, as GNU does.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = ["algo", "backend", "sampler", "threads", "scatter_above"]
+    )]
     random_source: Option<PathBuf>,
 
     /// Write to FILE instead of standard output: a temporary file beside FILE, renamed over it
@@ -207,7 +220,7 @@ pub(crate) struct Args {
     /// drawn from the OS as one 64-bit number so that `--seed S` repeats the run; without
     /// --verbose the generator's whole state is drawn from the OS and there is no seed to
     /// print).
-    #[arg(short = 'v', long)]
+    #[arg(short = 'v', long, overrides_with = "verbose")]
     verbose: bool,
 }
 
@@ -257,6 +270,22 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         _ => Parallelism::Off,
     };
     let separator = if args.zero_terminated { b'\0' } else { b'\n' };
+    if let Some(source) = &args.random_source {
+        return super::shuf::run_gnu(gnu_job(
+            args.input_range,
+            args.echo,
+            args.files,
+            head_count,
+            args.repeat,
+            separator,
+            source.clone(),
+            args.output,
+        )?);
+    }
+    if head_count == Some(0) {
+        // As GNU: nothing to write, so the input is not even opened.
+        return Output::create(args.output.as_deref())?.commit();
+    }
     let budget = args
         .memory
         .unwrap_or_else(|| MemoryBudget::default_for(fairdeal_external::physical_memory()));
@@ -281,14 +310,13 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             check_range(range, head_count, &selection.algorithm, budget)?;
             Input::Range(range)
         }
-        None if args.echo => {
-            let mut bytes = Vec::new();
-            for arg in &args.files {
-                bytes.extend_from_slice(arg.as_encoded_bytes());
-                bytes.push(separator);
-            }
-            Input::Lines(bytes)
-        }
+        // Each argument is one record, even if it holds the separator (as GNU's -e).
+        None if args.echo => Input::Echo(
+            args.files
+                .iter()
+                .map(|arg| arg.as_encoded_bytes().to_vec())
+                .collect(),
+        ),
         None => {
             let sources = Sources::open(&args.files, separator)?;
             let size_hint = sources.size_hint;
@@ -322,13 +350,51 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         separator,
         budget,
         temp_parent: args.temporary_directory.unwrap_or_else(std::env::temp_dir),
-        random_source: args.random_source,
         sparse_allowed: selection.algorithm == PREFIX_ALGORITHM,
         output: args.output,
         parallel,
         verbose: args.verbose,
     };
     with_selection(&selection, job)
+}
+
+/// `--random-source FILE`: GNU shuf's draws from FILE's bytes ([`super::shuf::run_gnu`]).
+#[allow(clippy::too_many_arguments)]
+fn gnu_job(
+    range: Option<InputRange>,
+    echo: bool,
+    files: Vec<OsString>,
+    head_count: Option<usize>,
+    repeat: bool,
+    separator: u8,
+    random_source: PathBuf,
+    output: Option<PathBuf>,
+) -> anyhow::Result<super::shuf::GnuJob> {
+    use super::shuf::GnuInput;
+    let input = match range {
+        Some(range) if range.len > u128::from(u64::MAX) => {
+            return Err(usage(format!(
+                "range {}-{} holds 2^64 numbers; with --random-source (GNU's draws) at most \
+                 2^64 - 1",
+                range.lo,
+                range.hi()
+            )));
+        }
+        Some(range) => GnuInput::Range {
+            lo: range.lo,
+            hi: range.hi(),
+        },
+        None if echo => GnuInput::Echo(files),
+        None => GnuInput::Files(files),
+    };
+    Ok(super::shuf::GnuJob {
+        input,
+        head: head_count.map(|k| u64::try_from(k).unwrap_or(u64::MAX)),
+        repeat,
+        separator,
+        random_source: Some(random_source),
+        output,
+    })
 }
 
 /// Refuses ranges that cannot be shuffled in memory, before any allocation.
@@ -511,6 +577,8 @@ fn out_of_memory(bytes: usize) -> anyhow::Error {
 
 enum Input {
     Lines(Vec<u8>),
+    /// `-e`: the arguments, each one record.
+    Echo(Vec<Vec<u8>>),
     Range(InputRange),
     /// Input larger than the budget, or than the scatter threshold: what was read and the rest.
     TooLarge {
@@ -535,7 +603,6 @@ struct Job {
     separator: u8,
     budget: MemoryBudget,
     temp_parent: PathBuf,
-    random_source: Option<PathBuf>,
     /// Whether the sparse range sampler may be used for a range that fits in memory (only when
     /// it gives the same output as the chosen algorithm, i.e. for `partial`).
     sparse_allowed: bool,
@@ -564,25 +631,6 @@ fn language_exact<B: Backend>(sampler: &AnySampler<B::Sampler>) -> bool {
     matches!(sampler, AnySampler::Backend(_)) && B::INFO.language_exact()
 }
 
-/// The generator seeded from the first bytes of `path` (`--random-source`).
-fn seed_from_file<G: SeedableRng>(path: &Path) -> anyhow::Result<G> {
-    let mut seed = G::Seed::default();
-    let name = path.display();
-    let mut file =
-        File::open(path).with_context(|| format!("cannot read random source '{name}'"))?;
-    file.read_exact(seed.as_mut()).map_err(|e| {
-        if e.kind() == io::ErrorKind::UnexpectedEof {
-            anyhow::anyhow!(
-                "random source '{name}': end of file (the seed needs {} bytes)",
-                seed.as_ref().len()
-            )
-        } else {
-            anyhow::Error::new(e).context(format!("cannot read random source '{name}'"))
-        }
-    })?;
-    Ok(G::from_seed(seed))
-}
-
 impl WithResolved for Job {
     type Output = ();
 
@@ -592,9 +640,6 @@ impl WithResolved for Job {
             shuffler,
             sampler,
         } = resolved;
-        if let Some(path) = &self.random_source {
-            rng = seed_from_file::<B::Rng>(path)?;
-        }
         let info = shuffler.info();
         if !info.fair {
             // After every check of the arguments, so that an error stays one line.
@@ -642,9 +687,20 @@ impl WithResolved for Job {
             }
         };
         match input {
-            Input::Lines(buffer) => {
+            input @ (Input::Lines(_) | Input::Echo(_)) => {
                 note("in memory");
-                let mut records = split_records(&buffer, separator)?;
+                let (buffer, echoed);
+                let mut records: Vec<&[u8]> = match input {
+                    Input::Lines(bytes) => {
+                        buffer = bytes;
+                        split_records(&buffer, separator)?
+                    }
+                    Input::Echo(args) => {
+                        echoed = args;
+                        echoed.iter().map(Vec::as_slice).collect()
+                    }
+                    _ => unreachable!("matched above"),
+                };
                 if self.repeat {
                     return repeat(
                         &records,
