@@ -64,19 +64,26 @@ pub(crate) fn is_shuf(argv0: &OsStr) -> bool {
 
 /// The personality's entry point: `args` is the whole command line, argv[0] included.
 pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
+    // Messages name the program as it was invoked (`shuf`, `/usr/local/bin/shuf`), as GNU's do.
+    let program = args
+        .first()
+        .map_or_else(|| "shuf".to_owned(), |a| a.to_string_lossy().into_owned());
     let job = match parse(args.into_iter().skip(1)) {
         Ok(Parsed::Run(job)) => job,
-        Ok(Parsed::Help) => return print(&help()),
+        Ok(Parsed::Help) => return print(&help(&program), &program),
         Ok(Parsed::Version) => {
-            return print(&format!(
-                "shuf (fairdeal) {}\nGNU shuf's interface and --random-source output, drawn by fairdeal.\n",
-                env!("CARGO_PKG_VERSION")
-            ));
+            return print(
+                &format!(
+                    "shuf (fairdeal) {}\nGNU shuf's interface and --random-source output, drawn by fairdeal.\n",
+                    env!("CARGO_PKG_VERSION")
+                ),
+                &program,
+            );
         }
         Err(ParseError { message, usage }) => {
-            eprintln!("shuf: {message}");
+            eprintln!("{program}: {message}");
             if usage {
-                eprintln!("Try 'shuf --help' for more information.");
+                eprintln!("Try '{program} --help' for more information.");
             }
             return ExitCode::FAILURE;
         }
@@ -85,28 +92,29 @@ pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if crate::common::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("shuf: {err:#}");
+            eprintln!("{program}: {err:#}");
             ExitCode::FAILURE
         }
     }
 }
 
-fn print(text: &str) -> ExitCode {
+fn print(text: &str, program: &str) -> ExitCode {
     let mut out = io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("shuf: write error: {}", strerror(&e));
+            eprintln!("{program}: write error: {}", strerror(&e));
             ExitCode::FAILURE
         }
     }
 }
 
-fn help() -> String {
-    "Usage: shuf [OPTION]... [FILE]\n  \
-     or:  shuf -e [OPTION]... [ARG]...\n  \
-     or:  shuf -i LO-HI [OPTION]...\n\
+fn help(program: &str) -> String {
+    format!(
+        "Usage: {program} [OPTION]... [FILE]\n  \
+     or:  {program} -e [OPTION]... [ARG]...\n  \
+     or:  {program} -i LO-HI [OPTION]...\n\
      Write a random permutation of the input lines to standard output.\n\n\
      With no FILE, or when FILE is -, read standard input.\n\n\
      Mandatory arguments to long options are mandatory for short options too.\n  \
@@ -121,7 +129,7 @@ fn help() -> String {
      --help                display this help and exit\n      \
      --version             output version information and exit\n\n\
      This is fairdeal running as 'shuf' (see 'fairdeal shuffle --help' for its extensions).\n"
-        .to_owned()
+    )
 }
 
 /// The outcome of parsing the command line.
