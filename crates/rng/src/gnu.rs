@@ -261,6 +261,62 @@ impl<R: Read> GnuRandom<R> {
     }
 }
 
+/// The sampler coreutils' `shuf` runs on a job: its plan, decided before any random byte is
+/// read, from the options and what is known of the input's size.
+///
+/// ```
+/// use fairdeal_rng::{GnuInput, GnuSampler};
+///
+/// // `seq 100 | shuf -n 3`: a pipe has no size, so a reservoir.
+/// let pipe = GnuInput::Stream { bytes: None };
+/// assert_eq!(GnuSampler::plan(Some(3), false, pipe), GnuSampler::Reservoir);
+/// // The same from a small file: read whole, then the first 3 of a permutation.
+/// let file = GnuInput::Stream { bytes: Some(292) };
+/// assert_eq!(GnuSampler::plan(Some(3), false, file), GnuSampler::Permutation);
+/// assert_eq!(GnuSampler::plan(Some(3), true, pipe), GnuSampler::Repeat);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GnuSampler {
+    /// All records are held (read whole, or `-e`'s arguments, or `-i`'s range), then the first
+    /// `min(k, n)` positions of [`GnuRandom::randperm`]`(k, n)` are written.
+    Permutation,
+    /// `-n k` on a stream of unknown size or above [`GNU_RESERVOIR_MIN_INPUT`] bytes:
+    /// [`GnuRandom::reservoir_sample`]`(k)`, then the `m` kept records in the order of
+    /// `randperm(m, m)`.
+    Reservoir,
+    /// `-r`: one [`GnuRandom::choose`]`(n)` per output record (all records held).
+    Repeat,
+}
+
+/// What [`GnuSampler::plan`] knows of the input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GnuInput {
+    /// Records whose number is known without reading (`-e`, `-i`).
+    Listed,
+    /// Records read from a stream, of `bytes` bytes when known (a regular file).
+    Stream {
+        /// The bytes left to read, when known.
+        bytes: Option<u64>,
+    },
+}
+
+impl GnuSampler {
+    /// coreutils' choice for `-n head` (`None`, or `u64::MAX`, is no limit) and `-r`.
+    pub const fn plan(head: Option<u64>, repeat: bool, input: GnuInput) -> Self {
+        if repeat {
+            return Self::Repeat;
+        }
+        let limited = matches!(head, Some(k) if k != u64::MAX);
+        match input {
+            GnuInput::Stream { bytes } if limited => match bytes {
+                Some(bytes) if bytes <= GNU_RESERVOIR_MIN_INPUT => Self::Permutation,
+                _ => Self::Reservoir,
+            },
+            _ => Self::Permutation,
+        }
+    }
+}
+
 /// Whether [`GnuRandom::randperm`]`(h, n)` keeps only the touched positions (coreutils' rule:
 /// `n >= 131072` and `h <= n / 64`) rather than the whole `0..n`.
 const fn is_sparse(h: u64, n: u64) -> bool {
@@ -290,6 +346,36 @@ pub const fn gnu_opens_source(h: u64, n: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_plan_is_coreutils_choice() {
+        let at = |bytes| GnuInput::Stream { bytes: Some(bytes) };
+        let limit = GNU_RESERVOIR_MIN_INPUT;
+        assert_eq!(
+            GnuSampler::plan(Some(1), false, at(limit)),
+            GnuSampler::Permutation
+        );
+        assert_eq!(
+            GnuSampler::plan(Some(1), false, at(limit + 1)),
+            GnuSampler::Reservoir
+        );
+        assert_eq!(
+            GnuSampler::plan(None, false, at(limit + 1)),
+            GnuSampler::Permutation
+        );
+        assert_eq!(
+            GnuSampler::plan(Some(u64::MAX), false, at(limit + 1)),
+            GnuSampler::Permutation
+        );
+        assert_eq!(
+            GnuSampler::plan(Some(0), true, GnuInput::Listed),
+            GnuSampler::Repeat
+        );
+        assert_eq!(
+            GnuSampler::plan(Some(2), false, GnuInput::Listed),
+            GnuSampler::Permutation
+        );
+    }
 
     #[test]
     fn choose_one_consumes_nothing() {

@@ -112,7 +112,10 @@ pub use backend::{
     Backend, BackendVisitor, DEFAULT_BACKEND, DefaultBackend, UnknownBackend, backend_info,
     backends, with_backend,
 };
-pub use gnu::{GNU_RESERVOIR_MIN_INPUT, GnuError, GnuRandom, gnu_opens_source, gnu_randperm_bytes};
+pub use gnu::{
+    GNU_RESERVOIR_MIN_INPUT, GnuError, GnuInput, GnuRandom, GnuSampler, gnu_opens_source,
+    gnu_randperm_bytes,
+};
 pub use info::{BackendInfo, max_full_permutation_n};
 pub use java::{JavaRandom, JavaSampler};
 pub use python::{PythonRandom, PythonSampler};

@@ -12,8 +12,8 @@
 //! **Drawing** ([`run_gnu`]): the random bytes come from `--random-source FILE`, consumed
 //! exactly as coreutils does ([`GnuRandom`]), so the same FILE gives GNU's output byte for
 //! byte; without it, from fairdeal's default generator seeded by the operating system. As in
-//! coreutils, `-n K` on input of unknown size (a pipe, or more than
-//! [`GNU_RESERVOIR_MIN_INPUT`] bytes) keeps a reservoir of K lines; otherwise the input is read
+//! coreutils ([`GnuSampler::plan`]), `-n K` on input of unknown size (a pipe, or more than
+//! 8 MiB) keeps a reservoir of K lines; otherwise the input is read
 //! whole and the first K positions of a random permutation are written; `-r` draws each output
 //! line independently. `-n 0` opens neither the input nor the random source.
 
@@ -25,8 +25,8 @@ use std::process::ExitCode;
 
 use anyhow::anyhow;
 use fairdeal::rng::{
-    Backend, DefaultBackend, GNU_RESERVOIR_MIN_INPUT, GnuError, GnuRandom, gnu_opens_source,
-    gnu_randperm_bytes,
+    Backend, DefaultBackend, GnuError, GnuInput as GnuInputKind, GnuRandom, GnuSampler,
+    gnu_opens_source, gnu_randperm_bytes,
 };
 
 use super::shuffle::output::Output;
@@ -612,8 +612,8 @@ pub(crate) fn run_gnu(job: GnuJob) -> anyhow::Result<()> {
             }
             GnuInput::Files(files) => {
                 let mut stream = open_stream(&files)?;
-                let small = stream.size.is_some_and(|s| s <= GNU_RESERVOIR_MIN_INPUT);
-                if job.repeat || head == u64::MAX || small {
+                let kind = GnuInputKind::Stream { bytes: stream.size };
+                if GnuSampler::plan(job.head, job.repeat, kind) != GnuSampler::Reservoir {
                     while let Some(record) = next_record(&mut *stream.reader, separator)? {
                         lines.push(record);
                     }
