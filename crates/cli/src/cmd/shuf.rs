@@ -92,7 +92,13 @@ pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if crate::common::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("{program}: {err:#}");
+            // strerror's words without Rust's " (os error N)".
+            let message = format!("{err:#}");
+            let message = match (message.find(" (os error "), message.ends_with(')')) {
+                (Some(cut), true) => &message[..cut],
+                _ => &message,
+            };
+            eprintln!("{program}: {message}");
             ExitCode::FAILURE
         }
     }
@@ -681,8 +687,13 @@ pub(crate) fn run_gnu(job: GnuJob) -> anyhow::Result<()> {
         let _ = out.flush();
     }
     written?;
-    out.commit()
-        .map_err(|e| anyhow!("write error: {}", e.root_cause()))
+    out.commit().map_err(|e| {
+        if crate::common::is_broken_pipe(&e) {
+            e
+        } else {
+            anyhow!("write error: {}", e.root_cause())
+        }
+    })
 }
 
 /// Writes the output: `ahead`-prefix of the permutation, or `-r`'s independent draws.

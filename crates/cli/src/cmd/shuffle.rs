@@ -173,11 +173,12 @@ pub(crate) struct Args {
 
     /// Take the random bytes from FILE and draw from them as GNU shuf does: the same FILE gives
     /// GNU `shuf --random-source=FILE`'s output byte for byte (with one input file), and an
-    /// error ("end of file") when FILE runs out. Holds the input in memory, as GNU does.
+    /// error ("end of file") when FILE runs out. Holds the input in memory, as GNU does (so
+    /// not with --memory).
     #[arg(
         long,
         value_name = "FILE",
-        conflicts_with_all = ["algo", "backend", "sampler", "threads", "scatter_above"]
+        conflicts_with_all = ["algo", "backend", "sampler", "threads", "memory", "scatter_above"]
     )]
     random_source: Option<PathBuf>,
 
