@@ -389,3 +389,43 @@ fn random_source_output_is_gnu_shuf_byte_for_byte() {
         "{ran_out} of {compared} ran out"
     );
 }
+
+/// `fairdeal shuffle` keeps its own exit statuses but takes GNU's harmless habits: repeated
+/// flags, an `-e` argument holding a newline stays one record, `-n 0` opens nothing.
+#[test]
+fn fairdeal_shuffle_takes_gnus_harmless_habits() {
+    let fairdeal = PathBuf::from(env!("CARGO_BIN_EXE_fairdeal"));
+    let dir = fresh_dir("shuffle-habits");
+    let ok = |args: &[&str]| {
+        let outcome = run(&fairdeal, args, Stdin::Empty, &dir);
+        assert_eq!(outcome.status, Some(0), "{args:?}: {}", outcome.stderr);
+        assert!(outcome.stderr.is_empty(), "{args:?}: {}", outcome.stderr);
+        outcome.stdout
+    };
+    assert_eq!(ok(&["shuffle", "-z", "-z", "-e", "a"]), b"a\0");
+    assert_eq!(
+        ok(&["shuffle", "-r", "-r", "-n", "3", "-e", "a"]),
+        b"a\na\na\n"
+    );
+    let mut three = ok(&["shuffle", "-e", "a", "b", "-e", "c"]);
+    three.sort_unstable();
+    assert_eq!(three, b"\n\n\nabc");
+    assert_eq!(ok(&["shuffle", "-n0", "/nonexistent"]), b"");
+    assert_eq!(ok(&["shuffle", "-n", "0", "-r", "-i", "1-0"]), b"");
+    for seed in ["1", "2", "3", "4"] {
+        let out = ok(&["shuffle", "--seed", seed, "-e", "a\nb", "c\nd"]);
+        assert!(
+            out == b"a\nb\nc\nd\n" || out == b"c\nd\na\nb\n",
+            "{:?}",
+            String::from_utf8_lossy(&out)
+        );
+    }
+    // Negative control: the -n 0 check would see an opened missing file.
+    let missing = run(
+        &fairdeal,
+        &["shuffle", "-n1", "/nonexistent"],
+        Stdin::Empty,
+        &dir,
+    );
+    assert_eq!(missing.status, Some(1), "{}", missing.stderr);
+}
