@@ -16,6 +16,12 @@
 //! 8 MiB) keeps a reservoir of K lines; otherwise the input is read
 //! whole and the first K positions of a random permutation are written; `-r` draws each output
 //! line independently. `-n 0` opens neither the input nor the random source.
+//!
+//! **Where it differs from GNU**, on purpose: a reader that closes the pipe (`shuf -r | head`)
+//! ends the run with status 0 instead of death by SIGPIPE (fairdeal's convention, and no
+//! `unsafe` signal handling); `-o FILE` is replaced only by a complete output (GNU leaves what
+//! `-r` wrote before its random source ran out); `--version` names fairdeal; `--help` is our
+//! own text; messages are always in the C locale's quotes ('x').
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
