@@ -65,6 +65,13 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
 }
 
 fn main() -> ExitCode {
+    // Called `shuf` (a symlink or a copy), the binary is GNU shuf: its options, its messages.
+    if std::env::args_os()
+        .next()
+        .is_some_and(|argv0| cmd::shuf::is_shuf(&argv0))
+    {
+        return cmd::shuf::main(std::env::args_os().collect());
+    }
     let matches = match command().try_get_matches() {
         Ok(matches) => matches,
         Err(err) => return report_clap_error(&err),

@@ -72,6 +72,11 @@ Design choices:
   ([`JavaSampler`], [`PythonSampler`]); fairdeal's ordinary in-place Fisher-Yates, given one,
   makes exactly the draws `Collections.shuffle` and `random.shuffle` make. The committed
   fixtures in `fixtures/` come from the real `java` and `python3` (see `fixtures/README.md`).
+* **GNU's `--random-source` is a byte stream, not a seed.** [`GnuRandom`] draws bounded
+  integers from any [`Read`](std::io::Read) exactly as GNU coreutils' `shuf` does (gnulib's
+  `randint` and `randperm`, shuf's reservoir for `-n` and its draws for `-r`), so the same file
+  gives `shuf --random-source=FILE`'s output; it is not in the table above because it has no
+  state to seed. Its fixtures come from the real `shuf`.
 
 # Security: can it even reach every deck order?
 
@@ -102,6 +107,7 @@ seeded from the OS.
 pub struct ReadmeDoctests;
 
 pub mod backend;
+mod gnu;
 mod info;
 mod java;
 mod python;
@@ -110,6 +116,10 @@ mod wyrand;
 pub use backend::{
     Backend, BackendVisitor, DEFAULT_BACKEND, DefaultBackend, UnknownBackend, backend_info,
     backends, with_backend,
+};
+pub use gnu::{
+    GNU_RESERVOIR_MIN_INPUT, GnuError, GnuInput, GnuRandom, GnuSampler, gnu_opens_source,
+    gnu_randperm_bytes,
 };
 pub use info::{BackendInfo, max_full_permutation_n};
 pub use java::{JavaRandom, JavaSampler};

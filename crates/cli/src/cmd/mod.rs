@@ -8,4 +8,5 @@ pub(crate) mod heatmap;
 pub(crate) mod listing;
 pub(crate) mod merge;
 pub(crate) mod poker;
+pub(crate) mod shuf;
 pub(crate) mod shuffle;

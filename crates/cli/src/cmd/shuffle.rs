@@ -27,7 +27,7 @@
 //! form, so `--threads` excludes `-n` and any `--algo` but `parallel`.
 
 mod cleanup;
-mod output;
+pub(crate) mod output;
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use fairdeal::rng::Backend;
-use fairdeal::{AnySampler, DEFAULT_ALGORITHM, IndexSampler, Rng as _, SeedableRng, Shuffler};
+use fairdeal::{AnySampler, DEFAULT_ALGORITHM, IndexSampler, Rng as _, Shuffler};
 use fairdeal_cli::args::{InputRange, parse_head_count, parse_range};
 use fairdeal_external::plan::{
     self, Beyond, InMemory, Plan, RangePlan, Request, Source, reservoir_fits,
@@ -126,7 +126,12 @@ pub(crate) struct Args {
     files: Vec<OsString>,
 
     /// Treat each argument as an input line (GNU shuf's -e).
-    #[arg(short = 'e', long = "echo", conflicts_with = "input_range")]
+    #[arg(
+        short = 'e',
+        long = "echo",
+        conflicts_with = "input_range",
+        overrides_with = "echo"
+    )]
     echo: bool,
 
     /// Shuffle the integers LO..=HI (one per line) instead of input lines; LO-(LO-1) is empty.
@@ -156,11 +161,15 @@ pub(crate) struct Args {
     /// Output lines chosen with replacement (each independently uniform), K of them with -n,
     /// else without end until the reader closes the pipe. Input beyond --memory is copied to
     /// a temporary file and read back record by record.
-    #[arg(short = 'r', long = "repeat")]
+    #[arg(short = 'r', long = "repeat", overrides_with = "repeat")]
     repeat: bool,
 
     /// Records end with NUL instead of newline, in input and output.
-    #[arg(short = 'z', long = "zero-terminated")]
+    #[arg(
+        short = 'z',
+        long = "zero-terminated",
+        overrides_with = "zero_terminated"
+    )]
     zero_terminated: bool,
 
     #[command(flatten)]
@@ -169,10 +178,15 @@ pub(crate) struct Args {
     #[command(flatten)]
     sampler: SamplerArg,
 
-    /// Seed the generator with the first bytes of FILE (as many as the backend's seed holds,
-    /// e.g. 32 for chacha12): the same FILE gives the same output. GNU shuf reads its random
-    /// bytes from FILE throughout, so the two tools' outputs differ.
-    #[arg(long, value_name = "FILE")]
+    /// Take the random bytes from FILE and draw from them as GNU shuf does: the same FILE gives
+    /// GNU `shuf --random-source=FILE`'s output byte for byte (with one input file), and an
+    /// error ("end of file") when FILE runs out. Holds the input in memory, as GNU does (so
+    /// not with --memory).
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = ["algo", "backend", "sampler", "threads", "memory", "scatter_above"]
+    )]
     random_source: Option<PathBuf>,
 
     /// Write to FILE instead of standard output: a temporary file beside FILE, renamed over it
@@ -230,6 +244,22 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         ));
     }
     let separator = if args.zero_terminated { b'\0' } else { b'\n' };
+    if let Some(source) = &args.random_source {
+        return super::shuf::run_gnu(gnu_job(
+            args.input_range,
+            args.echo,
+            args.files,
+            head_count,
+            args.repeat,
+            separator,
+            source.clone(),
+            args.output,
+        )?);
+    }
+    if head_count == Some(0) {
+        // As GNU: nothing to write, so the input is not even opened.
+        return Output::create(args.output.as_deref())?.commit();
+    }
     let budget = args
         .memory
         .unwrap_or_else(|| MemoryBudget::default_for(fairdeal_external::physical_memory()));
@@ -246,13 +276,14 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             Input::Range(range),
         ),
         None if args.echo => {
-            let mut bytes = Vec::new();
-            for arg in &args.files {
-                bytes.extend_from_slice(arg.as_encoded_bytes());
-                bytes.push(separator);
-            }
+            // Each argument is one record, even if it holds the separator (as GNU's -e).
+            let records = args
+                .files
+                .iter()
+                .map(|arg| arg.as_encoded_bytes().to_vec())
+                .collect();
             // Already in memory, whatever the budget: only the plan's `fits` step runs on it.
-            (Source::Records { size_hint: None }, Input::Echo(bytes))
+            (Source::Records { size_hint: None }, Input::Echo(records))
         }
         None => {
             let sources = Sources::open(&args.files, separator)?;
@@ -302,11 +333,49 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         separator,
         budget,
         temp_parent: args.temporary_directory.unwrap_or_else(std::env::temp_dir),
-        random_source: args.random_source,
         output: args.output,
         verbose: args.verbose > 0,
     };
     crate::common::thread_pool(threads)?.install(|| with_selection(&selection, job))
+}
+
+/// `--random-source FILE`: GNU shuf's draws from FILE's bytes ([`super::shuf::run_gnu`]).
+#[allow(clippy::too_many_arguments)]
+fn gnu_job(
+    range: Option<InputRange>,
+    echo: bool,
+    files: Vec<OsString>,
+    head_count: Option<usize>,
+    repeat: bool,
+    separator: u8,
+    random_source: PathBuf,
+    output: Option<PathBuf>,
+) -> anyhow::Result<super::shuf::GnuJob> {
+    use super::shuf::GnuInput;
+    let input = match range {
+        Some(range) if range.len > u128::from(u64::MAX) => {
+            return Err(usage(format!(
+                "range {}-{} holds 2^64 numbers; with --random-source (GNU's draws) at most \
+                 2^64 - 1",
+                range.lo,
+                range.hi()
+            )));
+        }
+        Some(range) => GnuInput::Range {
+            lo: range.lo,
+            hi: range.hi(),
+        },
+        None if echo => GnuInput::Echo(files),
+        None => GnuInput::Files(files),
+    };
+    Ok(super::shuf::GnuJob {
+        input,
+        head: head_count.map(|k| u64::try_from(k).unwrap_or(u64::MAX)),
+        repeat,
+        separator,
+        random_source: Some(random_source),
+        output,
+    })
 }
 
 /// The algorithm the plan's in-memory step runs (the default when it runs none by name).
@@ -458,8 +527,8 @@ fn out_of_memory(bytes: usize) -> anyhow::Error {
 enum Input {
     /// Standard input or the files.
     Sources(Sources),
-    /// `-e`: the arguments, already in memory.
-    Echo(Vec<u8>),
+    /// `-e`: the arguments, already in memory, each one record.
+    Echo(Vec<Vec<u8>>),
     /// `-i LO-HI`.
     Range(InputRange),
 }
@@ -471,7 +540,6 @@ struct Job {
     separator: u8,
     budget: MemoryBudget,
     temp_parent: PathBuf,
-    random_source: Option<PathBuf>,
     output: Option<PathBuf>,
     verbose: bool,
 }
@@ -482,37 +550,15 @@ fn mean_record(bytes: &[u8], separator: u8) -> u64 {
     bytes.len() as u64 / records.max(1) as u64
 }
 
-/// The generator seeded from the first bytes of `path` (`--random-source`).
-fn seed_from_file<G: SeedableRng>(path: &Path) -> anyhow::Result<G> {
-    let mut seed = G::Seed::default();
-    let name = path.display();
-    let mut file =
-        File::open(path).with_context(|| format!("cannot read random source '{name}'"))?;
-    file.read_exact(seed.as_mut()).map_err(|e| {
-        if e.kind() == io::ErrorKind::UnexpectedEof {
-            anyhow::anyhow!(
-                "random source '{name}': end of file (the seed needs {} bytes)",
-                seed.as_ref().len()
-            )
-        } else {
-            anyhow::Error::new(e).context(format!("cannot read random source '{name}'"))
-        }
-    })?;
-    Ok(G::from_seed(seed))
-}
-
 impl WithResolved for Job {
     type Output = ();
 
     fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<()> {
         let Resolved {
-            mut rng,
+            rng,
             shuffler,
             sampler,
         } = resolved;
-        if let Some(path) = &self.random_source {
-            rng = seed_from_file::<B::Rng>(path)?;
-        }
         cleanup::install()?;
         let mut exec = Executor::<B> {
             rng,
@@ -526,7 +572,9 @@ impl WithResolved for Job {
         };
         match (self.plan, self.input) {
             (Plan::Range { how, .. }, Input::Range(range)) => exec.range(&how, range),
-            (Plan::Records { fits, .. }, Input::Echo(bytes)) => exec.records(&fits, &bytes),
+            (Plan::Records { fits, .. }, Input::Echo(args)) => {
+                exec.records_apart(&fits, args.iter().map(Vec::as_slice).collect())
+            }
             (
                 Plan::Records {
                     load_limit,
@@ -602,12 +650,18 @@ impl<B: Backend> Executor<B> {
 
     /// Records that fit in memory.
     fn records(&mut self, step: &InMemory, buffer: &[u8]) -> anyhow::Result<()> {
+        let records = split_records(buffer, self.separator)?;
+        self.records_apart(step, records)
+    }
+
+    /// [`Self::records`] on records already apart (`-e`'s arguments, which may hold the
+    /// separator).
+    fn records_apart(&mut self, step: &InMemory, mut records: Vec<&[u8]>) -> anyhow::Result<()> {
         if matches!(step, InMemory::Sequential { .. }) {
             self.warn_if_unfair();
         }
         self.note("in memory");
         let separator = self.separator;
-        let mut records = split_records(buffer, separator)?;
         if let InMemory::Repeat { head_count } = step {
             let (sampler, rng) = (&self.sampler, &mut self.rng);
             return repeat(

@@ -60,7 +60,7 @@ fn remove_all() {
 /// A path registered for removal on a signal; unregistered when dropped (its owner removes it
 /// on the ordinary paths).
 #[derive(Debug)]
-pub(super) struct Registered(PathBuf);
+pub(crate) struct Registered(PathBuf);
 
 /// Registers `path` for removal on a signal.
 pub(super) fn register(path: &Path) -> Registered {

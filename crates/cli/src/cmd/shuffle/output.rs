@@ -15,7 +15,7 @@ const CAPACITY: usize = 64 * 1024;
 /// bytes go to a temporary file beside FILE that `commit` renames over it (so FILE may be an
 /// input, and a failure leaves it untouched); a non-regular FILE (`/dev/null`, a FIFO) is
 /// written directly, since renaming over a device would replace it.
-pub(super) enum Output {
+pub(crate) enum Output {
     Stdout(BufWriter<io::StdoutLock<'static>>),
     Direct(BufWriter<File>),
     Replace {
@@ -29,7 +29,7 @@ pub(super) enum Output {
 
 impl Output {
     /// Standard output, or a writer for `path`.
-    pub(super) fn create(path: Option<&Path>) -> anyhow::Result<Self> {
+    pub(crate) fn create(path: Option<&Path>) -> anyhow::Result<Self> {
         let Some(path) = path else {
             return Ok(Self::Stdout(BufWriter::with_capacity(
                 CAPACITY,
@@ -66,7 +66,7 @@ impl Output {
     }
 
     /// Flushes, and for `-o FILE` renames the complete output over FILE.
-    pub(super) fn commit(self) -> anyhow::Result<()> {
+    pub(crate) fn commit(self) -> anyhow::Result<()> {
         match self {
             Self::Stdout(mut out) => out.flush().context("cannot write output"),
             Self::Direct(mut out) => out.flush().context("cannot write output"),

@@ -1,0 +1,838 @@
+//! The `shuf` personality: the binary invoked as `shuf` (a symlink or a copy named so) is GNU
+//! coreutils' `shuf`, and [`run_gnu`], GNU's way of drawing, which `fairdeal shuffle
+//! --random-source` shares.
+//!
+//! **Options**: only GNU's (`-e -i -n -o -r -z --random-source --help --version` and their long
+//! names), parsed as `getopt_long` does: options and operands in any order (unless
+//! `POSIXLY_CORRECT` is set), `--` ends the options, long names may be abbreviated to a unique
+//! prefix, `-n` given twice keeps the smaller count, a repeated flag is accepted, a second `-i`
+//! or a different second `-o` / `--random-source` is refused. Errors are one `shuf: ...` line
+//! (plus `Try 'shuf --help' ...` for usage errors), and every failure exits 1, as GNU's do.
+//!
+//! **Drawing** ([`run_gnu`]): the random bytes come from `--random-source FILE`, consumed
+//! exactly as coreutils does ([`GnuRandom`]), so the same FILE gives GNU's output byte for
+//! byte; without it, from fairdeal's default generator seeded by the operating system. As in
+//! coreutils ([`GnuSampler::plan`]), `-n K` on input of unknown size (a pipe, or more than
+//! 8 MiB) keeps a reservoir of K lines; otherwise the input is read
+//! whole and the first K positions of a random permutation are written; `-r` draws each output
+//! line independently. `-n 0` opens neither the input nor the random source.
+//!
+//! **Where it differs from GNU**, on purpose: a reader that closes the pipe (`shuf -r | head`)
+//! ends the run with status 0 instead of death by SIGPIPE (fairdeal's convention, and no
+//! `unsafe` signal handling); `-o FILE` is replaced only by a complete output (GNU leaves what
+//! `-r` wrote before its random source ran out); `--version` names fairdeal; `--help` is our
+//! own text; messages are always in the C locale's quotes ('x').
+
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::anyhow;
+use fairdeal::rng::{
+    Backend, DefaultBackend, GnuError, GnuInput as GnuInputKind, GnuRandom, GnuSampler,
+    gnu_opens_source, gnu_randperm_bytes,
+};
+
+use super::shuffle::output::Output;
+
+/// What the shuf personality reads: argument lines, a range, or one input (fairdeal shuffle
+/// may pass several files, read one after the other as one stream).
+#[derive(Debug)]
+pub(crate) enum GnuInput {
+    /// `-e`: each argument is one line.
+    Echo(Vec<OsString>),
+    /// `-i LO-HI`, a valid range (possibly empty: `LO = HI + 1`).
+    Range { lo: u64, hi: u64 },
+    /// Input files; none, or `-`, is standard input.
+    Files(Vec<OsString>),
+}
+
+/// One run of GNU shuf's algorithm.
+#[derive(Debug)]
+pub(crate) struct GnuJob {
+    pub(crate) input: GnuInput,
+    /// `-n K`; `None` is no limit.
+    pub(crate) head: Option<u64>,
+    pub(crate) repeat: bool,
+    pub(crate) separator: u8,
+    pub(crate) random_source: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
+}
+
+/// Whether argv[0] names this binary `shuf`: then it is GNU shuf.
+pub(crate) fn is_shuf(argv0: &OsStr) -> bool {
+    Path::new(argv0)
+        .file_name()
+        .is_some_and(|name| name == "shuf" || name == "shuf.exe")
+}
+
+/// The personality's entry point: `args` is the whole command line, argv[0] included.
+pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
+    // Messages name the program as it was invoked (`shuf`, `/usr/local/bin/shuf`), as GNU's do.
+    let program = args
+        .first()
+        .map_or_else(|| "shuf".to_owned(), |a| a.to_string_lossy().into_owned());
+    let job = match parse(args.into_iter().skip(1)) {
+        Ok(Parsed::Run(job)) => job,
+        Ok(Parsed::Help) => return print(&help(&program), &program),
+        Ok(Parsed::Version) => {
+            return print(
+                &format!(
+                    "shuf (fairdeal) {}\nGNU shuf's interface and --random-source output, drawn by fairdeal.\n",
+                    env!("CARGO_PKG_VERSION")
+                ),
+                &program,
+            );
+        }
+        Err(ParseError { message, usage }) => {
+            eprintln!("{program}: {message}");
+            if usage {
+                eprintln!("Try '{program} --help' for more information.");
+            }
+            return ExitCode::FAILURE;
+        }
+    };
+    match run_gnu(job) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) if crate::common::is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            // strerror's words without Rust's " (os error N)".
+            let message = format!("{err:#}");
+            let message = match (message.find(" (os error "), message.ends_with(')')) {
+                (Some(cut), true) => &message[..cut],
+                _ => &message,
+            };
+            eprintln!("{program}: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn print(text: &str, program: &str) -> ExitCode {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{program}: write error: {}", strerror(&e));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn help(program: &str) -> String {
+    format!(
+        "Usage: {program} [OPTION]... [FILE]\n  \
+     or:  {program} -e [OPTION]... [ARG]...\n  \
+     or:  {program} -i LO-HI [OPTION]...\n\
+     Write a random permutation of the input lines to standard output.\n\n\
+     With no FILE, or when FILE is -, read standard input.\n\n\
+     Mandatory arguments to long options are mandatory for short options too.\n  \
+     -e, --echo                each ARG is an input line\n  \
+     -i, --input-range=LO-HI   each number LO through HI is an input line\n  \
+     -n, --head-count=COUNT    output at most COUNT lines\n  \
+     -o, --output=FILE         write to FILE instead of standard output\n      \
+     --random-source=FILE  take random bytes from FILE, as GNU shuf does: the same FILE\n                            \
+     gives GNU shuf's output\n  \
+     -r, --repeat              output lines may repeat\n  \
+     -z, --zero-terminated     lines end with NUL, not newline\n      \
+     --help                display this help and exit\n      \
+     --version             output version information and exit\n\n\
+     This is fairdeal running as 'shuf' (see 'fairdeal shuffle --help' for its extensions).\n"
+    )
+}
+
+/// The outcome of parsing the command line.
+#[derive(Debug)]
+enum Parsed {
+    Run(GnuJob),
+    Help,
+    Version,
+}
+
+/// A command-line error: the message, and whether GNU adds its "Try 'shuf --help'" line.
+#[derive(Debug)]
+struct ParseError {
+    message: String,
+    usage: bool,
+}
+
+fn fail(message: String) -> ParseError {
+    ParseError {
+        message,
+        usage: false,
+    }
+}
+
+fn usage(message: String) -> ParseError {
+    ParseError {
+        message,
+        usage: true,
+    }
+}
+
+/// GNU shuf's long options: name, whether it takes an argument, the short option it means.
+const LONG: &[(&str, bool, char)] = &[
+    ("echo", false, 'e'),
+    ("head-count", true, 'n'),
+    ("help", false, 'H'),
+    ("input-range", true, 'i'),
+    ("output", true, 'o'),
+    ("random-source", true, 'R'),
+    ("repeat", false, 'r'),
+    ("version", false, 'V'),
+    ("zero-terminated", false, 'z'),
+];
+
+/// Short options, and whether each takes an argument.
+fn short_takes_arg(c: char) -> Option<bool> {
+    match c {
+        'e' | 'r' | 'z' => Some(false),
+        'i' | 'n' | 'o' => Some(true),
+        _ => None,
+    }
+}
+
+/// Parses shuf's arguments (argv[0] excluded) as `getopt_long` with GNU's rules.
+fn parse(args: impl Iterator<Item = OsString>) -> Result<Parsed, ParseError> {
+    let args: Vec<OsString> = args.collect();
+    let posix = std::env::var_os("POSIXLY_CORRECT").is_some();
+    let mut state = Options::default();
+    let mut operands = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        let bytes = arg.as_encoded_bytes();
+        if bytes == b"--" {
+            operands.extend(args[i..].iter().cloned());
+            break;
+        }
+        if bytes.len() < 2 || bytes[0] != b'-' {
+            if posix {
+                operands.extend(args[i - 1..].iter().cloned());
+                break;
+            }
+            operands.push(arg.clone());
+            continue;
+        }
+        if bytes.starts_with(b"--") {
+            let body = &bytes[2..];
+            let (name, value) = match body.iter().position(|&b| b == b'=') {
+                Some(eq) => (&body[..eq], Some(tail(arg, 2 + eq + 1))),
+                None => (body, None),
+            };
+            let name = String::from_utf8_lossy(name);
+            let exact = LONG.iter().find(|(n, ..)| *n == name);
+            let matches: Vec<_> = LONG
+                .iter()
+                .filter(|(n, ..)| n.starts_with(&*name))
+                .collect();
+            let &(full, takes, key) = match (exact, matches.as_slice()) {
+                (Some(option), _) => option,
+                (None, [one]) => one,
+                (None, []) => {
+                    return Err(usage(format!(
+                        "unrecognized option '{}'",
+                        arg.to_string_lossy()
+                    )));
+                }
+                (None, many) => {
+                    let names: Vec<String> =
+                        many.iter().map(|(n, ..)| format!("'--{n}'")).collect();
+                    return Err(usage(format!(
+                        "option '--{name}' is ambiguous; possibilities: {}",
+                        names.join(" ")
+                    )));
+                }
+            };
+            let value = match (takes, value) {
+                (false, Some(_)) => {
+                    return Err(usage(format!(
+                        "option '--{full}' doesn't allow an argument"
+                    )));
+                }
+                (false, None) => None,
+                (true, Some(value)) => Some(value),
+                (true, None) => match args.get(i) {
+                    Some(next) => {
+                        i += 1;
+                        Some(next.clone())
+                    }
+                    None => {
+                        return Err(usage(format!("option '--{full}' requires an argument")));
+                    }
+                },
+            };
+            if let Some(done) = state.apply(key, value)? {
+                return Ok(done);
+            }
+            continue;
+        }
+        // A cluster of short options: -rz, -n3, -en 3.
+        let mut at = 1;
+        while at < bytes.len() {
+            let c = char::from(bytes[at]);
+            at += 1;
+            let Some(takes) = short_takes_arg(c).filter(|_| bytes[at - 1].is_ascii()) else {
+                let shown = String::from_utf8_lossy(&bytes[at - 1..at]).into_owned();
+                return Err(usage(format!("invalid option -- '{shown}'")));
+            };
+            let value = if !takes {
+                None
+            } else if at < bytes.len() {
+                let value = tail(arg, at);
+                at = bytes.len();
+                Some(value)
+            } else if let Some(next) = args.get(i) {
+                i += 1;
+                Some(next.clone())
+            } else {
+                return Err(usage(format!("option requires an argument -- '{c}'")));
+            };
+            if let Some(done) = state.apply(c, value)? {
+                return Ok(done);
+            }
+        }
+    }
+    state.finish(operands).map(Parsed::Run)
+}
+
+/// `arg` from byte `from` on (an ASCII boundary, so the rest is still a valid `OsStr`).
+fn tail(arg: &OsStr, from: usize) -> OsString {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        OsStr::from_bytes(&arg.as_bytes()[from..]).to_owned()
+    }
+    #[cfg(not(unix))]
+    {
+        OsString::from(arg.to_string_lossy()[from..].to_owned())
+    }
+}
+
+/// The options seen so far.
+#[derive(Debug, Default)]
+struct Options {
+    echo: bool,
+    range: Option<(u64, u64)>,
+    head: Option<u64>,
+    output: Option<OsString>,
+    random_source: Option<OsString>,
+    repeat: bool,
+    zero: bool,
+}
+
+impl Options {
+    /// Applies one option, in command-line order (so errors come in GNU's order); `--help` and
+    /// `--version` end the parse at once.
+    fn apply(&mut self, key: char, value: Option<OsString>) -> Result<Option<Parsed>, ParseError> {
+        let value = value.unwrap_or_default();
+        let text = value.to_string_lossy();
+        match key {
+            'e' => self.echo = true,
+            'r' => self.repeat = true,
+            'z' => self.zero = true,
+            'H' => return Ok(Some(Parsed::Help)),
+            'V' => return Ok(Some(Parsed::Version)),
+            'n' => match parse_count(&text) {
+                Count::Value(k) => self.head = Some(self.head.map_or(k, |h| h.min(k))),
+                // GNU reads a count too large for its integers as "no limit".
+                Count::Overflow => {}
+                Count::Invalid => {
+                    return Err(fail(format!("invalid line count: {}", quote(&text))));
+                }
+            },
+            'i' => {
+                if self.range.is_some() {
+                    return Err(fail("multiple -i options specified".to_owned()));
+                }
+                self.range = Some(parse_gnu_range(&text).map_err(fail)?);
+            }
+            'o' => {
+                if self.output.as_ref().is_some_and(|o| *o != value) {
+                    return Err(fail("multiple output files specified".to_owned()));
+                }
+                self.output = Some(value);
+            }
+            'R' => {
+                if self.random_source.as_ref().is_some_and(|r| *r != value) {
+                    return Err(fail("multiple random sources specified".to_owned()));
+                }
+                self.random_source = Some(value);
+            }
+            other => unreachable!("option {other} is not in the table"),
+        }
+        Ok(None)
+    }
+
+    /// The operand rules, once all options are known.
+    fn finish(self, operands: Vec<OsString>) -> Result<GnuJob, ParseError> {
+        if self.echo && self.range.is_some() {
+            return Err(usage("cannot combine -e and -i options".to_owned()));
+        }
+        let extra = if self.range.is_some() {
+            operands.first()
+        } else if !self.echo {
+            operands.get(1)
+        } else {
+            None
+        };
+        if let Some(extra) = extra {
+            return Err(usage(format!(
+                "extra operand {}",
+                quote(&extra.to_string_lossy())
+            )));
+        }
+        let input = match self.range {
+            Some((lo, hi)) => GnuInput::Range { lo, hi },
+            None if self.echo => GnuInput::Echo(operands),
+            None => GnuInput::Files(operands),
+        };
+        Ok(GnuJob {
+            input,
+            head: self.head,
+            repeat: self.repeat,
+            separator: if self.zero { b'\0' } else { b'\n' },
+            random_source: self.random_source.map(PathBuf::from),
+            output: self.output.map(PathBuf::from),
+        })
+    }
+}
+
+/// A number as GNU's `xstrtoumax` reads it.
+#[derive(Debug, PartialEq, Eq)]
+enum Count {
+    Value(u64),
+    Overflow,
+    Invalid,
+}
+
+/// Reads an unsigned decimal as coreutils does: leading white space and one `+` allowed, a
+/// minus sign refused, nothing after the digits.
+fn parse_count(text: &str) -> Count {
+    let trimmed = text.trim_start_matches([' ', '\t', '\n', '\x0B', '\x0C', '\r']);
+    let digits = trimmed.strip_prefix('+').unwrap_or(trimmed);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Count::Invalid;
+    }
+    digits.parse().map_or(Count::Overflow, Count::Value)
+}
+
+/// `-i LO-HI` as GNU reads it: split at the first `-`, each side a number as [`parse_count`]
+/// reads it, and `LO <= HI + 1` with at most `2^64 - 1` numbers. The message names the part
+/// that is wrong, as GNU's does.
+pub(crate) fn parse_gnu_range(text: &str) -> Result<(u64, u64), String> {
+    let invalid = |part: &str| format!("invalid input range: {}", quote(part));
+    let Some((lo, hi)) = text.split_once('-') else {
+        return Err(invalid(text));
+    };
+    let number = |part: &str| match parse_count(part) {
+        Count::Value(v) => Ok(v),
+        Count::Overflow => Err(format!(
+            "{}: Value too large for defined data type",
+            invalid(part)
+        )),
+        Count::Invalid => Err(invalid(part)),
+    };
+    let (lo, hi) = (number(lo)?, number(hi)?);
+    let valid = (lo <= hi && hi - lo < u64::MAX) || hi.checked_add(1) == Some(lo);
+    if valid {
+        Ok((lo, hi))
+    } else {
+        Err(invalid(text))
+    }
+}
+
+/// GNU's `quote` in the C locale: 'text'.
+fn quote(text: &str) -> String {
+    format!("'{text}'")
+}
+
+/// GNU's `quotef` for file names: bare when the shell would read it as is, else quoted.
+fn quotef(name: &Path) -> String {
+    let text = name.to_string_lossy();
+    let plain = !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./,:+@%^=-".contains(&b));
+    if plain {
+        text.into_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+/// An I/O error's text as `strerror` gives it ("No such file or directory").
+fn strerror(err: &io::Error) -> String {
+    let text = err.to_string();
+    match text.find(" (os error ") {
+        Some(cut) => text[..cut].to_owned(),
+        None => text,
+    }
+}
+
+/// Random bytes for [`GnuRandom`] when there is no `--random-source`: fairdeal's default
+/// generator, seeded by the operating system.
+struct GeneratorBytes(<DefaultBackend as Backend>::Rng);
+
+impl Read for GeneratorBytes {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use fairdeal::Rng as _;
+        self.0.fill_bytes(buf);
+        Ok(buf.len())
+    }
+}
+
+/// Where the random bytes come from, with the name errors mention.
+struct Source {
+    gnu: GnuRandom<Box<dyn Read>>,
+    name: Option<PathBuf>,
+}
+
+impl Source {
+    fn open(path: Option<&Path>) -> anyhow::Result<Self> {
+        let reader: Box<dyn Read> = match path {
+            Some(path) => Box::new(BufReader::new(
+                File::open(path).map_err(|e| anyhow!("{}: {}", quotef(path), strerror(&e)))?,
+            )),
+            None => Box::new(GeneratorBytes(
+                DefaultBackend::from_os().map_err(|e| anyhow!("getrandom: {e}"))?,
+            )),
+        };
+        Ok(Self {
+            gnu: GnuRandom::new(reader),
+            name: path.map(Path::to_path_buf),
+        })
+    }
+
+    /// GNU's message for a failed draw.
+    fn error(&self, err: GnuError) -> anyhow::Error {
+        let name = self
+            .name
+            .as_ref()
+            .map_or_else(|| "getrandom".to_owned(), |p| quote(&p.to_string_lossy()));
+        match err {
+            GnuError::EndOfFile => anyhow!("{name}: end of file"),
+            GnuError::Read(e) => anyhow!("{name}: read error: {}", strerror(&e)),
+            GnuError::MemoryExhausted => anyhow!("memory exhausted"),
+            other => anyhow!("{name}: {other}"),
+        }
+    }
+
+    fn choose(&mut self, n: u64) -> anyhow::Result<u64> {
+        self.gnu.choose(n).map_err(|e| self.error(e))
+    }
+}
+
+/// The input stream: the files one after the other (or standard input), and its size when
+/// known (all regular files).
+struct Stream {
+    reader: Box<dyn BufRead>,
+    size: Option<u64>,
+}
+
+fn open_stream(files: &[OsString]) -> anyhow::Result<Stream> {
+    let stdin_only = files.is_empty() || (files.len() == 1 && files[0] == "-");
+    if stdin_only {
+        return Ok(Stream {
+            size: stdin_size(),
+            reader: Box::new(BufReader::new(io::stdin())),
+        });
+    }
+    let mut chain: Box<dyn Read> = Box::new(io::empty());
+    let mut size = Some(0u64);
+    for name in files {
+        let path = Path::new(name);
+        let file = File::open(path).map_err(|e| anyhow!("{}: {}", quotef(path), strerror(&e)))?;
+        let known = file
+            .metadata()
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|m| m.len());
+        size = size.zip(known).map(|(a, b)| a + b);
+        chain = Box::new(chain.chain(file));
+    }
+    Ok(Stream {
+        reader: Box::new(BufReader::new(chain)),
+        size,
+    })
+}
+
+/// The bytes left in standard input when it is a regular file; `None` for a pipe or terminal.
+fn stdin_size() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::io::Seek as _;
+        use std::os::fd::AsFd as _;
+        let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+        let mut file = File::from(fd);
+        let meta = file.metadata().ok().filter(std::fs::Metadata::is_file)?;
+        let position = file.stream_position().ok()?;
+        Some(meta.len().saturating_sub(position))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// The next record, with its separator (added when the input's last record lacks one).
+fn next_record(reader: &mut dyn BufRead, separator: u8) -> anyhow::Result<Option<Vec<u8>>> {
+    let mut record = Vec::new();
+    let read = reader
+        .read_until(separator, &mut record)
+        .map_err(|e| anyhow!("read error: {}", strerror(&e)))?;
+    if read == 0 {
+        return Ok(None);
+    }
+    if record.last() != Some(&separator) {
+        record.push(separator);
+    }
+    Ok(Some(record))
+}
+
+/// Runs GNU shuf's algorithm on `job`: the same draws, in the same order, from the same bytes,
+/// with the same errors, as coreutils' `shuf`.
+pub(crate) fn run_gnu(job: GnuJob) -> anyhow::Result<()> {
+    let head = job.head.unwrap_or(u64::MAX);
+    let separator = job.separator;
+    let mut lines: Vec<Vec<u8>> = Vec::new();
+    let mut range = None;
+    let mut reservoir_input = None;
+    let n: u64 = if head == 0 {
+        0
+    } else {
+        match job.input {
+            GnuInput::Echo(args) => {
+                lines = args
+                    .into_iter()
+                    .map(|a| {
+                        let mut line = a.into_encoded_bytes();
+                        line.push(separator);
+                        line
+                    })
+                    .collect();
+                lines.len() as u64
+            }
+            GnuInput::Range { lo, hi } => {
+                range = Some(lo);
+                // A valid range holds at most 2^64 - 1 numbers.
+                hi.wrapping_sub(lo).wrapping_add(1)
+            }
+            GnuInput::Files(files) => {
+                let mut stream = open_stream(&files)?;
+                let kind = GnuInputKind::Stream { bytes: stream.size };
+                if GnuSampler::plan(job.head, job.repeat, kind) != GnuSampler::Reservoir {
+                    while let Some(record) = next_record(&mut *stream.reader, separator)? {
+                        lines.push(record);
+                    }
+                    lines.len() as u64
+                } else {
+                    reservoir_input = Some(stream.reader);
+                    u64::MAX
+                }
+            }
+        }
+    };
+    let mut ahead = if job.repeat || head < n { head } else { n };
+    let opens = reservoir_input.is_some() || job.repeat || gnu_opens_source(ahead, n);
+    let mut source = if opens {
+        Some(Source::open(job.random_source.as_deref())?)
+    } else {
+        None
+    };
+    let mut n = n;
+    if let (Some(mut reader), Some(source)) = (reservoir_input, source.as_mut()) {
+        let k = usize::try_from(head).unwrap_or(usize::MAX);
+        let gnu = &mut source.gnu;
+        let sampled: Result<Vec<Vec<u8>>, SampleError> = gnu.reservoir_sample(k, || {
+            next_record(&mut *reader, separator).map_err(SampleError::Input)
+        });
+        lines = sampled.map_err(|e| match e {
+            SampleError::Input(e) => e,
+            SampleError::Random(e) => source.error(e),
+        })?;
+        n = lines.len() as u64;
+        ahead = n;
+    }
+    let permutation = if job.repeat {
+        Vec::new()
+    } else {
+        if gnu_randperm_bytes(ahead, n) > memory_limit() {
+            return Err(anyhow!("memory exhausted"));
+        }
+        match source.as_mut() {
+            Some(source) => source.gnu.randperm(ahead, n).map_err(|e| source.error(e))?,
+            None => Vec::new(),
+        }
+    };
+    let mut out = Output::create(job.output.as_deref()).map_err(|e| {
+        let path = job.output.as_deref().unwrap_or(Path::new("-"));
+        match e.downcast_ref::<io::Error>() {
+            Some(io) => anyhow!("{}: {}", quotef(path), strerror(io)),
+            None => anyhow!("{}: {e:#}", quotef(path)),
+        }
+    })?;
+    let written = write_output(
+        &mut out,
+        job.repeat,
+        head,
+        n,
+        range,
+        &lines,
+        &permutation,
+        source.as_mut(),
+        separator,
+    );
+    // Whatever was written before a failure (e.g. -r running out of random bytes) reaches
+    // standard output, as with GNU; `-o FILE` is replaced only by a complete output.
+    if written.is_err() && job.output.is_none() {
+        let _ = out.flush();
+    }
+    written?;
+    out.commit().map_err(|e| {
+        if crate::common::is_broken_pipe(&e) {
+            e
+        } else {
+            anyhow!("write error: {}", e.root_cause())
+        }
+    })
+}
+
+/// Writes the output: `ahead`-prefix of the permutation, or `-r`'s independent draws.
+#[allow(clippy::too_many_arguments)]
+fn write_output(
+    out: &mut Output,
+    repeat: bool,
+    head: u64,
+    n: u64,
+    range: Option<u64>,
+    lines: &[Vec<u8>],
+    permutation: &[u64],
+    source: Option<&mut Source>,
+    separator: u8,
+) -> anyhow::Result<()> {
+    let write_error = |e: io::Error| anyhow::Error::new(e).context("write error");
+    let mut number = Vec::new();
+    let mut emit = |out: &mut Output, index: u64| -> anyhow::Result<()> {
+        match range {
+            Some(lo) => {
+                number.clear();
+                write!(number, "{}", lo + index).expect("writing to a Vec");
+                number.push(separator);
+                out.write_all(&number).map_err(write_error)
+            }
+            None => out
+                .write_all(&lines[usize::try_from(index).expect("an index of a held line")])
+                .map_err(write_error),
+        }
+    };
+    if repeat {
+        if head == 0 {
+            return Ok(());
+        }
+        if n == 0 {
+            return Err(anyhow!("no lines to repeat"));
+        }
+        let source = source.expect("-r opens the random source");
+        for _ in 0..head {
+            let index = source.choose(n)?;
+            emit(out, index)?;
+        }
+        return Ok(());
+    }
+    for &index in permutation {
+        emit(out, index)?;
+    }
+    Ok(())
+}
+
+/// What [`GnuRandom::reservoir_sample`] can fail with here.
+enum SampleError {
+    Input(anyhow::Error),
+    Random(GnuError),
+}
+
+impl From<GnuError> for SampleError {
+    fn from(e: GnuError) -> Self {
+        Self::Random(e)
+    }
+}
+
+/// The most bytes a permutation may take before it is "memory exhausted": the machine's
+/// physical memory (unknown: no limit).
+fn memory_limit() -> u64 {
+    fairdeal_external::physical_memory().unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_read_as_coreutils_reads_them() {
+        assert_eq!(parse_count(" +3"), Count::Value(3));
+        assert_eq!(parse_count("03"), Count::Value(3));
+        assert_eq!(parse_count("18446744073709551616"), Count::Overflow);
+        for bad in ["", "3 ", "-1", " -0", "0x3", "3k", "+"] {
+            assert_eq!(parse_count(bad), Count::Invalid, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn ranges_read_as_coreutils_reads_them() {
+        assert_eq!(parse_gnu_range(" 1-+3"), Ok((1, 3)));
+        assert_eq!(parse_gnu_range("3-2"), Ok((3, 2)));
+        let max = u64::MAX;
+        assert_eq!(parse_gnu_range(&format!("{max}-{max}")), Ok((max, max)));
+        assert_eq!(parse_gnu_range(&format!("1-{max}")), Ok((1, max)));
+        let cases = [
+            ("1", "invalid input range: '1'"),
+            ("1 -3", "invalid input range: '1 '"),
+            ("-1-3", "invalid input range: ''"),
+            ("1--3", "invalid input range: '-3'"),
+            ("5-3", "invalid input range: '5-3'"),
+        ];
+        for (text, message) in cases {
+            assert_eq!(parse_gnu_range(text).unwrap_err(), message, "{text}");
+        }
+        assert!(parse_gnu_range(&format!("0-{max}")).is_err());
+        assert!(
+            parse_gnu_range("5-18446744073709551616")
+                .unwrap_err()
+                .ends_with("'18446744073709551616': Value too large for defined data type")
+        );
+    }
+
+    fn parse_strs(args: &[&str]) -> Result<Parsed, ParseError> {
+        parse(args.iter().map(OsString::from))
+    }
+
+    #[test]
+    fn getopt_rules() {
+        let Ok(Parsed::Run(job)) = parse_strs(&["-e", "a", "-n", "3", "b", "-n1", "-z", "-z"])
+        else {
+            panic!("parsed")
+        };
+        assert_eq!(job.head, Some(1));
+        assert_eq!(job.separator, 0);
+        assert!(matches!(job.input, GnuInput::Echo(ref a) if a.len() == 2));
+        let err = parse_strs(&["--r", "x"]).unwrap_err();
+        assert!(err.message.contains("ambiguous"), "{}", err.message);
+        assert!(matches!(
+            parse_strs(&["--rep", "-e"]),
+            Ok(Parsed::Run(GnuJob { repeat: true, .. }))
+        ));
+        assert!(matches!(
+            parse_strs(&["--help", "--bogus"]),
+            Ok(Parsed::Help)
+        ));
+        assert!(parse_strs(&["--bogus", "--help"]).unwrap_err().usage);
+        assert!(
+            matches!(parse_strs(&["-e", "--", "-n"]), Ok(Parsed::Run(GnuJob { input: GnuInput::Echo(ref a), .. })) if a == &["-n"])
+        );
+    }
+}

@@ -1,0 +1,431 @@
+//! The binary called `shuf` against the real GNU `shuf` (`/usr/bin/shuf`): the behaviours GNU
+//! coreutils' `tests/shuf` and uutils' `tests/by-util/test_shuf.rs` check, with the same exit
+//! status, the same stdout and (for failures, in the C locale) the same stderr; and
+//! `--random-source=FILE` output byte for byte, for `-e`, `-i`, files, standard input (a file
+//! and a pipe), `-n` and `-r`, from random files of several sizes, both as `shuf` and as
+//! `fairdeal shuffle --random-source`.
+//!
+//! Skipped, with a note on stderr, when `shuf` is not installed, unless
+//! `FAIRDEAL_REQUIRE_REFERENCES=1` (as `.ci/run` sets), which makes a missing `shuf` a failure.
+
+mod common;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use common::fresh_dir;
+
+/// Standard input of a run.
+#[derive(Clone, Copy)]
+enum Stdin<'a> {
+    Empty,
+    /// Through a pipe (size unknown: `-n` samples a reservoir).
+    Pipe(&'a [u8]),
+    /// Redirected from a file (`< FILE`: size known).
+    File(&'a Path),
+}
+
+#[derive(Debug, PartialEq, Eq)]
+struct Outcome {
+    status: Option<i32>,
+    stdout: Vec<u8>,
+    stderr: String,
+}
+
+fn run(program: &Path, args: &[&str], stdin: Stdin<'_>, cwd: &Path) -> Outcome {
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .current_dir(cwd)
+        .env("LC_ALL", "C")
+        .env_remove("POSIXLY_CORRECT")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    match stdin {
+        Stdin::Empty => command.stdin(Stdio::null()),
+        Stdin::Pipe(_) => command.stdin(Stdio::piped()),
+        Stdin::File(path) => command.stdin(std::fs::File::open(path).unwrap()),
+    };
+    let mut child = command
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
+    let writer = if let Stdin::Pipe(bytes) = stdin {
+        let mut input = child.stdin.take().unwrap();
+        let data = bytes.to_vec();
+        Some(std::thread::spawn(move || {
+            let _ = input.write_all(&data);
+        }))
+    } else {
+        None
+    };
+    let output = child.wait_with_output().unwrap();
+    if let Some(writer) = writer {
+        writer.join().unwrap();
+    }
+    // Both tools name themselves as invoked (argv[0], here a full path): compare as `shuf`.
+    let stderr =
+        String::from_utf8_lossy(&output.stderr).replace(&program.display().to_string(), "shuf");
+    Outcome {
+        status: output.status.code(),
+        stdout: output.stdout,
+        stderr,
+    }
+}
+
+/// The reference `shuf`, or `None` (skip) when it is missing and not required.
+fn reference() -> Option<PathBuf> {
+    let required = std::env::var("FAIRDEAL_REQUIRE_REFERENCES").is_ok_and(|v| v != "0");
+    let path = PathBuf::from("/usr/bin/shuf");
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        !required,
+        "/usr/bin/shuf is missing and FAIRDEAL_REQUIRE_REFERENCES is set"
+    );
+    eprintln!(
+        "skipping: /usr/bin/shuf is not installed (set FAIRDEAL_REQUIRE_REFERENCES=1 to fail instead)"
+    );
+    None
+}
+
+/// A directory holding `shuf`, a symlink to the built `fairdeal`, and the test's files.
+fn workspace(name: &str) -> (PathBuf, PathBuf) {
+    let dir = fresh_dir(name);
+    let link = dir.join("shuf");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_fairdeal"), &link).unwrap();
+    #[cfg(not(unix))]
+    std::fs::copy(env!("CARGO_BIN_EXE_fairdeal"), &link).unwrap();
+    (dir, link)
+}
+
+/// splitmix64 bytes: deterministic random sources.
+fn random_bytes(seed: u64, length: usize) -> Vec<u8> {
+    let mut state = seed;
+    let mut out = Vec::with_capacity(length + 8);
+    while out.len() < length {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        out.extend_from_slice(&z.to_le_bytes());
+    }
+    out.truncate(length);
+    out
+}
+
+fn sorted_lines(bytes: &[u8]) -> Vec<&[u8]> {
+    let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    lines.sort_unstable();
+    lines
+}
+
+/// How two runs without a random source must agree.
+#[derive(Debug, Clone, Copy)]
+enum Agree {
+    /// The same bytes (deterministic output: errors, empty, one line, --random-source).
+    Exact,
+    /// The same lines in any order.
+    Lines,
+    /// The same number of lines.
+    Count,
+    /// Only the exit status (`--help`, `--version`: our own text).
+    Status,
+}
+
+#[test]
+fn gnu_and_uutils_behaviours_match_gnu_shuf() {
+    let Some(gnu) = reference() else { return };
+    let (dir, ours) = workspace("shuf-behaviours");
+    std::fs::write(
+        dir.join("in"),
+        (1..=100).map(|i| format!("{i}\n")).collect::<String>(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("nonl"), b"a\nb\nc").unwrap();
+    std::fs::write(dir.join("empty"), b"").unwrap();
+    std::fs::write(dir.join("r1k"), random_bytes(9, 1000)).unwrap();
+    std::fs::write(dir.join("r2"), random_bytes(9, 2)).unwrap();
+    let max = u64::MAX.to_string();
+    let one_to_max = format!("-i1-{max}");
+    let zero_to_max = format!("-i0-{max}");
+    let max_max = format!("-i{max}-{max}");
+    let big_n = "99999999999999999999999";
+    use Agree::{Count, Exact, Lines, Status};
+    let cases: Vec<(Vec<&str>, Agree)> = vec![
+        // Inputs.
+        (vec!["in"], Lines),
+        (vec!["-"], Lines),
+        (vec!["nonl"], Lines),
+        (vec!["empty"], Exact),
+        (vec!["-e"], Exact),
+        (vec!["-e", "a", "b", "c"], Lines),
+        (vec!["-i", "1-0"], Exact),
+        (vec!["-i", "0-0"], Exact),
+        (vec!["-i", "3-2"], Exact),
+        (vec!["-i", "7-9"], Lines),
+        (vec!["--input-range=1-50"], Lines),
+        (vec![&max_max], Exact),
+        // Counts: repeated -n keeps the smallest; overflow is "no limit"; -n 0 opens nothing.
+        (vec!["-n", "3", "in"], Count),
+        (vec!["-n", "3", "-n", "1", "in"], Count),
+        (vec!["-n", "1", "-n", "3", "in"], Count),
+        (vec!["--head-count=5", "-i", "1-10"], Count),
+        (vec!["--head=5", "-i", "1-10"], Count),
+        (vec!["-n", big_n, "-i", "1-10"], Lines),
+        (vec!["-n", " +2", "-e", "a", "b", "c"], Count),
+        (vec!["-n0", "/nonexistent"], Exact),
+        (vec!["-n", "0", "-i", "1-10"], Exact),
+        (vec!["-e", "-n2", "a\nb", "c\nd"], Count),
+        (vec!["-e", "a\nb"], Exact),
+        // Repeated flags are accepted.
+        (vec!["-z", "-z", "-e", "a"], Exact),
+        (vec!["-e", "a", "b", "-e", "c"], Lines),
+        (vec!["-r", "-r", "-n", "4", "-e", "a"], Exact),
+        (vec!["-o", "out1", "-o", "out1", "-e", "x"], Exact),
+        (
+            vec!["--random-source=r1k", "--random-source=r1k", "-i1-9"],
+            Exact,
+        ),
+        // Repeat.
+        (vec!["-r", "-n", "10", "-i", "0-9"], Count),
+        (vec!["-r", "-i", "5-5", "-n", "3"], Exact),
+        (vec!["--repeat", "-n", "0", "-i", "0-9"], Exact),
+        (vec!["-r", "-n", "0", "-i", "1-0"], Exact),
+        (vec!["-r", "empty"], Exact),
+        (vec!["-r", "-n", "2", "-e"], Exact),
+        (vec!["-r", "-i", "1-0"], Exact),
+        // Zero-terminated.
+        (vec!["-z", "-e", "a", "b"], Count),
+        (vec!["--zero-terminated", "-n", "1", "-e", "a"], Exact),
+        // Operands, options anywhere, --.
+        (vec!["-e", "a", "-n", "1"], Exact),
+        (vec!["-e", "--", "-n"], Exact),
+        (vec!["--", "-e"], Exact),
+        (vec!["in", "in"], Exact),
+        (vec!["-i0-0", "extra"], Exact),
+        (vec!["-i0-9", "-e", "A", "B"], Exact),
+        (vec!["-e", "-i0-0"], Exact),
+        // Ranges and counts that are wrong.
+        (vec!["-i1-3", "-i1-3"], Exact),
+        (vec!["-i7", "-i1-3"], Exact),
+        (vec!["-i1"], Exact),
+        (vec!["-iA"], Exact),
+        (vec!["-i1-"], Exact),
+        (vec!["-i1-A"], Exact),
+        (vec!["-i", "5-3"], Exact),
+        (vec!["-i", "1--3"], Exact),
+        (vec!["-i", "18446744073709551616-1"], Exact),
+        (vec![&one_to_max], Exact),
+        (vec![&zero_to_max], Exact),
+        (vec!["-nA"], Exact),
+        (vec!["-n", "-1", "in"], Exact),
+        (vec!["-n", "3", "-n", "x", "in"], Exact),
+        // Files.
+        (vec!["/nonexistent"], Exact),
+        (vec!["-o", "out-a", "-o", "out-b", "-e", "x"], Exact),
+        (vec!["-o", "/nonexistent/dir/out", "-e", "x"], Exact),
+        (
+            vec!["--random-source=r1k", "--random-source=r2", "-e", "a"],
+            Exact,
+        ),
+        (vec!["--random-source=/nonexistent", "-i1-5"], Exact),
+        (vec!["--random-source=/nonexistent", "-i1-1"], Exact),
+        (vec!["--random-source=/nonexistent", "-n0", "-i1-5"], Exact),
+        (vec!["--random-source=r2", "-i1-100"], Exact),
+        (vec!["--random-source=/dev/null", "-e", "a"], Exact),
+        (vec!["--random-source=/dev/null", "-e", "a", "b"], Exact),
+        (vec!["--random-source=/dev/null", "-n1", "-"], Exact),
+        // getopt's errors.
+        (vec!["-x"], Exact),
+        (vec!["--bogus"], Exact),
+        (vec!["--r", "-e", "a"], Exact),
+        (vec!["-n"], Exact),
+        (vec!["--head-count"], Exact),
+        (vec!["--echo=3"], Exact),
+        (vec!["--rand=r1k", "-i1-9"], Exact),
+        (vec!["--help"], Status),
+        (vec!["--help", "--bogus"], Status),
+        (vec!["--bogus", "--help"], Exact),
+        (vec!["--version"], Status),
+    ];
+    let stdin = b"x\ny\nz\n";
+    for (args, agree) in cases {
+        let theirs = run(&gnu, &args, Stdin::Pipe(stdin), &dir);
+        let mine = run(&ours, &args, Stdin::Pipe(stdin), &dir);
+        assert_eq!(
+            mine.status, theirs.status,
+            "shuf {args:?}: ours {mine:?}, GNU {theirs:?}"
+        );
+        if theirs.status != Some(0) {
+            assert_eq!(mine.stderr, theirs.stderr, "shuf {args:?}");
+        } else {
+            assert!(mine.stderr.is_empty(), "shuf {args:?}: {}", mine.stderr);
+        }
+        match agree {
+            Exact => assert_eq!(mine.stdout, theirs.stdout, "shuf {args:?}"),
+            Lines => assert_eq!(
+                sorted_lines(&mine.stdout),
+                sorted_lines(&theirs.stdout),
+                "shuf {args:?}"
+            ),
+            Count => assert_eq!(
+                mine.stdout
+                    .iter()
+                    .filter(|&&b| b == b'\n' || b == 0)
+                    .count(),
+                theirs
+                    .stdout
+                    .iter()
+                    .filter(|&&b| b == b'\n' || b == 0)
+                    .count(),
+                "shuf {args:?}"
+            ),
+            Status => {}
+        }
+    }
+    // The same -o twice wrote that file.
+    assert_eq!(std::fs::read(dir.join("out1")).unwrap(), b"x\n");
+}
+
+#[test]
+fn the_comparison_can_fail() {
+    // Negative control: a different random source gives a different order, so the byte-for-byte
+    // comparisons below are not vacuous.
+    let Some(gnu) = reference() else { return };
+    let (dir, ours) = workspace("shuf-negative");
+    std::fs::write(dir.join("a"), random_bytes(1, 4096)).unwrap();
+    std::fs::write(dir.join("b"), random_bytes(2, 4096)).unwrap();
+    let mine = run(&ours, &["--random-source=a", "-i1-100"], Stdin::Empty, &dir);
+    let theirs = run(&gnu, &["--random-source=b", "-i1-100"], Stdin::Empty, &dir);
+    assert_eq!((mine.status, theirs.status), (Some(0), Some(0)));
+    assert_ne!(mine.stdout, theirs.stdout);
+}
+
+#[test]
+fn random_source_output_is_gnu_shuf_byte_for_byte() {
+    let Some(gnu) = reference() else { return };
+    let (dir, ours) = workspace("shuf-random-source");
+    let fairdeal = PathBuf::from(env!("CARGO_BIN_EXE_fairdeal"));
+    let lines: String = (0..3000).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(dir.join("lines"), &lines).unwrap();
+    let zero = lines.replace('\n', "\0");
+    std::fs::write(dir.join("zero"), &zero).unwrap();
+    // Larger than coreutils' 8 MiB: -n samples a reservoir even from a file.
+    let big: String = (0..1_300_000).map(|i| format!("{i}\n")).collect();
+    assert!(big.len() > 8 << 20);
+    std::fs::write(dir.join("big"), &big).unwrap();
+    let lines_path = dir.join("lines");
+    let mut compared = 0;
+    let mut ran_out = 0;
+    for (seed, size) in [
+        (11u64, 1usize),
+        (12, 7),
+        (13, 100),
+        (14, 3000),
+        (15, 70_000),
+        (16, 3_000_000),
+    ] {
+        let name = format!("random-{size}");
+        std::fs::write(dir.join(&name), random_bytes(seed, size)).unwrap();
+        let source = format!("--random-source={name}");
+        let s = source.as_str();
+        let mut cases: Vec<(Vec<&str>, Stdin<'_>)> = vec![
+            (vec![s, "-e", "a", "b", "c", "d", "e"], Stdin::Empty),
+            (
+                vec![s, "-n", "2", "-e", "a", "b", "c", "d", "e"],
+                Stdin::Empty,
+            ),
+            (vec![s, "-i", "1-1000"], Stdin::Empty),
+            (vec![s, "-i", "5-20", "-n", "4"], Stdin::Empty),
+            (vec![s, "-i", "0-4294967295", "-n", "6"], Stdin::Empty),
+            (vec![s, "-i", "10-9999999", "-n", "3"], Stdin::Empty),
+            (vec![s, "lines"], Stdin::Empty),
+            (vec![s, "-n", "10", "lines"], Stdin::Empty),
+            (vec![s, "-z", "-n", "10", "zero"], Stdin::Empty),
+            (vec![s], Stdin::File(&lines_path)),
+            (vec![s, "-n", "10"], Stdin::File(&lines_path)),
+            (vec![s, "-n", "10"], Stdin::Pipe(lines.as_bytes())),
+            (vec![s, "-n", "5000"], Stdin::Pipe(lines.as_bytes())),
+            (vec![s, "-"], Stdin::Pipe(lines.as_bytes())),
+            (vec![s, "-n", "4", "big"], Stdin::Empty),
+            (vec![s, "-r", "-n", "20", "-i", "1-6"], Stdin::Empty),
+            (vec![s, "-r", "-n", "20", "lines"], Stdin::Empty),
+            (vec![s, "-r", "-n", "7"], Stdin::Pipe(lines.as_bytes())),
+        ];
+        // -r without -n runs until the source ends: about 8 lines per byte.
+        if size <= 3000 {
+            cases.push((vec![s, "-r", "-e", "heads", "tails"], Stdin::Empty));
+        }
+        for (args, stdin) in cases {
+            let theirs = run(&gnu, &args, stdin, &dir);
+            let mine = run(&ours, &args, stdin, &dir);
+            assert_eq!(mine, theirs, "shuf {args:?}");
+            // fairdeal shuffle --random-source: the same output and status, its own prefix.
+            let shuffle_args = [&["shuffle"][..], &args[..]].concat();
+            let long = run(&fairdeal, &shuffle_args, stdin, &dir);
+            assert_eq!(
+                (long.status, &long.stdout),
+                (theirs.status, &theirs.stdout),
+                "fairdeal {shuffle_args:?}"
+            );
+            if theirs.status != Some(0) {
+                assert!(theirs.stderr.contains("end of file"), "{}", theirs.stderr);
+                assert_eq!(
+                    long.stderr,
+                    theirs.stderr.replacen("shuf: ", "fairdeal: error: ", 1)
+                );
+                ran_out += 1;
+            }
+            compared += 1;
+        }
+    }
+    // Both outcomes are covered: complete outputs, and sources that run out mid-way.
+    assert!(
+        ran_out >= 10 && compared - ran_out >= 40,
+        "{ran_out} of {compared} ran out"
+    );
+}
+
+/// `fairdeal shuffle` keeps its own exit statuses but takes GNU's harmless habits: repeated
+/// flags, an `-e` argument holding a newline stays one record, `-n 0` opens nothing.
+#[test]
+fn fairdeal_shuffle_takes_gnus_harmless_habits() {
+    let fairdeal = PathBuf::from(env!("CARGO_BIN_EXE_fairdeal"));
+    let dir = fresh_dir("shuffle-habits");
+    let ok = |args: &[&str]| {
+        let outcome = run(&fairdeal, args, Stdin::Empty, &dir);
+        assert_eq!(outcome.status, Some(0), "{args:?}: {}", outcome.stderr);
+        assert!(outcome.stderr.is_empty(), "{args:?}: {}", outcome.stderr);
+        outcome.stdout
+    };
+    assert_eq!(ok(&["shuffle", "-z", "-z", "-e", "a"]), b"a\0");
+    assert_eq!(
+        ok(&["shuffle", "-r", "-r", "-n", "3", "-e", "a"]),
+        b"a\na\na\n"
+    );
+    let mut three = ok(&["shuffle", "-e", "a", "b", "-e", "c"]);
+    three.sort_unstable();
+    assert_eq!(three, b"\n\n\nabc");
+    assert_eq!(ok(&["shuffle", "-n0", "/nonexistent"]), b"");
+    assert_eq!(ok(&["shuffle", "-n", "0", "-r", "-i", "1-0"]), b"");
+    for seed in ["1", "2", "3", "4"] {
+        let out = ok(&["shuffle", "--seed", seed, "-e", "a\nb", "c\nd"]);
+        assert!(
+            out == b"a\nb\nc\nd\n" || out == b"c\nd\na\nb\n",
+            "{:?}",
+            String::from_utf8_lossy(&out)
+        );
+    }
+    // Negative control: the -n 0 check would see an opened missing file.
+    let missing = run(
+        &fairdeal,
+        &["shuffle", "-n1", "/nonexistent"],
+        Stdin::Empty,
+        &dir,
+    );
+    assert_eq!(missing.status, Some(1), "{}", missing.stderr);
+}

@@ -1,0 +1,196 @@
+//! [`GnuRandom`] against GNU coreutils' `shuf --random-source=FILE`: the committed fixture
+//! `fixtures/gnu_shuf.txt` (made by `fixtures/gen/gen_gnu.py` from the real `shuf`), and, when
+//! `shuf` is installed, the live program on sources the fixture does not contain.
+
+use std::process::{Command, Stdio};
+
+use fairdeal_rng::{GnuError, GnuRandom};
+
+const FIXTURE: &str = include_str!("../fixtures/gnu_shuf.txt");
+
+/// The fixture's random sources: splitmix64 from `seed`, each output little-endian, cut to
+/// `length` bytes (as `gen_gnu.py` makes them).
+fn splitmix_bytes(seed: u64, length: usize) -> Vec<u8> {
+    let mut state = seed;
+    let mut out = Vec::with_capacity(length + 8);
+    while out.len() < length {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        out.extend_from_slice(&z.to_le_bytes());
+    }
+    out.truncate(length);
+    out
+}
+
+/// What `shuf` prints for one case (the numbers, also those printed before an error) and its
+/// exit status (1 when the source ran out).
+fn port(mode: &str, bytes: &[u8], n: u64, k: u64) -> (Vec<u64>, i32) {
+    let mut gnu = GnuRandom::new(bytes);
+    let mut out = Vec::new();
+    let result: Result<(), GnuError> = (|| {
+        match mode {
+            "perm" => out = gnu.randperm(k, n)?,
+            "repeat" => {
+                for _ in 0..k {
+                    out.push(gnu.choose(n)?);
+                }
+            }
+            "reservoir" => {
+                let mut records = 0..n;
+                let kept =
+                    gnu.reservoir_sample(k as usize, || Ok::<_, GnuError>(records.next()))?;
+                let order = gnu.randperm(kept.len() as u64, kept.len() as u64)?;
+                out = order.into_iter().map(|i| kept[i as usize]).collect();
+            }
+            other => panic!("unknown mode {other}"),
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => (out, 0),
+        Err(GnuError::EndOfFile) => {
+            // shuf prints nothing of a permutation it could not finish; -r prints each draw.
+            if mode != "repeat" {
+                out.clear();
+            }
+            (out, 1)
+        }
+        Err(other) => panic!("unexpected error {other}"),
+    }
+}
+
+#[test]
+fn matches_the_gnu_shuf_fixture() {
+    let mut cases = 0;
+    let mut ran_out = 0;
+    for line in FIXTURE.lines() {
+        let mut fields = line.split_ascii_whitespace();
+        let mode = fields.next().unwrap();
+        let mut number = || fields.next().unwrap().parse::<u64>().unwrap();
+        let (seed, length, n, k, status) = (number(), number(), number(), number(), number());
+        let expected: Vec<u64> = fields.map(|v| v.parse().unwrap()).collect();
+        let bytes = splitmix_bytes(seed, length as usize);
+        let (got, got_status) = port(mode, &bytes, n, k);
+        assert_eq!(
+            (got, i64::from(got_status)),
+            (expected, status as i64),
+            "{line:.80}"
+        );
+        cases += 1;
+        ran_out += usize::from(status == 1);
+    }
+    assert!(cases >= 500, "fixture looks truncated: {cases} cases");
+    // Both outcomes are pinned: complete outputs, and the end of the source mid-way.
+    assert!(
+        ran_out >= 50 && cases - ran_out >= 400,
+        "{ran_out} of {cases} ran out"
+    );
+}
+
+#[test]
+fn the_fixture_test_can_fail() {
+    // Negative control: one flipped byte of the source changes the output of a case the
+    // fixture pins, so the comparison above is not vacuous.
+    let line = FIXTURE
+        .lines()
+        .find(|l| l.starts_with("perm 1 4096 1000 1000 0"))
+        .unwrap();
+    let expected: Vec<u64> = line
+        .split_ascii_whitespace()
+        .skip(6)
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let mut bytes = splitmix_bytes(1, 4096);
+    assert_eq!(port("perm", &bytes, 1000, 1000).0, expected);
+    bytes[0] ^= 1;
+    assert_ne!(port("perm", &bytes, 1000, 1000).0, expected);
+}
+
+/// Runs `shuf` with `args` on the source `bytes` (and `stdin`), or `None` when `shuf` is not
+/// installed and `FAIRDEAL_REQUIRE_REFERENCES` is unset (or `0`).
+fn live_shuf(bytes: &[u8], args: &[String], stdin: Option<&[u8]>) -> Option<(Vec<u64>, i32)> {
+    let required = std::env::var("FAIRDEAL_REQUIRE_REFERENCES").is_ok_and(|v| v != "0");
+    let dir = std::env::temp_dir().join(format!("fairdeal-rng-gnu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join(format!("source-{}", bytes.len()));
+    std::fs::write(&source, bytes).unwrap();
+    let mut command = Command::new("shuf");
+    command
+        .args(args)
+        .arg(format!("--random-source={}", source.display()))
+        .env("LC_ALL", "C")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = command.spawn();
+    let result = match child {
+        Ok(mut child) => {
+            let mut input = child.stdin.take().unwrap();
+            let data = stdin.unwrap_or_default().to_vec();
+            let writer = std::thread::spawn(move || {
+                use std::io::Write as _;
+                let _ = input.write_all(&data);
+            });
+            let output = child.wait_with_output().unwrap();
+            writer.join().unwrap();
+            let text = String::from_utf8(output.stdout).unwrap();
+            let status = output.status.code().expect("exited");
+            assert!(
+                status == 0 || String::from_utf8_lossy(&output.stderr).contains("end of file"),
+                "shuf failed: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            Some((text.lines().map(|l| l.parse().unwrap()).collect(), status))
+        }
+        Err(error) if !required && error.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!(
+                "skipping: shuf is not installed (set FAIRDEAL_REQUIRE_REFERENCES=1 to fail instead)"
+            );
+            None
+        }
+        Err(error) => {
+            panic!("shuf could not run: {error} (FAIRDEAL_REQUIRE_REFERENCES is {required})")
+        }
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+#[test]
+fn matches_the_live_gnu_shuf_on_new_sources() {
+    // Seeds and lengths absent from the fixture (which uses seeds 1..=3).
+    for (seed, length) in [(77u64, 5usize), (1234, 100), (99_999, 3000), (2026, 20_000)] {
+        let bytes = splitmix_bytes(seed, length);
+        for (n, k) in [(7u64, 7u64), (300, 300), (4000, 4000), (1 << 20, 9)] {
+            let args = vec![format!("-i0-{}", n - 1), format!("-n{k}")];
+            let Some(reference) = live_shuf(&bytes, &args, None) else {
+                return;
+            };
+            assert_eq!(
+                port("perm", &bytes, n, k),
+                reference,
+                "perm seed {seed} len {length} n {n} k {k}"
+            );
+        }
+        for (n, k) in [(13u64, 4u64), (2000, 17)] {
+            let stdin: String = (0..n).map(|i| format!("{i}\n")).collect();
+            let args = vec![format!("-n{k}")];
+            let reference = live_shuf(&bytes, &args, Some(stdin.as_bytes())).unwrap();
+            assert_eq!(
+                port("reservoir", &bytes, n, k),
+                reference,
+                "reservoir seed {seed} len {length} n {n} k {k}"
+            );
+        }
+        let args = vec!["-r".to_owned(), "-i0-999999".to_owned(), "-n40".to_owned()];
+        let reference = live_shuf(&bytes, &args, None).unwrap();
+        assert_eq!(
+            port("repeat", &bytes, 1_000_000, 40),
+            reference,
+            "repeat seed {seed} len {length}"
+        );
+    }
+}
