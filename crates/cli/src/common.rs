@@ -340,6 +340,16 @@ impl RandomArgs {
     }
 
     /// The selection these flags make, with `default_algorithm` and `sampler`.
+    pub(crate) fn into_selection(self, default_algorithm: &str, sampler: &str) -> Selection {
+        Selection {
+            algorithm: self.algo.unwrap_or_else(|| default_algorithm.to_owned()),
+            backend: self.backend.unwrap_or_else(|| DEFAULT_BACKEND.to_owned()),
+            sampler: sampler.to_owned(),
+            seed: self.seed,
+        }
+    }
+
+    /// The selection these flags make, with `default_algorithm` and `sampler`.
     pub(crate) fn selection(&self, default_algorithm: &str, sampler: &str) -> Selection {
         Selection {
             algorithm: self.algorithm(default_algorithm).to_owned(),

@@ -121,14 +121,15 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     if let Some(path) = &args.plot {
         heatmap::check_svg_path(path)?;
     }
+    let given_seed = args.random.seed;
     let selection = args
         .random
-        .selection(DEFAULT_ALGORITHM, &args.sampler.sampler);
+        .into_selection(DEFAULT_ALGORITHM, &args.sampler.sampler);
     let show_progress = args.trials.saturating_mul(args.n as u64) > PROGRESS_THRESHOLD;
     let (report, seed) = with_selection(
         &selection,
         Experiment {
-            seed: args.random.seed,
+            seed: given_seed,
             n: args.n,
             trials: args.trials,
             show_progress,
@@ -144,7 +145,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             backend: &selection.backend,
             sampler: &selection.sampler,
             seed,
-            seed_from_os: args.random.seed.is_none(),
+            seed_from_os: given_seed.is_none(),
             n: report.n,
             trials: report.trials,
             test: report.test.name(),

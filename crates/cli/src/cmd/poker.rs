@@ -149,8 +149,8 @@ struct EquityArgs {
 /// Runs `fairdeal poker`.
 pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
-        PokerCommand::Table(args) => run_table(args),
-        PokerCommand::Equity(args) => run_equity(args),
+        PokerCommand::Table(args) => run_table(&args),
+        PokerCommand::Equity(args) => run_equity(&args),
     }
 }
 
@@ -218,7 +218,7 @@ struct McJson {
     most_deviant: &'static str,
 }
 
-fn run_table(args: TableArgs) -> anyhow::Result<()> {
+fn run_table(args: &TableArgs) -> anyhow::Result<()> {
     if args.cards != 5 && args.cards != 7 {
         return Err(usage(format!("--cards must be 5 or 7, not {}", args.cards)));
     }
@@ -405,7 +405,7 @@ struct PlayerJson {
     equity: f64,
 }
 
-fn run_equity(args: EquityArgs) -> anyhow::Result<()> {
+fn run_equity(args: &EquityArgs) -> anyhow::Result<()> {
     let hands: Vec<&str> = args.hands.iter().map(String::as_str).collect();
     let spot = Spot::parse(&hands, &args.board, &args.dead).map_err(|e| poker_error(&e))?;
     let exact =
