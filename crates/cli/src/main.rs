@@ -53,7 +53,7 @@ enum Command {
 fn dispatch(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Shuffle(args) => cmd::shuffle::run(args),
-        Command::Fairness(args) => cmd::fairness::run(&args),
+        Command::Fairness(args) => cmd::fairness::run(args),
         Command::Algorithms(args) => cmd::listing::run_algorithms(&args),
         Command::Backends(args) => cmd::listing::run_backends(&args),
         Command::Poker(args) => cmd::poker::run(args),

@@ -673,7 +673,6 @@ fn options_the_external_path_cannot_honour_are_refused() {
         &["--algo", "parallel", "--backend", "java"][..],
         &["--backend", "java", "--sampler", "batched"],
         &["--backend", "java", "-n", "5"],
-        &["--algo", "biased", "--memory", "64M"],
     ] {
         let mut args = vec!["shuffle", "--seed", "1", "--memory", "64K", "-T", t];
         args.extend(extra);
@@ -681,6 +680,10 @@ fn options_the_external_path_cannot_honour_are_refused() {
         let run = fairdeal(&args);
         assert_eq!(run.status, Some(0), "{args:?}: {}", run.stderr);
     }
+    let run = fairdeal(&[
+        "shuffle", "--seed", "1", "--algo", "biased", "--memory", "64M", file,
+    ]);
+    assert_eq!(run.status, Some(0), "{}", run.stderr);
     // In memory, Java's order is kept as before.
     let java = fairdeal(&["shuffle", "--seed", "0", "--backend", "java", file]).ok();
     let inplace = fairdeal(&[

@@ -7,7 +7,7 @@
 //!
 //! Records (lines) are planned before their size is known (a pipe has none), so a
 //! [`Plan::Records`] states both branches up front: what runs on the records when they all fit
-//! in memory ([`Plan::Records::fits`]) and what runs when the input turns out larger
+//! in memory (`fits`) and what runs when the input turns out larger
 //! ([`Beyond`]). When the size is known (a regular file larger than the budget), a refusal
 //! comes before any input is read.
 //!
@@ -41,7 +41,7 @@ pub const RANGE_BYTES_PER_NUMBER: u64 = 8;
 
 /// Bytes the sparse range sampler takes per sampled number: the output `u64` and the
 /// `BTreeMap<u64, u64>` entry of the slot it displaced, with its share of a node. Measured:
-/// 37 bytes per number (maximum RSS with 1,000,000 and 4,000,000 samples from
+/// 37 bytes per number (the maximum RSS of 1,000,000 and 4,000,000 samples from
 /// `-i 1-10000000000`, see `docs/algorithms.md`).
 pub const SPARSE_BYTES_PER_SAMPLE: u64 = 40;
 
@@ -148,7 +148,7 @@ pub enum InMemory {
     },
 }
 
-/// What runs when the records do not fit [`Plan::Records::load_limit`].
+/// What runs when the records do not fit the load limit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Beyond {
     /// The scatter into 32 buckets as the records are read

@@ -110,7 +110,7 @@ struct JsonReport<'a> {
 }
 
 /// Runs `fairdeal fairness`.
-pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
+pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     if args.trials == 0 {
         return Err(usage("--trials must be at least 1"));
     }
@@ -130,14 +130,15 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     if let Some(path) = &args.plot {
         heatmap::check_svg_path(path)?;
     }
+    let given_seed = args.random.seed;
     let selection = args
         .random
-        .selection(DEFAULT_ALGORITHM, &args.sampler.sampler);
+        .into_selection(DEFAULT_ALGORITHM, &args.sampler.sampler);
     let show_progress = args.trials.saturating_mul(args.n as u64) > PROGRESS_THRESHOLD;
     let (report, seed) = with_selection(
         &selection,
         Experiment {
-            seed: args.random.seed,
+            seed: given_seed,
             n: args.n,
             trials: args.trials,
             show_progress,
@@ -158,7 +159,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         &report,
         &selection,
         seed,
-        args.random.seed.is_none(),
+        given_seed.is_none(),
         args.json,
         shard,
     )?;
