@@ -223,6 +223,23 @@ impl SpillFile {
         self.len == 0
     }
 
+    /// Empties the file (freeing its disk space) for reuse; segments written before must not
+    /// be read after this.
+    ///
+    /// # Errors
+    ///
+    /// [`ExternalError::TempWrite`].
+    pub fn clear(&mut self) -> Result<(), ExternalError> {
+        self.file
+            .set_len(0)
+            .map_err(|source| ExternalError::TempWrite {
+                path: self.dir.clone(),
+                source,
+            })?;
+        self.len = 0;
+        Ok(())
+    }
+
     /// Appends `bytes` to `segment`, at the end of the file.
     ///
     /// # Errors
@@ -322,6 +339,24 @@ impl SpillFile {
                 }
             }
         })
+    }
+}
+
+/// The [`ExternalError`] for an error reading a spill file in `dir` through a
+/// [`SegmentReader`]: the damage it found, else [`ExternalError::TempRead`].
+pub(crate) fn read_error(error: io::Error, dir: &Path) -> ExternalError {
+    let damage = error
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<ExternalError>());
+    match damage {
+        Some(ExternalError::TempDamaged { dir, what }) => ExternalError::TempDamaged {
+            dir: dir.clone(),
+            what: what.clone(),
+        },
+        _ => ExternalError::TempRead {
+            path: dir.to_path_buf(),
+            source: error,
+        },
     }
 }
 
@@ -508,9 +543,14 @@ impl Read for SegmentReader<'_> {
         let n = buf
             .len()
             .min(usize::try_from(len - self.offset).unwrap_or(usize::MAX));
-        self.file
+        match self
+            .file
             .read_extent(self.segment, start + self.offset, &mut buf[..n])
-            .map_err(into_io)?;
+        {
+            Ok(()) => {}
+            Err(ExternalError::TempRead { source, .. }) => return Err(source),
+            Err(damage) => return Err(into_io(damage)),
+        }
         self.hasher.update(&buf[..n]);
         self.offset += n as u64;
         if self.offset == len {
