@@ -64,10 +64,13 @@ use std::path::{Path, PathBuf};
 use fairdeal_core::{Batched, IndexSampler, Rng, SeedableRng, Shuffler};
 
 pub use budget::{
-    BudgetError, DEFAULT_FRACTION, FALLBACK_BUDGET, MIN_BUDGET, MemoryBudget, physical_memory,
+    BudgetError, DEFAULT_FRACTION, FALLBACK_BUDGET, MIN_BUDGET, MemoryBudget, memory_limit,
+    physical_memory,
 };
 pub use error::ExternalError;
-pub use spillfile::{ScratchDir, Sealed, Segment, SegmentReader, SpillFile, temp_parent};
+pub use spillfile::{
+    ScratchDir, Sealed, Segment, SegmentReader, SpillFile, anonymous_file, temp_parent,
+};
 
 /// Buckets per level of the scatter: 32, so a label is five random bits, twelve labels per
 /// 64-bit word. One level handles inputs up to about 32 budgets, two up to about 1,024.

@@ -130,6 +130,40 @@ fn strip_path(error: io::Error) -> io::Error {
     }
 }
 
+/// A new anonymous file in `dir`, readable and writable, mode 0600, as
+/// [`SpillFile::anonymous_in`] makes them: for a caller that needs the plain file (random
+/// access to records, say) and does its own checks.
+///
+/// # Errors
+///
+/// [`ExternalError::TempCreate`] naming `dir`.
+pub fn anonymous_file(dir: &Path) -> Result<File, ExternalError> {
+    let cannot = |source| ExternalError::TempCreate {
+        dir: dir.to_path_buf(),
+        source,
+    };
+    match open_tmpfile(dir) {
+        Ok(file) => Ok(file),
+        Err(e) if tmpfile_unsupported(&e) => {
+            let mut builder = tempfile::Builder::new();
+            builder.prefix(".fairdeal-spill-");
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt as _;
+                builder.permissions(std::fs::Permissions::from_mode(0o600));
+            }
+            let named = builder
+                .tempfile_in(dir)
+                .map_err(|e| cannot(strip_path(e)))?;
+            // Dropping the path unlinks it; the descriptor stays valid.
+            let (file, path) = named.into_parts();
+            path.close().map_err(|e| cannot(strip_path(e)))?;
+            Ok(file)
+        }
+        Err(e) => Err(cannot(e)),
+    }
+}
+
 /// A temporary file of [`Segment`]s, private to this process (see the module docs).
 #[derive(Debug)]
 pub struct SpillFile {
@@ -152,32 +186,8 @@ impl SpillFile {
     ///
     /// [`ExternalError::TempCreate`] naming `dir`.
     pub fn anonymous_in(dir: &Path) -> Result<Self, ExternalError> {
-        let cannot = |source| ExternalError::TempCreate {
-            dir: dir.to_path_buf(),
-            source,
-        };
-        let file = match open_tmpfile(dir) {
-            Ok(file) => file,
-            Err(e) if tmpfile_unsupported(&e) => {
-                let mut builder = tempfile::Builder::new();
-                builder.prefix(".fairdeal-spill-");
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::PermissionsExt as _;
-                    builder.permissions(std::fs::Permissions::from_mode(0o600));
-                }
-                let named = builder
-                    .tempfile_in(dir)
-                    .map_err(|e| cannot(strip_path(e)))?;
-                // Dropping the path unlinks it; the descriptor stays valid.
-                let (file, path) = named.into_parts();
-                path.close().map_err(|e| cannot(strip_path(e)))?;
-                file
-            }
-            Err(e) => return Err(cannot(e)),
-        };
         Ok(Self {
-            file,
+            file: anonymous_file(dir)?,
             dir: dir.to_path_buf(),
             len: 0,
         })

@@ -176,8 +176,9 @@ pub(crate) struct Args {
     /// Memory budget (e.g. 512M, 4G; K, M, G, T are powers of 1024). Input that fits (its
     /// bytes plus 16 per line) is shuffled in memory, and the budget does not change its
     /// output; larger input is shuffled through temporary files, and its output for a --seed
-    /// depends on the budget [default: a quarter of physical memory]. Memory use stays within
-    /// the budget plus about 3 MiB of buffers.
+    /// depends on the budget [default: a quarter of physical memory, or of the cgroup's
+    /// memory limit or `ulimit -v`/`-d` when lower]. Memory use stays within the budget plus
+    /// about 3 MiB of buffers.
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     memory: Option<MemoryBudget>,
 
@@ -259,7 +260,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let separator = if args.zero_terminated { b'\0' } else { b'\n' };
     let budget = args
         .memory
-        .unwrap_or_else(|| MemoryBudget::default_for(fairdeal_external::physical_memory()));
+        .unwrap_or_else(|| MemoryBudget::default_for(fairdeal_external::memory_limit()));
     let mut seed = args.seed;
     if seed.is_none() && args.random_source.is_none() && args.verbose {
         let mut os = fairdeal::rng::DefaultBackend::from_os()
@@ -321,7 +322,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         repeat: args.repeat,
         separator,
         budget,
-        temp_parent: args.temporary_directory.unwrap_or_else(std::env::temp_dir),
+        temp_parent: fairdeal_external::temp_parent(args.temporary_directory.as_deref()),
         random_source: args.random_source,
         sparse_allowed: selection.algorithm == PREFIX_ALGORITHM,
         output: args.output,
@@ -677,8 +678,7 @@ impl WithResolved for Job {
                 if self.repeat {
                     note(&format!("input larger than --memory {budget}: spooled"));
                     let reader = io::Cursor::new(prefix).chain(reader);
-                    let scratch = cleanup::scratch_dir(&self.temp_parent)?;
-                    let spooled = Spooled::write(reader, separator, scratch.path(), budget)?;
+                    let spooled = Spooled::write(reader, separator, &self.temp_parent, budget)?;
                     let records = spooled.offsets.len() - 1;
                     return repeat_spooled(
                         spooled,
@@ -723,20 +723,9 @@ impl WithResolved for Job {
                     left: self.head_count,
                     separator,
                 };
-                // The scatter starts in memory; the scratch directory is made only if it
-                // spills (at once when the input is already known not to fit the budget).
-                let mut scratch = None;
-                let mut make_scratch = || {
-                    let dir = cleanup::scratch_dir(&self.temp_parent).map_err(|e| {
-                        fairdeal_external::ExternalError::TempCreate {
-                            dir: self.temp_parent.clone(),
-                            source: io::Error::other(format!("{e:#}")),
-                        }
-                    })?;
-                    let path = dir.path().to_path_buf();
-                    scratch = Some(dir);
-                    Ok(path)
-                };
+                // The scatter starts in memory; spill files (anonymous, private: see
+                // `fairdeal_external::SpillFile`) are made only if it spills.
+                let mut make_scratch = || Ok(self.temp_parent.clone());
                 let summary = external.shuffle_spilling(
                     prefix,
                     reader,
@@ -746,7 +735,6 @@ impl WithResolved for Job {
                     &mut progress,
                 )?;
                 progress.bar.finish_and_clear();
-                drop(scratch);
                 note(&if summary.bucket_files > 0 || beyond_budget {
                     format!(
                         "input larger than --memory {budget}: external shuffle{}",
@@ -897,17 +885,9 @@ impl Spooled {
         scratch: &Path,
         budget: MemoryBudget,
     ) -> anyhow::Result<Self> {
-        let path = scratch.join("repeat");
-        let cannot = || format!("cannot write temporary file '{}'", path.display());
-        let mut file = io::BufWriter::with_capacity(
-            256 << 10,
-            File::options()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .open(&path)
-                .with_context(cannot)?,
-        );
+        let cannot = || format!("cannot write a temporary file in '{}'", scratch.display());
+        let mut file =
+            io::BufWriter::with_capacity(256 << 10, fairdeal_external::anonymous_file(scratch)?);
         let most_records = budget.bytes() / 8;
         let mut offsets = vec![0u64];
         let mut buf = vec![0u8; 256 << 10];
