@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Run, fairdeal, fresh_dir, is_empty_dir};
+use common::{Run, fresh_dir, is_empty_dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_fairdeal");
 
@@ -268,19 +268,6 @@ fn an_empty_tmpdir_means_tmp_not_the_current_directory() {
 
 #[test]
 fn an_unusable_temporary_directory_is_named_once() {
-    let line = fairdeal(&[
-        "shuffle",
-        "--memory",
-        "1K",
-        "-T",
-        "/nonexistent/dir",
-        "-i",
-        "1-1000",
-        "--seed",
-        "1",
-    ]);
-    // -i does not spill; a file does.
-    assert_eq!(line.status, Some(0));
     let dir = fresh_dir("unusable-T");
     std::fs::write(dir.join("in.txt"), records(0, 1000)).unwrap();
     let run = sh(

@@ -6,8 +6,8 @@
 //!
 //! 1. **Scatter.** Each record gets an independent, uniformly random label in `0..32`
 //!    ([`FAN_OUT`]; five bits of a random word, so exactly uniform) and is appended to that
-//!    label's *bucket*: a segment of a temporary file. Records are streamed: a record is never held whole, so
-//!    records longer than the budget work too.
+//!    label's *bucket*: a segment of a temporary file. Records are streamed: a record is
+//!    never held whole, so records longer than the budget work too.
 //! 2. **Gather.** Buckets are visited in label order. One that fits the [`MemoryBudget`] is read
 //!    back, its records shuffled in memory (the parallel scatter shuffle of
 //!    `fairdeal-parallel`, on the caller's rayon pool) and appended to the output; one that does
