@@ -159,6 +159,64 @@ pub fn physical_memory() -> Option<u64> {
     parse_mem_total(&meminfo)
 }
 
+/// The memory this process may use, in bytes: the smallest of physical memory
+/// ([`physical_memory`]), the cgroup's limit (v2 `memory.max`, v1
+/// `memory.limit_in_bytes`) and the resource limits `RLIMIT_AS` and `RLIMIT_DATA`
+/// (`ulimit -v`, `ulimit -d`); `None` when none of them is known. The default budget is a
+/// fraction of this ([`MemoryBudget::default_for`]), so a shuffle in a container or under
+/// `ulimit -v` goes external instead of failing to allocate.
+pub fn memory_limit() -> Option<u64> {
+    let rlimits = [
+        rustix::process::Resource::As,
+        rustix::process::Resource::Data,
+    ]
+    .map(|resource| rustix::process::getrlimit(resource).current);
+    [physical_memory(), cgroup_limit()]
+        .into_iter()
+        .chain(rlimits)
+        .flatten()
+        .min()
+}
+
+/// The memory limit of this process's cgroup (v2, else v1), if it has one.
+fn cgroup_limit() -> Option<u64> {
+    let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let read = |path: String| {
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| parse_limit(&t))
+    };
+    let mut limits = Vec::new();
+    for line in cgroups.lines() {
+        let mut fields = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(path)) =
+            (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        let path = path.trim_end_matches('/');
+        if controllers.is_empty() {
+            limits.push(read(format!("/sys/fs/cgroup{path}/memory.max")));
+        } else if controllers.split(',').any(|c| c == "memory") {
+            limits.push(read(format!(
+                "/sys/fs/cgroup/memory{path}/memory.limit_in_bytes"
+            )));
+            // Inside a container the cgroup's own directory is mounted as the root.
+            limits.push(read(
+                "/sys/fs/cgroup/memory/memory.limit_in_bytes".to_owned(),
+            ));
+        }
+    }
+    limits.into_iter().flatten().min()
+}
+
+/// A cgroup limit file's content: a number of bytes, or `max` (v2) or a huge number (v1,
+/// "no limit") for none.
+fn parse_limit(text: &str) -> Option<u64> {
+    let bytes: u64 = text.trim().parse().ok()?;
+    (bytes < 1 << 60).then_some(bytes)
+}
+
 /// `MemTotal:  24684128 kB` → bytes.
 fn parse_mem_total(meminfo: &str) -> Option<u64> {
     let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
@@ -227,6 +285,21 @@ mod tests {
             Some(24_684_128 * 1024)
         );
         assert_eq!(parse_mem_total("nothing"), None);
+    }
+
+    #[test]
+    fn cgroup_limits_parse_and_unlimited_is_none() {
+        assert_eq!(parse_limit("536870912\n"), Some(512 << 20));
+        assert_eq!(parse_limit("max\n"), None);
+        assert_eq!(parse_limit("9223372036854771712\n"), None);
+        assert_eq!(parse_limit(""), None);
+    }
+
+    #[test]
+    fn the_limit_is_at_most_physical_memory() {
+        if let (Some(limit), Some(physical)) = (memory_limit(), physical_memory()) {
+            assert!(limit <= physical);
+        }
     }
 
     #[test]

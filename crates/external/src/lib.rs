@@ -6,8 +6,8 @@
 //!
 //! 1. **Scatter.** Each record gets an independent, uniformly random label in `0..32`
 //!    ([`FAN_OUT`]; five bits of a random word, so exactly uniform) and is appended to that
-//!    label's temporary *bucket* file. Records are streamed: a record is never held whole, so
-//!    records longer than the budget work too.
+//!    label's *bucket*: a segment of a temporary file. Records are streamed: a record is
+//!    never held whole, so records longer than the budget work too.
 //! 2. **Gather.** Buckets are visited in label order. One that fits the [`MemoryBudget`] is read
 //!    back, its records shuffled in memory (the parallel scatter shuffle of
 //!    `fairdeal-parallel`, on the caller's rayon pool) and appended to the output; one that does
@@ -22,11 +22,13 @@
 //! The output depends only on the records, the generator's seed and the budget: not on how the
 //! input was read (a pipe or a file, in what chunks) nor on the number of threads.
 //!
-//! Resources: at most [`MAX_OPEN_FILES`] temporary files are open at once (the 32 buckets being
-//! written plus the one being read back), memory stays within the budget plus
-//! [`BUFFER_BYTES`] of buffers, and temporary disk use is about the input's size (a bucket is
-//! deleted as soon as it has been read back or split). All temporary files live in one scratch
-//! directory; [`ExternalShuffle::shuffle`] removes it on success and on error.
+//! Resources: one temporary file per level of the scatter in use (the 32 buckets of a level
+//! are segments of one [`SpillFile`]; see [`MAX_OPEN_FILES`]), memory within the budget plus
+//! [`BUFFER_BYTES`] of buffers, and temporary disk space about the input's size (a level's
+//! file is emptied as soon as its buckets have been written). Spill files are private (0600),
+//! anonymous (`O_TMPFILE`, or unlinked as soon as created: nothing is left behind however the
+//! process ends, SIGKILL included) and every bucket's length and checksum are checked when it
+//! is read back ([`ExternalError::TempDamaged`]).
 //!
 //! ```
 //! use std::io::Read as _;
@@ -60,17 +62,21 @@ mod budget;
 mod error;
 pub mod plan;
 mod spill;
+mod spillfile;
 
-use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use fairdeal_core::{Batched, IndexSampler, Rng, SeedableRng, Shuffler};
 
 pub use budget::{
-    BudgetError, DEFAULT_FRACTION, FALLBACK_BUDGET, MIN_BUDGET, MemoryBudget, physical_memory,
+    BudgetError, DEFAULT_FRACTION, FALLBACK_BUDGET, MIN_BUDGET, MemoryBudget, memory_limit,
+    physical_memory,
 };
 pub use error::ExternalError;
+pub use spillfile::{
+    ScratchDir, Sealed, Segment, SegmentReader, SpillFile, anonymous_file, temp_parent,
+};
 
 /// Buckets per level of the scatter: 32, so a label is five random bits, twelve labels per
 /// 64-bit word. One level handles inputs up to about 32 budgets, two up to about 1,024.
@@ -82,9 +88,11 @@ const LABEL_BITS: u32 = 5;
 /// Labels taken from one 64-bit word.
 const LABELS_PER_WORD: u32 = u64::BITS / LABEL_BITS;
 
-/// The most temporary files open at once: the buckets being written and the parent bucket
-/// being read back. The caller adds its own (standard streams, input, output).
-pub const MAX_OPEN_FILES: usize = FAN_OUT + 1;
+/// The most temporary files open at once, per level of the scatter: one. All the buckets of
+/// a level are segments of one [`SpillFile`], so a shuffle holds one descriptor per level in
+/// use (2 for an input of up to about 1,024 budgets) however small `RLIMIT_NOFILE` is. The
+/// caller adds its own (standard streams, input, output).
+pub const MAX_OPEN_FILES: usize = 1;
 
 /// Bytes counted per record when deciding whether a chunk fits the budget: the `&[u8]` that
 /// indexes it while it is shuffled in memory.
@@ -136,7 +144,8 @@ pub struct Summary {
     pub records: u64,
     /// Bytes written (every record ends with the separator).
     pub bytes: u64,
-    /// Bucket files created, over all levels.
+    /// Buckets written to temporary files, over all levels (segments of one spill file per
+    /// level).
     pub bucket_files: u64,
     /// Levels of scatter (1 without recursion).
     pub depth: u32,
@@ -159,12 +168,18 @@ impl ExternalShuffle {
     }
 }
 
-/// A bucket file written by a scatter.
-#[derive(Debug)]
+/// The size of one bucket of a scatter.
+#[derive(Debug, Clone, Copy, Default)]
 struct Bucket {
-    path: PathBuf,
     bytes: u64,
     records: u64,
+}
+
+/// A scatter's buckets on disk: one spill file holding a segment per bucket.
+struct Level {
+    /// `None` when every bucket is empty.
+    file: Option<SpillFile>,
+    buckets: Vec<(Bucket, Sealed)>,
 }
 
 /// Where a scatter's bytes come from, for error messages.
@@ -178,10 +193,7 @@ impl Source<'_> {
     fn error(&self, source: io::Error) -> ExternalError {
         match self {
             Self::Input => ExternalError::Input(source),
-            Self::Temp(path) => ExternalError::TempRead {
-                path: path.to_path_buf(),
-                source,
-            },
+            Self::Temp(dir) => spillfile::read_error(source, dir),
         }
     }
 }
@@ -328,8 +340,8 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         }
     }
 
-    /// Shuffles the records of `input` into `output` through temporary files in a new
-    /// directory under `temp_parent`, removed when done (on success and on error).
+    /// Shuffles the records of `input` into `output` through anonymous temporary files in
+    /// `temp_parent` (see [`ExternalShuffle::shuffle_in`]).
     ///
     /// # Errors
     ///
@@ -345,28 +357,20 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
     where
         G: Rng + SeedableRng + Send,
     {
-        let scratch = tempfile::Builder::new()
-            .prefix("fairdeal-shuffle-")
-            .tempdir_in(temp_parent)
-            .map_err(|source| ExternalError::TempCreate {
-                dir: temp_parent.to_path_buf(),
-                source,
-            })?;
-        let summary = self.shuffle_in(input, output, scratch.path(), rng, progress);
-        // Dropping the directory removes whatever an error left behind.
-        drop(scratch);
-        summary
+        self.shuffle_in(input, output, temp_parent, rng, progress)
     }
 
     /// Shuffles the records of `input` into `output`, whatever their size, with temporary
-    /// files in `scratch`: an existing directory the caller owns and removes afterwards (useful
-    /// when the caller must also remove it from a signal handler). Every record is written
-    /// with a separator, including a last one that had none.
+    /// files in the directory `scratch`. They are [`SpillFile`]s: private, anonymous (nothing
+    /// is ever visible in `scratch`, and nothing is left there however the process ends) and
+    /// verified on read-back. Every record is written with a separator, including a last one
+    /// that had none.
     ///
     /// # Errors
     ///
     /// [`ExternalError::Input`], [`ExternalError::Output`], the `Temp*` variants for the
-    /// temporary files, [`ExternalError::OutOfMemory`], [`ExternalError::TooDeep`] for a broken
+    /// temporary files ([`ExternalError::TempDamaged`] when one no longer holds what was
+    /// written), [`ExternalError::OutOfMemory`], [`ExternalError::TooDeep`] for a broken
     /// generator. Output written before an error is not taken back.
     pub fn shuffle_in<G>(
         &self,
@@ -379,44 +383,24 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
     where
         G: Rng + SeedableRng + Send,
     {
-        let mut run = Run {
-            scratch: scratch.to_path_buf(),
-            output: BufWriter::with_capacity(STREAM_BUFFER, output),
-            progress,
-            summary: Summary::default(),
-        };
-        let buckets = self.scatter(input, Source::Input, &mut run, rng)?;
+        let mut run = Run::new(scratch.to_path_buf(), output, progress);
+        let level = self.scatter(input, Source::Input, &mut run, rng)?;
         run.summary.depth = 1;
-        self.gather(buckets, 1, &mut run, rng)?;
+        self.gather(level, 1, &mut run, rng)?;
         run.output.flush().map_err(ExternalError::Output)?;
         Ok(run.summary)
     }
 
-    /// Streams the records of `input` into [`FAN_OUT`] new bucket files by iid uniform labels.
+    /// Streams the records of `input` into [`FAN_OUT`] new buckets on disk by iid uniform
+    /// labels.
     fn scatter<G: Rng>(
         &self,
         mut input: impl Read,
         source: Source<'_>,
         run: &mut Run<'_, impl Write>,
         rng: &mut G,
-    ) -> Result<Vec<Bucket>, ExternalError> {
-        // A bucket's file is created when its first record arrives: a small bucket split
-        // again does not cost 32 files.
-        let mut writers: Vec<Option<BufWriter<File>>> = (0..FAN_OUT).map(|_| None).collect();
-        let mut buckets: Vec<Bucket> = (0..FAN_OUT)
-            .map(|_| Bucket {
-                path: PathBuf::new(),
-                bytes: 0,
-                records: 0,
-            })
-            .collect();
-        let mut write = |writers: &mut [Option<BufWriter<File>>],
-                         buckets: &mut [Bucket],
-                         b: usize,
-                         bytes: &[u8]|
-         -> Result<(), ExternalError> {
-            append_to_file(writers, buckets, b, bytes, &run.scratch, &mut run.summary)
-        };
+    ) -> Result<Level, ExternalError> {
+        let mut writer = BucketWriter::new();
         let mut buf = try_buffer(STREAM_BUFFER)?;
         let mut labels = Labels::default();
         // The bucket of a record whose separator has not been read yet.
@@ -435,18 +419,18 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
                     Some(bucket) => bucket,
                     None => {
                         let bucket = labels.next(rng);
-                        buckets[bucket].records += 1;
+                        writer.buckets[bucket].records += 1;
                         bucket
                     }
                 };
                 match memchr::memchr(self.separator, chunk) {
                     Some(end) => {
-                        write(&mut writers, &mut buckets, bucket, &chunk[..=end])?;
+                        writer.append(bucket, &chunk[..=end], run)?;
                         chunk = &chunk[end + 1..];
                         open_record = None;
                     }
                     None => {
-                        write(&mut writers, &mut buckets, bucket, chunk)?;
+                        writer.append(bucket, chunk, run)?;
                         chunk = &[];
                         open_record = Some(bucket);
                     }
@@ -454,17 +438,17 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
             }
         }
         if let Some(bucket) = open_record {
-            write(&mut writers, &mut buckets, bucket, &[self.separator])?;
+            writer.append(bucket, &[self.separator], run)?;
         }
         drop(input);
-        close_files(writers, &buckets)?;
-        Ok(buckets)
+        writer.finish(run)
     }
 
-    /// Writes the buckets in label order, each shuffled in memory or scattered again.
+    /// Writes the buckets in label order, each shuffled in memory or scattered again, then
+    /// gives the level's file back for reuse.
     fn gather<G>(
         &self,
-        buckets: Vec<Bucket>,
+        level: Level,
         depth: u32,
         run: &mut Run<'_, impl Write>,
         rng: &mut G,
@@ -473,25 +457,31 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         G: Rng + SeedableRng + Send,
     {
         // One generator per bucket, drawn in label order before any bucket is visited.
-        let children: Vec<G> = buckets.iter().map(|_| G::from_rng(rng)).collect();
-        for (bucket, mut child) in buckets.into_iter().zip(children) {
+        let children: Vec<G> = level.buckets.iter().map(|_| G::from_rng(rng)).collect();
+        let Some(file) = level.file else {
+            return Ok(());
+        };
+        for ((bucket, sealed), mut child) in level.buckets.iter().zip(children) {
             if bucket.records == 0 {
-                // Its file was never created.
                 continue;
             }
             if bucket.records == 1 && !self.budget.holds(bucket.bytes, 1) {
                 // One record larger than the budget: nothing to shuffle, stream it through.
-                let mut file = open(&bucket.path)?;
-                let copied = io::copy(&mut file, &mut run.output).map_err(|source| {
-                    ExternalError::TempRead {
-                        path: bucket.path.clone(),
-                        source,
+                let mut reader = file.segment_reader(sealed);
+                let mut buf = try_buffer(STREAM_BUFFER)?;
+                loop {
+                    let n = read_some(&mut reader, &mut buf)
+                        .map_err(|e| spillfile::read_error(e, file.dir()))?;
+                    if n == 0 {
+                        break;
                     }
-                })?;
-                run.wrote(1, copied);
-                remove(&bucket.path);
+                    run.output
+                        .write_all(&buf[..n])
+                        .map_err(ExternalError::Output)?;
+                }
+                run.wrote(1, bucket.bytes);
             } else if self.budget.holds(bucket.bytes, bucket.records) {
-                self.shuffle_bucket(&bucket, run, &mut child)?;
+                self.shuffle_bucket(&file, bucket, sealed, run, &mut child)?;
             } else {
                 if depth >= MAX_DEPTH {
                     return Err(ExternalError::TooDeep {
@@ -499,38 +489,30 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
                         depth,
                     });
                 }
-                let file = open(&bucket.path)?;
+                let reader = file.segment_reader(sealed);
                 let grandchildren =
-                    self.scatter(file, Source::Temp(&bucket.path), run, &mut child)?;
-                remove(&bucket.path);
+                    self.scatter(reader, Source::Temp(file.dir()), run, &mut child)?;
                 run.summary.depth = run.summary.depth.max(depth + 1);
                 self.gather(grandchildren, depth + 1, run, &mut child)?;
             }
         }
+        run.release(file);
         Ok(())
     }
 
     /// Reads a bucket that fits the budget, shuffles its records and appends them.
     fn shuffle_bucket<G>(
         &self,
+        file: &SpillFile,
         bucket: &Bucket,
+        sealed: &Sealed,
         run: &mut Run<'_, impl Write>,
         rng: &mut G,
     ) -> Result<(), ExternalError>
     where
         G: Rng + SeedableRng + Send,
     {
-        let len = usize::try_from(bucket.bytes).map_err(|_| ExternalError::OutOfMemory {
-            bytes: bucket.bytes,
-        })?;
-        let mut data = try_buffer(len)?;
-        open(&bucket.path)?
-            .read_exact(&mut data)
-            .map_err(|source| ExternalError::TempRead {
-                path: bucket.path.clone(),
-                source,
-            })?;
-        remove(&bucket.path);
+        let data = file.read_segment(sealed)?;
         let mut records: Vec<&[u8]> = Vec::new();
         records
             .try_reserve_exact(bucket.records as usize)
@@ -639,77 +621,133 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
 
 /// The state one external shuffle threads through its levels.
 struct Run<'a, W: Write> {
-    /// The directory of the bucket files (empty while an in-memory scatter has not spilled).
+    /// The directory of the spill files (empty while an in-memory scatter has not spilled).
     scratch: PathBuf,
     output: BufWriter<W>,
     progress: &'a mut dyn Progress,
     summary: Summary,
+    /// Spill files of finished levels, emptied, for the next scatter: one file per level
+    /// in use, however many buckets are split.
+    free: Vec<SpillFile>,
 }
 
-impl<W: Write> Run<'_, W> {
+impl<'a, W: Write> Run<'a, W> {
+    fn new(scratch: PathBuf, output: W, progress: &'a mut dyn Progress) -> Self {
+        Run {
+            scratch,
+            output: BufWriter::with_capacity(STREAM_BUFFER, output),
+            progress,
+            summary: Summary::default(),
+            free: Vec::new(),
+        }
+    }
+
     fn wrote(&mut self, records: u64, bytes: u64) {
         self.summary.records += records;
         self.summary.bytes += bytes;
         self.progress.written(bytes);
     }
-}
 
-/// Appends `bytes` to bucket `b`'s file, creating the file when its first bytes arrive (a
-/// small bucket split again does not cost 32 files).
-fn append_to_file(
-    writers: &mut [Option<BufWriter<File>>],
-    buckets: &mut [Bucket],
-    b: usize,
-    bytes: &[u8],
-    scratch: &Path,
-    summary: &mut Summary,
-) -> Result<(), ExternalError> {
-    let writer = match &mut writers[b] {
-        Some(writer) => writer,
-        empty => {
-            let path = scratch.join(format!("bucket-{}", summary.bucket_files));
-            summary.bucket_files += 1;
-            let file = File::create_new(&path).map_err(|source| ExternalError::TempCreate {
-                dir: scratch.to_path_buf(),
-                source,
-            })?;
-            buckets[b].path = path;
-            empty.insert(BufWriter::with_capacity(BUCKET_BUFFER, file))
+    /// An empty spill file: a released one, or a new one in the scratch directory.
+    fn spill_file(&mut self) -> Result<SpillFile, ExternalError> {
+        match self.free.pop() {
+            Some(file) => Ok(file),
+            None => SpillFile::anonymous_in(&self.scratch),
         }
-    };
-    buckets[b].bytes += bytes.len() as u64;
-    writer
-        .write_all(bytes)
-        .map_err(|source| ExternalError::TempWrite {
-            path: buckets[b].path.clone(),
-            source,
-        })
-}
-
-/// Flushes and closes the bucket files: flushing is where a full disk shows up.
-fn close_files(
-    writers: Vec<Option<BufWriter<File>>>,
-    buckets: &[Bucket],
-) -> Result<(), ExternalError> {
-    for (writer, bucket) in writers.into_iter().zip(buckets) {
-        let Some(writer) = writer else { continue };
-        writer.into_inner().map_err(|e| ExternalError::TempWrite {
-            path: bucket.path.clone(),
-            source: e.into_error(),
-        })?;
     }
-    Ok(())
+
+    /// Keeps a level's file for reuse once emptied (its disk space is freed now); one that
+    /// cannot be emptied is dropped, which frees it too.
+    fn release(&mut self, mut file: SpillFile) {
+        if file.clear().is_ok() {
+            self.free.push(file);
+        }
+    }
 }
 
-fn open(path: &Path) -> Result<File, ExternalError> {
-    File::open(path).map_err(|source| ExternalError::TempRead {
-        path: path.to_path_buf(),
-        source,
-    })
+/// The level's spill file, taken from `run` at the first flush.
+fn level_file<'f>(
+    file: &'f mut Option<SpillFile>,
+    run: &mut Run<'_, impl Write>,
+) -> Result<&'f mut SpillFile, ExternalError> {
+    if file.is_none() {
+        *file = Some(run.spill_file()?);
+    }
+    Ok(file.as_mut().expect("just created"))
 }
 
-/// Removes a bucket that has been consumed, to keep disk use near the input's size. A failure
-/// is left to the scratch directory's removal.
-fn remove(path: &Path) {
-    let _ = std::fs::remove_file(path);
+/// The buckets of one scatter being written: a buffer per bucket, flushed to its segment of
+/// the level's one spill file (created at the first flush).
+struct BucketWriter {
+    file: Option<SpillFile>,
+    buffers: Vec<Vec<u8>>,
+    segments: Vec<Segment>,
+    buckets: Vec<Bucket>,
+}
+
+impl BucketWriter {
+    fn new() -> Self {
+        Self {
+            file: None,
+            buffers: (0..FAN_OUT).map(|_| Vec::new()).collect(),
+            segments: (0..FAN_OUT).map(|_| Segment::new()).collect(),
+            buckets: vec![Bucket::default(); FAN_OUT],
+        }
+    }
+
+    /// Appends `bytes` to bucket `b` (the caller counts its records).
+    fn append(
+        &mut self,
+        b: usize,
+        bytes: &[u8],
+        run: &mut Run<'_, impl Write>,
+    ) -> Result<(), ExternalError> {
+        self.buckets[b].bytes += bytes.len() as u64;
+        if self.buffers[b].len() + bytes.len() > BUCKET_BUFFER {
+            self.flush(b, run)?;
+            if bytes.len() >= BUCKET_BUFFER {
+                let file = level_file(&mut self.file, run)?;
+                return file.append(&mut self.segments[b], bytes);
+            }
+        }
+        let buffer = &mut self.buffers[b];
+        if buffer.capacity() == 0 {
+            buffer
+                .try_reserve_exact(BUCKET_BUFFER)
+                .map_err(|_| ExternalError::OutOfMemory {
+                    bytes: BUCKET_BUFFER as u64,
+                })?;
+        }
+        buffer.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn flush(&mut self, b: usize, run: &mut Run<'_, impl Write>) -> Result<(), ExternalError> {
+        if self.buffers[b].is_empty() {
+            return Ok(());
+        }
+        let mut buffer = std::mem::take(&mut self.buffers[b]);
+        level_file(&mut self.file, run)?.append(&mut self.segments[b], &buffer)?;
+        buffer.clear();
+        self.buffers[b] = buffer;
+        Ok(())
+    }
+
+    /// Flushes every buffer and seals the segments.
+    fn finish(mut self, run: &mut Run<'_, impl Write>) -> Result<Level, ExternalError> {
+        for b in 0..FAN_OUT {
+            self.flush(b, run)?;
+            self.buffers[b] = Vec::new();
+        }
+        run.summary.bucket_files += self.buckets.iter().filter(|b| b.records > 0).count() as u64;
+        Ok(Level {
+            file: self.file,
+            buckets: self
+                .buckets
+                .into_iter()
+                .zip(self.segments)
+                .map(|(bucket, segment)| (bucket, segment.seal()))
+                .collect(),
+        })
+    }
 }

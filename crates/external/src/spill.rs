@@ -9,15 +9,14 @@
 //! exactly as [`ExternalShuffle::shuffle_in`] draws them, so the output is the same whether the
 //! buckets stayed in memory or went to disk.
 
-use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use fairdeal_core::{IndexSampler, Rng, SeedableRng};
 
 use crate::{
-    Bucket, ExternalError, ExternalShuffle, FAN_OUT, INDEX_BYTES_PER_RECORD, Labels, Progress, Run,
-    STREAM_BUFFER, Summary, append_to_file, close_files, read_some, try_buffer,
+    Bucket, BucketWriter, ExternalError, ExternalShuffle, FAN_OUT, INDEX_BYTES_PER_RECORD, Labels,
+    Progress, Run, STREAM_BUFFER, Summary, read_some, try_buffer,
 };
 
 /// Bytes of one block of an in-memory bucket.
@@ -85,7 +84,7 @@ impl MemoryBucket {
 /// Where the top-level buckets are: in memory, or (after a spill) in files.
 enum Store {
     Memory(Vec<MemoryBucket>),
-    Files(Vec<Option<BufWriter<File>>>),
+    Files(BucketWriter),
 }
 
 /// The top-level scatter: the buckets' sizes and where their bytes are.
@@ -95,7 +94,7 @@ struct TopLevel<'s> {
     /// Memory held: the capacity of the blocks and of the caller's prefix.
     held: u64,
     records: u64,
-    /// Creates the scratch directory at the first spill.
+    /// The directory for the spill files, asked for at the first spill.
     scratch: &'s mut dyn FnMut() -> Result<PathBuf, ExternalError>,
 }
 
@@ -133,20 +132,9 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
     where
         G: Rng + SeedableRng + Send,
     {
-        let mut run = Run {
-            scratch: PathBuf::new(),
-            output: std::io::BufWriter::with_capacity(STREAM_BUFFER, output),
-            progress,
-            summary: Summary::default(),
-        };
+        let mut run = Run::new(PathBuf::new(), output, progress);
         let mut top = TopLevel {
-            buckets: (0..FAN_OUT)
-                .map(|_| Bucket {
-                    path: PathBuf::new(),
-                    bytes: 0,
-                    records: 0,
-                })
-                .collect(),
+            buckets: vec![Bucket::default(); FAN_OUT],
             store: Store::Memory((0..FAN_OUT).map(|_| MemoryBucket::default()).collect()),
             held: prefix.capacity() as u64,
             records: 0,
@@ -190,9 +178,10 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         run.summary.depth = 1;
         match top.store {
             Store::Memory(memory) => self.gather_memory(&top.buckets, &memory, &mut run, rng)?,
-            Store::Files(writers) => {
-                close_files(writers, &top.buckets)?;
-                self.gather(top.buckets, 1, &mut run, rng)?;
+            Store::Files(mut writer) => {
+                writer.buckets = top.buckets;
+                let level = writer.finish(&mut run)?;
+                self.gather(level, 1, &mut run, rng)?;
             }
         }
         run.output.flush().map_err(ExternalError::Output)?;
@@ -330,45 +319,30 @@ impl TopLevel<'_> {
             }
             self.spill(run)?;
         }
-        let Store::Files(writers) = &mut self.store else {
+        let Store::Files(writer) = &mut self.store else {
             unreachable!("spill() leaves the buckets in files")
         };
-        append_to_file(
-            writers,
-            &mut self.buckets,
-            b,
-            piece,
-            &run.scratch,
-            &mut run.summary,
-        )
+        // The writer counts bytes; the records are counted in `self.buckets`.
+        self.buckets[b].bytes += piece.len() as u64;
+        writer.append(b, piece, run)
     }
 
-    /// Moves every in-memory bucket to its file (created in the scratch directory, made now).
+    /// Moves every in-memory bucket to its segment of a spill file in the scratch directory
+    /// (asked for now).
     fn spill(&mut self, run: &mut Run<'_, impl Write>) -> Result<(), ExternalError> {
         run.scratch = (self.scratch)()?;
-        let Store::Memory(memory) = std::mem::replace(
-            &mut self.store,
-            Store::Files((0..FAN_OUT).map(|_| None).collect()),
-        ) else {
+        let Store::Memory(memory) =
+            std::mem::replace(&mut self.store, Store::Files(BucketWriter::new()))
+        else {
             return Ok(());
         };
-        let Store::Files(writers) = &mut self.store else {
+        let Store::Files(writer) = &mut self.store else {
             unreachable!()
         };
         for (b, stored) in memory.into_iter().enumerate() {
-            // `append_to_file` counts the bytes again.
-            let bytes = std::mem::take(&mut self.buckets[b].bytes);
             for block in stored.blocks {
-                append_to_file(
-                    writers,
-                    &mut self.buckets,
-                    b,
-                    &block,
-                    &run.scratch,
-                    &mut run.summary,
-                )?;
+                writer.append(b, &block, run)?;
             }
-            debug_assert_eq!(self.buckets[b].bytes, bytes);
         }
         self.held = 0;
         Ok(())

@@ -86,8 +86,8 @@ fn memory_help() -> String {
         "Memory budget (e.g. 512M, 4G; K, M, G, T are powers of 1024). Input that fits (its bytes \
          plus 16 per line) is shuffled in memory, and the budget does not change its output; \
          larger input is shuffled through temporary files, and its output for a --seed depends \
-         on the budget [default: a quarter of physical memory]. Memory use stays within the \
-         budget plus {} of buffers.",
+         on the budget [default: a quarter of physical memory, or of the cgroup's memory limit or \
+         `ulimit -v`/`-d` when lower]. Memory use stays within the budget plus {} of buffers.",
         mib(fairdeal_external::BUFFER_BYTES as u64)
     )
 }
@@ -262,7 +262,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     }
     let budget = args
         .memory
-        .unwrap_or_else(|| MemoryBudget::default_for(fairdeal_external::physical_memory()));
+        .unwrap_or_else(|| MemoryBudget::default_for(fairdeal_external::memory_limit()));
     let backend = args.random.backend();
     let exact_order = (args.sampler.sampler == "backend"
         && fairdeal::rng::backend_info(backend).is_ok_and(|info| info.language_exact()))
@@ -332,7 +332,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         input,
         separator,
         budget,
-        temp_parent: args.temporary_directory.unwrap_or_else(std::env::temp_dir),
+        temp_parent: fairdeal_external::temp_parent(args.temporary_directory.as_deref()),
         output: args.output,
         verbose: args.verbose > 0,
     };
@@ -699,8 +699,7 @@ impl<B: Backend> Executor<B> {
             Beyond::Spool { head_count } => {
                 self.note(&format!("input larger than --memory {budget}: spooled"));
                 let reader = io::Cursor::new(prefix).chain(reader);
-                let scratch = cleanup::scratch_dir(&self.temp_parent)?;
-                let spooled = Spooled::write(reader, separator, scratch.path(), budget)?;
+                let spooled = Spooled::write(reader, separator, &self.temp_parent, budget)?;
                 let records = spooled.offsets.len() - 1;
                 let (sampler, rng) = (&self.sampler, &mut self.rng);
                 repeat_spooled(spooled, *head_count, self.output.as_deref(), |_| {
@@ -749,21 +748,9 @@ impl<B: Backend> Executor<B> {
             left: head_count,
             separator,
         };
-        // The scatter starts in memory; the scratch directory is made only if it spills (at
-        // once when the input is already known not to fit the budget).
-        let mut scratch = None;
-        let temp_parent = &self.temp_parent;
-        let mut make_scratch = || {
-            let dir = cleanup::scratch_dir(temp_parent).map_err(|e| {
-                fairdeal_external::ExternalError::TempCreate {
-                    dir: temp_parent.clone(),
-                    source: io::Error::other(format!("{e:#}")),
-                }
-            })?;
-            let path = dir.path().to_path_buf();
-            scratch = Some(dir);
-            Ok(path)
-        };
+        // The scatter starts in memory; spill files (anonymous, private: see
+        // `fairdeal_external::SpillFile`) are made only if it spills.
+        let mut make_scratch = || Ok(self.temp_parent.clone());
         let summary = external.shuffle_spilling(
             prefix,
             reader,
@@ -773,7 +760,6 @@ impl<B: Backend> Executor<B> {
             &mut progress,
         )?;
         progress.bar.finish_and_clear();
-        drop(scratch);
         self.note(&if summary.bucket_files > 0 || beyond_budget {
             format!(
                 "input larger than --memory {budget}: external shuffle{}",
@@ -910,17 +896,9 @@ impl Spooled {
         scratch: &Path,
         budget: MemoryBudget,
     ) -> anyhow::Result<Self> {
-        let path = scratch.join("repeat");
-        let cannot = || format!("cannot write temporary file '{}'", path.display());
-        let mut file = io::BufWriter::with_capacity(
-            256 << 10,
-            File::options()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .open(&path)
-                .with_context(cannot)?,
-        );
+        let cannot = || format!("cannot write a temporary file in '{}'", scratch.display());
+        let mut file =
+            io::BufWriter::with_capacity(256 << 10, fairdeal_external::anonymous_file(scratch)?);
         let most_records = budget.bytes() / 8;
         let mut offsets = vec![0u64];
         let mut buf = vec![0u8; 256 << 10];

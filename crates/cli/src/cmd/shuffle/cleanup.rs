@@ -1,9 +1,11 @@
-//! Temporary files removed on SIGINT, SIGTERM and SIGHUP, not only on success and error.
+//! Named temporary files removed on SIGINT, SIGTERM and SIGHUP, not only on success and error.
 //!
-//! `tempfile` removes its files when they are dropped, which covers success and every error
-//! path, but a signal ends the process without running destructors. So every temporary path
-//! is also registered here, and a thread waiting for those signals removes what is registered
-//! and exits with `128 + signal`, as a shell reports a process killed by it.
+//! Spill files and the staged output are anonymous (`fairdeal_external::SpillFile`,
+//! `O_TMPFILE`), so no signal, not even SIGKILL, can leave them behind. The one name that
+//! exists for a moment is the hidden name `-o` links the complete output under before renaming
+//! it over the target: it is registered here, and a thread waiting for those signals removes
+//! what is registered and exits with `128 + signal`, as a shell reports a process killed by
+//! it.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -80,37 +82,4 @@ impl Drop for Registered {
             paths.swap_remove(i);
         }
     }
-}
-
-/// A new scratch directory under `parent` for the external shuffle's buckets: removed when
-/// dropped and on a signal.
-pub(super) struct Scratch {
-    // Field order: unregister only after the directory is gone.
-    dir: tempfile::TempDir,
-    _registered: Registered,
-}
-
-impl Scratch {
-    pub(super) fn path(&self) -> &Path {
-        self.dir.path()
-    }
-}
-
-/// Creates the scratch directory.
-pub(super) fn scratch_dir(parent: &Path) -> anyhow::Result<Scratch> {
-    install()?;
-    let dir = tempfile::Builder::new()
-        .prefix("fairdeal-shuffle-")
-        .tempdir_in(parent)
-        .with_context(|| {
-            format!(
-                "cannot create a temporary directory in '{}'",
-                parent.display()
-            )
-        })?;
-    let registered = register(dir.path());
-    Ok(Scratch {
-        dir,
-        _registered: registered,
-    })
 }

@@ -1,7 +1,27 @@
-//! Where `fairdeal shuffle` writes: standard output, or `-o FILE` written safely.
+//! Where `fairdeal shuffle` writes: standard output, or `-o FILE` written as GNU `shuf -o`
+//! and `sort -o` write it, and safely.
+//!
+//! `-o FILE` follows symbolic links to their target, and the output replaces the target's
+//! content only once it is complete (so FILE may also be an input, and a failure leaves it
+//! untouched). It is staged in an anonymous file (`O_TMPFILE`) beside the target, which
+//! nothing can leave behind (not even SIGKILL), then:
+//! - a new target: the staged file is linked in under its name (`linkat` through
+//!   `/proc/self/fd`), mode 0666 less the umask, as `File::create` makes it;
+//! - an existing target with one link, owned by us: linked in under a random hidden name and
+//!   renamed over it, with the target's mode, owner and group;
+//! - an existing target with more links, or an owner we cannot give the new file, or where
+//!   the staged file cannot be linked (no `O_TMPFILE` or `/proc`): copied into the target in
+//!   place, which keeps its inode, so its links, owner and mode;
+//! - when no file can be created beside the target (a read-only directory holding a
+//!   writable file), the target is written in place directly, opened (and truncated) at the
+//!   first write, which comes after all input has been read.
+//!
+//! A non-regular FILE (`/dev/null`, a FIFO) is written directly. Messages name FILE as the
+//! user wrote it, never a staging file.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::fs::{File, Metadata};
+use std::io::{self, BufWriter, Seek as _, Write};
+use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
@@ -11,20 +31,70 @@ use super::cleanup;
 /// Buffer between the shuffle and the output.
 const CAPACITY: usize = 64 * 1024;
 
-/// The output of one run. Nothing written counts until [`Output::commit`]: for `-o FILE` the
-/// bytes go to a temporary file beside FILE that `commit` renames over it (so FILE may be an
-/// input, and a failure leaves it untouched); a non-regular FILE (`/dev/null`, a FIFO) is
-/// written directly, since renaming over a device would replace it.
+/// The most symbolic links followed from `-o FILE` (Linux's own limit).
+const MAX_LINKS: usize = 40;
+
+/// The output of one run. Nothing written to `-o FILE` counts until [`Output::commit`].
 pub(crate) enum Output {
     Stdout(BufWriter<io::StdoutLock<'static>>),
     Direct(BufWriter<File>),
-    Replace {
-        temp: BufWriter<tempfile::NamedTempFile>,
-        target: PathBuf,
-        /// The permissions FILE had, kept across the rename.
-        permissions: Option<std::fs::Permissions>,
-        _registered: cleanup::Registered,
+    /// An anonymous file beside the target.
+    Staged {
+        file: BufWriter<File>,
+        target: Target,
     },
+    /// The target itself, opened at the first write.
+    InPlace {
+        file: Option<BufWriter<File>>,
+        target: Target,
+    },
+}
+
+/// The file `-o` names.
+pub(crate) struct Target {
+    /// As the user wrote it, for messages.
+    shown: PathBuf,
+    /// After following symbolic links.
+    real: PathBuf,
+    existing: Option<Metadata>,
+}
+
+impl Target {
+    fn cannot(&self, what: &str) -> String {
+        format!("cannot {what} output file '{}'", self.shown.display())
+    }
+
+    fn dir(&self) -> &Path {
+        match self.real.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        }
+    }
+
+    /// Opens the target for writing, truncated, as `File::create` (mode 0666 less the umask
+    /// when new).
+    fn open_truncated(&self) -> io::Result<File> {
+        File::create(&self.real)
+    }
+}
+
+/// `path` with every symbolic link of its last component followed (a dangling link gives
+/// the path it points at, to be created).
+fn resolve(path: &Path) -> io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let next = std::fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(dir) if next.is_relative() => dir.join(next),
+                    _ => next,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(io::Error::from_raw_os_error(40)) // ELOOP
 }
 
 impl Output {
@@ -37,60 +107,162 @@ impl Output {
             )));
         };
         let cannot = || format!("cannot create output file '{}'", path.display());
-        let existing = std::fs::metadata(path).ok();
+        let real = resolve(path).with_context(cannot)?;
+        let existing = std::fs::metadata(&real).ok();
         if existing.as_ref().is_some_and(|m| !m.is_file()) {
-            let file = File::create(path).with_context(cannot)?;
+            let file = File::create(&real).with_context(cannot)?;
             return Ok(Self::Direct(BufWriter::with_capacity(CAPACITY, file)));
         }
-        let dir = match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir,
-            _ => Path::new("."),
-        };
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".fairdeal-output-");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt as _;
-            // Like File::create: 0666 less the umask (tempfile's default is 0600).
-            builder.permissions(std::fs::Permissions::from_mode(0o666));
-        }
         cleanup::install()?;
-        let temp = builder.tempfile_in(dir).with_context(cannot)?;
-        let registered = cleanup::register(temp.path());
-        Ok(Self::Replace {
-            temp: BufWriter::with_capacity(CAPACITY, temp),
-            target: path.to_path_buf(),
-            permissions: existing.map(|m| m.permissions()),
-            _registered: registered,
-        })
+        let target = Target {
+            shown: path.to_path_buf(),
+            real,
+            existing,
+        };
+        match fairdeal_external::anonymous_file(target.dir()) {
+            Ok(file) => Ok(Self::Staged {
+                file: BufWriter::with_capacity(CAPACITY, file),
+                target,
+            }),
+            // No file can be made beside it: write it in place, if it can be written.
+            Err(staging) => match &target.existing {
+                Some(_) if File::options().write(true).open(&target.real).is_ok() => {
+                    Ok(Self::InPlace { file: None, target })
+                }
+                _ => Err(anyhow::Error::new(
+                    staging
+                        .io_error()
+                        .map_or_else(|| io::Error::other(staging.to_string()), clone_io),
+                ))
+                .with_context(cannot),
+            },
+        }
     }
 
-    /// Flushes, and for `-o FILE` renames the complete output over FILE.
+    /// Flushes, and for `-o FILE` puts the complete output in place.
     pub(crate) fn commit(self) -> anyhow::Result<()> {
         match self {
             Self::Stdout(mut out) => out.flush().context("cannot write output"),
             Self::Direct(mut out) => out.flush().context("cannot write output"),
-            Self::Replace {
-                temp,
-                target,
-                permissions,
-                _registered,
-            } => {
-                let temp = temp
+            Self::InPlace { file, target } => {
+                let mut file = match file {
+                    Some(file) => file,
+                    None => BufWriter::new(
+                        target
+                            .open_truncated()
+                            .with_context(|| target.cannot("write"))?,
+                    ),
+                };
+                file.flush().with_context(|| target.cannot("write"))
+            }
+            Self::Staged { file, target } => {
+                let file = file
                     .into_inner()
                     .map_err(|e| anyhow::Error::new(e.into_error()))
                     .context("cannot write output")?;
-                temp.as_file().sync_all().context("cannot write output")?;
-                if let Some(permissions) = permissions {
-                    std::fs::set_permissions(temp.path(), permissions)
-                        .with_context(|| format!("cannot write '{}'", target.display()))?;
-                }
-                temp.persist(&target)
-                    .map_err(|e| anyhow::Error::new(e.error))
-                    .with_context(|| format!("cannot replace '{}'", target.display()))?;
-                Ok(())
+                file.sync_all().context("cannot write output")?;
+                publish(file, &target)
             }
         }
+    }
+}
+
+/// Puts the complete staged output in place of `target` (see the module docs).
+fn publish(staged: File, target: &Target) -> anyhow::Result<()> {
+    let in_place = |mut staged: File| -> anyhow::Result<()> {
+        staged
+            .seek(io::SeekFrom::Start(0))
+            .context("cannot write output")?;
+        let mut out = target
+            .open_truncated()
+            .with_context(|| target.cannot("write"))?;
+        io::copy(&mut staged, &mut out).with_context(|| target.cannot("write"))?;
+        out.sync_all().with_context(|| target.cannot("write"))
+    };
+    let Some(existing) = &target.existing else {
+        staged
+            .set_permissions(std::fs::Permissions::from_mode(0o666 & !umask()))
+            .with_context(|| target.cannot("create"))?;
+        return match link(&staged, &target.real) {
+            Ok(()) => Ok(()),
+            // Made meanwhile by someone else, or no way to link: write it in place.
+            Err(_) => in_place(staged),
+        };
+    };
+    if existing.nlink() > 1 || !same_owner(&staged, existing) {
+        return in_place(staged);
+    }
+    staged
+        .set_permissions(existing.permissions())
+        .with_context(|| target.cannot("write"))?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".fairdeal-output-");
+    let named = match builder.make_in(target.dir(), |path| link(&staged, path)) {
+        Ok(named) => named,
+        Err(_) => return in_place(staged),
+    };
+    // The hidden name exists only until the rename, microseconds; a signal then removes it.
+    let _registered = cleanup::register(named.path());
+    named
+        .persist(&target.real)
+        .map_err(|e| anyhow::Error::new(e.error))
+        .with_context(|| target.cannot("replace"))?;
+    Ok(())
+}
+
+/// Gives an anonymous file the name `path` (`linkat` of `/proc/self/fd/N`).
+fn link(file: &File, path: &Path) -> io::Result<()> {
+    use std::os::fd::AsRawFd as _;
+    let proc_path = format!("/proc/self/fd/{}", file.as_raw_fd());
+    rustix::fs::linkat(
+        rustix::fs::CWD,
+        proc_path.as_str(),
+        rustix::fs::CWD,
+        path,
+        rustix::fs::AtFlags::SYMLINK_FOLLOW,
+    )?;
+    Ok(())
+}
+
+/// Whether the staged file has (or can be given) the existing file's owner and group.
+fn same_owner(staged: &File, existing: &Metadata) -> bool {
+    let Ok(mine) = staged.metadata() else {
+        return false;
+    };
+    (mine.uid() == existing.uid() && mine.gid() == existing.gid())
+        || std::os::unix::fs::fchown(staged, Some(existing.uid()), Some(existing.gid())).is_ok()
+}
+
+/// The process's umask, from `/proc/self/status` (reading it with `umask(2)` would change
+/// it); 022 when unknown.
+fn umask() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|l| l.starts_with("Umask:"))?;
+            u32::from_str_radix(line["Umask:".len()..].trim(), 8).ok()
+        })
+        .unwrap_or(0o022)
+}
+
+/// An `io::Error` with the same OS code or kind and message.
+fn clone_io(error: &io::Error) -> io::Error {
+    match error.raw_os_error() {
+        Some(code) => io::Error::from_raw_os_error(code),
+        None => io::Error::new(error.kind(), error.to_string()),
+    }
+}
+
+impl Output {
+    /// The in-place target, opened (and truncated) at the first write.
+    fn in_place<'f>(
+        file: &'f mut Option<BufWriter<File>>,
+        target: &Target,
+    ) -> io::Result<&'f mut BufWriter<File>> {
+        if file.is_none() {
+            *file = Some(BufWriter::with_capacity(CAPACITY, target.open_truncated()?));
+        }
+        Ok(file.as_mut().expect("just opened"))
     }
 }
 
@@ -99,7 +271,8 @@ impl Write for Output {
         match self {
             Self::Stdout(out) => out.write(buf),
             Self::Direct(out) => out.write(buf),
-            Self::Replace { temp, .. } => temp.write(buf),
+            Self::Staged { file, .. } => file.write(buf),
+            Self::InPlace { file, target } => Self::in_place(file, target)?.write(buf),
         }
     }
 
@@ -107,7 +280,8 @@ impl Write for Output {
         match self {
             Self::Stdout(out) => out.write_all(buf),
             Self::Direct(out) => out.write_all(buf),
-            Self::Replace { temp, .. } => temp.write_all(buf),
+            Self::Staged { file, .. } => file.write_all(buf),
+            Self::InPlace { file, target } => Self::in_place(file, target)?.write_all(buf),
         }
     }
 
@@ -115,7 +289,8 @@ impl Write for Output {
         match self {
             Self::Stdout(out) => out.flush(),
             Self::Direct(out) => out.flush(),
-            Self::Replace { temp, .. } => temp.flush(),
+            Self::Staged { file, .. } => file.flush(),
+            Self::InPlace { file, .. } => file.as_mut().map_or(Ok(()), Write::flush),
         }
     }
 }

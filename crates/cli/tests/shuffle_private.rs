@@ -1,0 +1,362 @@
+//! `fairdeal shuffle` on input larger than `--memory`, watched from outside while it runs:
+//! its spill files are private and anonymous (nothing to read for other users, nothing left
+//! by SIGKILL or any other signal), a spill damaged under it is an error (exit 1, `-o` left
+//! untouched), limits on descriptors shape the run instead of breaking it, and `-o` writes as
+//! GNU `shuf -o` does (through symbolic links, keeping hard links and the mode).
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::io::Write as _;
+use std::os::unix::fs::{FileExt as _, MetadataExt as _, PermissionsExt as _};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{Run, fresh_dir, is_empty_dir};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fairdeal");
+
+/// `count` records of 16 bytes, from `start`.
+fn records(start: usize, count: usize) -> Vec<u8> {
+    (start..start + count)
+        .flat_map(|i| format!("record {i:08}\n").into_bytes())
+        .collect()
+}
+
+/// The descriptors of process `pid` open on a deleted file under `dir`, with the file's
+/// mode and size: its anonymous spill files.
+fn spill_files(pid: u32, dir: &Path) -> Vec<(PathBuf, u32, u64)> {
+    let Ok(entries) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for entry in entries.flatten() {
+        let fd = entry.path();
+        let Ok(target) = std::fs::read_link(&fd) else {
+            continue;
+        };
+        let target = target.to_string_lossy().into_owned();
+        if target.starts_with(&*dir.to_string_lossy())
+            && target.ends_with(" (deleted)")
+            && let Ok(meta) = std::fs::metadata(&fd)
+        {
+            found.push((fd, meta.permissions().mode() & 0o777, meta.len()));
+        }
+    }
+    found
+}
+
+/// Starts `fairdeal ARGS` under `umask 000` (the most permissive) with a pipe as standard
+/// input, and feeds it 4.8 MB: at `--memory 64K` it is then spilling, and every bucket has
+/// outgrown its 64 KiB write buffer. The pipe stays open.
+fn start_spilling(args: &[&str], dir: &Path) -> (Child, std::process::ChildStdin) {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("umask 000; exec \"$F\" \"$@\"")
+        .arg("sh")
+        .args(args)
+        .env("F", BIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&records(0, 300_000)).unwrap();
+    stdin.flush().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !spill_files(child.id(), dir).iter().any(|f| f.2 > 1 << 20) {
+        assert!(Instant::now() < deadline, "no spill file appeared");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    (child, stdin)
+}
+
+#[test]
+fn spill_files_are_private_anonymous_and_one_per_level() {
+    let t = fresh_dir("private-T");
+    let (mut child, mut stdin) = start_spilling(
+        &["shuffle", "--memory", "64K", "-T", t.to_str().unwrap()],
+        &t,
+    );
+    let files = spill_files(child.id(), &t);
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(files[0].1, 0o600, "mode under umask 000");
+    assert!(is_empty_dir(&t), "a spill file has a name");
+    stdin.write_all(&records(300_000, 1000)).unwrap();
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    assert!(is_empty_dir(&t));
+}
+
+#[test]
+fn sigkill_and_other_signals_mid_spill_leave_no_file() {
+    for signal in ["KILL", "QUIT", "USR1", "TERM"] {
+        let t = fresh_dir(&format!("kill-{signal}-T"));
+        let o = fresh_dir(&format!("kill-{signal}-o"));
+        let out = o.join("out.txt");
+        let (mut child, stdin) = start_spilling(
+            &[
+                "shuffle",
+                "--memory",
+                "64K",
+                "-T",
+                t.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+            ],
+            &t,
+        );
+        let status = Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let status = child.wait().unwrap();
+        drop(stdin);
+        assert_ne!(status.code(), Some(0), "SIG{signal}");
+        assert!(is_empty_dir(&t), "SIG{signal} left a spill file");
+        assert!(is_empty_dir(&o), "SIG{signal} left an output file");
+    }
+}
+
+/// Damage done to the spill through `/proc/PID/fd` (as a process of the same user, or a
+/// disk error, could) before the shuffle reads it back.
+fn damaged_run(damage: impl FnOnce(&std::fs::File)) -> (Run, PathBuf, PathBuf) {
+    let t = fresh_dir("damage-T");
+    let o = fresh_dir("damage-o");
+    let out = o.join("out.txt");
+    std::fs::write(&out, b"previous content\n").unwrap();
+    let (child, mut stdin) = start_spilling(
+        &[
+            "shuffle",
+            "--memory",
+            "64K",
+            "-T",
+            t.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &t,
+    );
+    let files = spill_files(child.id(), &t);
+    let spill = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&files[0].0)
+        .unwrap();
+    damage(&spill);
+    stdin.write_all(&records(300_000, 1000)).unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let run = Run {
+        status: output.status.code(),
+        stdout: output.stdout,
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    };
+    (run, out, t)
+}
+
+#[test]
+fn a_damaged_spill_is_exit_1_and_leaves_the_output_untouched() {
+    for (what, damage) in [
+        (
+            "a changed byte",
+            Box::new(|f: &std::fs::File| f.write_all_at(b"#", 100_000).unwrap())
+                as Box<dyn FnOnce(&std::fs::File)>,
+        ),
+        (
+            "a truncation",
+            Box::new(|f: &std::fs::File| f.set_len(1000).unwrap()),
+        ),
+    ] {
+        let (run, out, t) = damaged_run(damage);
+        let line = run.error();
+        assert!(
+            line.starts_with("fairdeal: error: temporary data in '")
+                && line.contains("was damaged while the shuffle ran"),
+            "{what}: {line}"
+        );
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            b"previous content\n",
+            "{what}"
+        );
+        assert_eq!(std::fs::read_dir(out.parent().unwrap()).unwrap().count(), 1);
+        assert!(is_empty_dir(&t));
+    }
+}
+
+#[test]
+fn negative_control_an_undamaged_spill_gives_every_record() {
+    let (run, out, _t) = damaged_run(|_| {});
+    assert_eq!(run.status, Some(0), "{}", run.stderr);
+    let mut got: Vec<Vec<u8>> = std::fs::read(&out)
+        .unwrap()
+        .split_inclusive(|&b| b == b'\n')
+        .map(<[u8]>::to_vec)
+        .collect();
+    got.sort();
+    let mut expected: Vec<Vec<u8>> = records(0, 301_000)
+        .split_inclusive(|&b| b == b'\n')
+        .map(<[u8]>::to_vec)
+        .collect();
+    expected.sort();
+    assert_eq!(got, expected);
+}
+
+/// Runs a shell script with `$F` set to the binary, in `dir`.
+fn sh(script: &str, dir: &Path) -> Run {
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .env("F", BIN)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    Run {
+        status: out.status.code(),
+        stdout: out.stdout,
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+#[test]
+fn sixteen_descriptors_are_enough_for_a_deep_external_shuffle() {
+    let dir = fresh_dir("nofile");
+    std::fs::write(dir.join("in.txt"), records(0, 100_000)).unwrap();
+    std::fs::create_dir(dir.join("t")).unwrap();
+    let script = "exec \"$F\" shuffle --memory 4K -T t --seed 1 in.txt";
+    let limited = sh(&format!("ulimit -n 16 && {script}"), &dir);
+    assert_eq!(limited.status, Some(0), "{}", limited.stderr);
+    assert!(limited.stderr.is_empty(), "{}", limited.stderr);
+    let free = sh(script, &dir);
+    assert_eq!(limited.stdout, free.stdout);
+    assert_eq!(limited.stdout.len(), 1_600_000);
+    assert!(is_empty_dir(&dir.join("t")));
+}
+
+#[test]
+fn an_empty_tmpdir_means_tmp_not_the_current_directory() {
+    let cwd = fresh_dir("empty-tmpdir");
+    let mut child = Command::new(BIN)
+        .args(["shuffle", "--memory", "64K"])
+        .env("TMPDIR", "")
+        .current_dir(&cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&records(0, 300_000)).unwrap();
+    stdin.flush().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while spill_files(child.id(), Path::new("/tmp")).is_empty() {
+        assert!(
+            spill_files(child.id(), &cwd).is_empty(),
+            "spilled in the cwd"
+        );
+        assert!(Instant::now() < deadline, "no spill file appeared in /tmp");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn an_unusable_temporary_directory_is_named_once() {
+    let dir = fresh_dir("unusable-T");
+    std::fs::write(dir.join("in.txt"), records(0, 1000)).unwrap();
+    let run = sh(
+        "exec \"$F\" shuffle --memory 1K -T /nonexistent/dir in.txt",
+        &dir,
+    );
+    assert_eq!(run.status, Some(1));
+    assert_eq!(
+        run.stderr,
+        "fairdeal: error: cannot create a temporary file in '/nonexistent/dir': No such file or \
+         directory\n"
+    );
+}
+
+#[test]
+fn o_writes_through_a_symlink_to_its_target() {
+    let dir = fresh_dir("o-symlink");
+    std::fs::write(dir.join("target.txt"), b"1\n2\n3\n4\n5\n").unwrap();
+    std::os::unix::fs::symlink("target.txt", dir.join("link.txt")).unwrap();
+    let run = sh("exec \"$F\" shuffle -i 10-15 -o link.txt --seed 1", &dir);
+    assert_eq!(run.status, Some(0), "{}", run.stderr);
+    let meta = std::fs::symlink_metadata(dir.join("link.txt")).unwrap();
+    assert!(meta.file_type().is_symlink(), "the link was replaced");
+    let mut lines: Vec<u32> = std::fs::read_to_string(dir.join("target.txt"))
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    lines.sort_unstable();
+    assert_eq!(lines, (10..=15).collect::<Vec<_>>());
+    // A dangling link: its target is created.
+    std::os::unix::fs::symlink("new.txt", dir.join("dangling.txt")).unwrap();
+    let run = sh("exec \"$F\" shuffle -i 1-3 -o dangling.txt", &dir);
+    assert_eq!(run.status, Some(0), "{}", run.stderr);
+    assert_eq!(std::fs::read(dir.join("new.txt")).unwrap().len(), 6);
+    assert!(
+        std::fs::symlink_metadata(dir.join("dangling.txt"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
+
+#[test]
+fn o_keeps_hard_links_and_the_mode_and_may_be_the_input() {
+    let dir = fresh_dir("o-hardlink");
+    let input = records(0, 5000);
+    std::fs::write(dir.join("a.txt"), &input).unwrap();
+    std::fs::hard_link(dir.join("a.txt"), dir.join("b.txt")).unwrap();
+    std::fs::set_permissions(dir.join("a.txt"), std::fs::Permissions::from_mode(0o640)).unwrap();
+    let inode = std::fs::metadata(dir.join("a.txt")).unwrap().ino();
+    // The output is also the input, on both paths (in memory, external).
+    for memory in ["1G", "4K"] {
+        let run = sh(
+            &format!("exec \"$F\" shuffle --memory {memory} -o a.txt a.txt"),
+            &dir,
+        );
+        assert_eq!(run.status, Some(0), "{}", run.stderr);
+        let a = std::fs::read(dir.join("a.txt")).unwrap();
+        assert_eq!(a, std::fs::read(dir.join("b.txt")).unwrap(), "link split");
+        let mut sorted: Vec<&[u8]> = a.split_inclusive(|&b| b == b'\n').collect();
+        sorted.sort_unstable();
+        assert_eq!(sorted.concat(), input);
+        let meta = std::fs::metadata(dir.join("a.txt")).unwrap();
+        assert_eq!(meta.ino(), inode);
+        assert_eq!(meta.nlink(), 2);
+        assert_eq!(meta.permissions().mode() & 0o777, 0o640);
+    }
+    // One link: replaced atomically, keeping the mode.
+    std::fs::write(dir.join("c.txt"), &input).unwrap();
+    std::fs::set_permissions(dir.join("c.txt"), std::fs::Permissions::from_mode(0o604)).unwrap();
+    let run = sh("exec \"$F\" shuffle -o c.txt c.txt", &dir);
+    assert_eq!(run.status, Some(0), "{}", run.stderr);
+    let meta = std::fs::metadata(dir.join("c.txt")).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o604);
+    assert_eq!(meta.len(), input.len() as u64);
+    // A new file: 0666 less the umask, as File::create.
+    let run = sh("umask 027; exec \"$F\" shuffle -i 1-3 -o new.txt", &dir);
+    assert_eq!(run.status, Some(0), "{}", run.stderr);
+    let mode = std::fs::metadata(dir.join("new.txt"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o640);
+    // No staging file is left.
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+}
