@@ -46,6 +46,8 @@ enum Command {
     Audit(cmd::audit::Args),
     /// Compare the RNG backends: speed, state, reach, and the shuffle-quality battery.
     Compare(cmd::compare::Args),
+    /// Shuffle files on a cluster: plan, scatter and gather tasks (Slurm, GNU parallel), verify.
+    Shard(cmd::shard::Args),
 }
 
 fn dispatch(command: Command) -> anyhow::Result<()> {
@@ -58,6 +60,7 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Blackjack(args) => cmd::blackjack::run(args),
         Command::Audit(args) => cmd::audit::run(args),
         Command::Compare(args) => cmd::compare::run(args),
+        Command::Shard(args) => cmd::shard::run(args),
     }
 }
 

@@ -53,6 +53,7 @@
 
 mod budget;
 mod error;
+pub mod shard;
 mod spill;
 
 use std::fs::File;

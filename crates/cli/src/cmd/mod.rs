@@ -7,4 +7,5 @@ pub(crate) mod fairness;
 pub(crate) mod heatmap;
 pub(crate) mod listing;
 pub(crate) mod poker;
+pub(crate) mod shard;
 pub(crate) mod shuffle;
