@@ -42,6 +42,16 @@ pub enum ExternalError {
         #[source]
         source: io::Error,
     },
+    /// A temporary file no longer holds what was written to it (it was truncated or changed
+    /// by another process, or the disk returned different bytes): its length or checksum
+    /// differs on read-back.
+    #[error("temporary data in '{}' was damaged while the shuffle ran: {what}", dir.display())]
+    TempDamaged {
+        /// The directory of the temporary file.
+        dir: PathBuf,
+        /// What differs.
+        what: String,
+    },
     /// An allocation within the budget failed (the process has less memory than the budget,
     /// e.g. under `ulimit -v`).
     #[error("memory exhausted: cannot allocate {bytes} bytes (lower the memory budget)")]

@@ -55,6 +55,7 @@ mod budget;
 mod error;
 pub mod shard;
 mod spill;
+mod spillfile;
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
@@ -66,6 +67,7 @@ pub use budget::{
     BudgetError, DEFAULT_FRACTION, FALLBACK_BUDGET, MIN_BUDGET, MemoryBudget, physical_memory,
 };
 pub use error::ExternalError;
+pub use spillfile::{ScratchDir, Sealed, Segment, SegmentReader, SpillFile, temp_parent};
 
 /// Buckets per level of the scatter: 32, so a label is five random bits, twelve labels per
 /// 64-bit word. One level handles inputs up to about 32 budgets, two up to about 1,024.

@@ -1,0 +1,636 @@
+//! Private, verified spill files: the only way this crate puts data on disk.
+//!
+//! - **Private.** A [`SpillFile`] is created with mode 0600 whatever the umask (the umask can
+//!   only remove bits), and by default it is *anonymous*: opened with `O_TMPFILE` where the
+//!   file system supports it, else created under a random name and unlinked at once. No other
+//!   user can open it, and no signal (not even SIGKILL or the OOM killer) can leave it behind:
+//!   the kernel frees it when the last descriptor closes. A [`ScratchDir`] (mode 0700) holds
+//!   *named* spill files for callers that must hand a file to another process.
+//! - **Verified.** Data goes in as [`Segment`]s: runs of appended bytes (possibly interleaved
+//!   with other segments of the same file) whose length and xxh3-64 checksum are counted as
+//!   they are written. A sealed segment ([`Sealed`]) is read back only whole, and a short read
+//!   or a different checksum is [`ExternalError::TempDamaged`], never wrong data.
+//! - **Few descriptors.** One file holds any number of segments, so a scatter into 32
+//!   buckets needs one descriptor, not 32.
+//!
+//! ```
+//! use fairdeal_external::{Segment, SpillFile};
+//!
+//! let mut file = SpillFile::anonymous_in(&std::env::temp_dir())?;
+//! let (mut a, mut b) = (Segment::new(), Segment::new());
+//! file.append(&mut a, b"one\n")?;
+//! file.append(&mut b, b"two\n")?;
+//! file.append(&mut a, b"three\n")?;
+//! let a = a.seal();
+//! assert_eq!(file.read_segment(&a)?, b"one\nthree\n");
+//! # Ok::<(), fairdeal_external::ExternalError>(())
+//! ```
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::ExternalError;
+
+/// The parent directory for temporary files: `explicit` (`-T DIR`), else `$TMPDIR` when set
+/// and not empty, else `/tmp` (an empty `TMPDIR` does not mean the current directory).
+pub fn temp_parent(explicit: Option<&Path>) -> PathBuf {
+    if let Some(dir) = explicit {
+        return dir.to_path_buf();
+    }
+    match std::env::var_os("TMPDIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ if cfg!(unix) => PathBuf::from("/tmp"),
+        _ => std::env::temp_dir(),
+    }
+}
+
+/// A private directory (mode 0700, whatever the umask) for named spill files, removed with
+/// its contents when dropped.
+#[derive(Debug)]
+pub struct ScratchDir {
+    dir: tempfile::TempDir,
+}
+
+impl ScratchDir {
+    /// Creates `fairdeal-XXXXXX` under `parent`.
+    ///
+    /// # Errors
+    ///
+    /// [`ExternalError::TempCreate`] naming `parent`.
+    pub fn new_in(parent: &Path) -> Result<Self, ExternalError> {
+        let mut builder = tempfile::Builder::new();
+        builder.prefix("fairdeal-");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            builder.permissions(std::fs::Permissions::from_mode(0o700));
+        }
+        let dir = builder
+            .tempdir_in(parent)
+            .map_err(|source| ExternalError::TempCreate {
+                dir: parent.to_path_buf(),
+                source: strip_path(source),
+            })?;
+        Ok(Self { dir })
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// A new named spill file `name` in this directory (mode 0600), for a caller that hands
+    /// it to another process; removed with the directory. Prefer
+    /// [`SpillFile::anonymous_in`] otherwise.
+    ///
+    /// # Errors
+    ///
+    /// [`ExternalError::TempCreate`] (also when `name` exists).
+    pub fn named(&self, name: &str) -> Result<SpillFile, ExternalError> {
+        let path = self.path().join(name);
+        let file = private_options()
+            .create_new(true)
+            .open(&path)
+            .map_err(|source| ExternalError::TempCreate {
+                dir: self.path().to_path_buf(),
+                source,
+            })?;
+        Ok(SpillFile {
+            file,
+            dir: self.path().to_path_buf(),
+            len: 0,
+        })
+    }
+}
+
+/// Read-write, mode 0600 on creation.
+fn private_options() -> std::fs::OpenOptions {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    options
+}
+
+/// `tempfile` appends " at path …" to its errors, naming a file that never existed.
+fn strip_path(error: io::Error) -> io::Error {
+    if error.raw_os_error().is_some() {
+        return error;
+    }
+    let text = error.to_string();
+    match text.split_once(" at path ") {
+        Some((reason, _)) => io::Error::new(error.kind(), reason.to_owned()),
+        None => error,
+    }
+}
+
+/// A temporary file of [`Segment`]s, private to this process (see the module docs).
+#[derive(Debug)]
+pub struct SpillFile {
+    file: File,
+    /// Its directory, for messages (an anonymous file has no name).
+    dir: PathBuf,
+    /// Bytes appended so far: where the next append goes.
+    len: u64,
+}
+
+/// Bytes of one contiguous run of a segment: `(offset, length)`.
+type Extent = (u64, u64);
+
+impl SpillFile {
+    /// A new anonymous spill file in `dir`, mode 0600: `O_TMPFILE` on Linux, else (or where
+    /// the file system lacks it) a random name unlinked as soon as it is open. Nothing is left
+    /// in `dir` however the process ends.
+    ///
+    /// # Errors
+    ///
+    /// [`ExternalError::TempCreate`] naming `dir`.
+    pub fn anonymous_in(dir: &Path) -> Result<Self, ExternalError> {
+        let cannot = |source| ExternalError::TempCreate {
+            dir: dir.to_path_buf(),
+            source,
+        };
+        let file = match open_tmpfile(dir) {
+            Ok(file) => file,
+            Err(e) if tmpfile_unsupported(&e) => {
+                let mut builder = tempfile::Builder::new();
+                builder.prefix(".fairdeal-spill-");
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt as _;
+                    builder.permissions(std::fs::Permissions::from_mode(0o600));
+                }
+                let named = builder
+                    .tempfile_in(dir)
+                    .map_err(|e| cannot(strip_path(e)))?;
+                // Dropping the path unlinks it; the descriptor stays valid.
+                let (file, path) = named.into_parts();
+                path.close().map_err(|e| cannot(strip_path(e)))?;
+                file
+            }
+            Err(e) => return Err(cannot(e)),
+        };
+        Ok(Self {
+            file,
+            dir: dir.to_path_buf(),
+            len: 0,
+        })
+    }
+
+    /// Opens a named spill file written by another process, to read segments it describes
+    /// with [`Sealed::whole`].
+    ///
+    /// # Errors
+    ///
+    /// [`ExternalError::TempRead`].
+    pub fn open(path: &Path) -> Result<Self, ExternalError> {
+        let file = File::open(path).map_err(|source| ExternalError::TempRead {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let len = file
+            .metadata()
+            .map_err(|source| ExternalError::TempRead {
+                path: path.to_path_buf(),
+                source,
+            })?
+            .len();
+        Ok(Self {
+            file,
+            dir: path.parent().unwrap_or(path).to_path_buf(),
+            len,
+        })
+    }
+
+    /// The directory the file is in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Bytes appended so far (all segments).
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether nothing has been appended.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Appends `bytes` to `segment`, at the end of the file.
+    ///
+    /// # Errors
+    ///
+    /// [`ExternalError::TempWrite`] (typically a full disk). The segment is then unusable.
+    pub fn append(&mut self, segment: &mut Segment, bytes: &[u8]) -> Result<(), ExternalError> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        write_all_at(&self.file, bytes, self.len).map_err(|source| ExternalError::TempWrite {
+            path: self.dir.clone(),
+            source,
+        })?;
+        let n = bytes.len() as u64;
+        match segment.extents.last_mut() {
+            Some((start, len)) if *start + *len == self.len => *len += n,
+            _ => segment.extents.push((self.len, n)),
+        }
+        self.len += n;
+        segment.bytes += n;
+        segment.hasher.update(bytes);
+        Ok(())
+    }
+
+    /// Reads a sealed segment back whole into a new buffer.
+    ///
+    /// # Errors
+    ///
+    /// [`ExternalError::OutOfMemory`], [`ExternalError::TempRead`], and
+    /// [`ExternalError::TempDamaged`] when the file no longer holds what was written.
+    pub fn read_segment(&self, segment: &Sealed) -> Result<Vec<u8>, ExternalError> {
+        let len = usize::try_from(segment.bytes).map_err(|_| ExternalError::OutOfMemory {
+            bytes: segment.bytes,
+        })?;
+        let mut data = crate::try_buffer(len)?;
+        self.read_segment_into(segment, &mut data)?;
+        Ok(data)
+    }
+
+    /// Reads a sealed segment back into `out`, which must be exactly its length.
+    ///
+    /// # Errors
+    ///
+    /// As [`SpillFile::read_segment`].
+    ///
+    /// # Panics
+    ///
+    /// When `out.len()` is not the segment's length.
+    pub fn read_segment_into(&self, segment: &Sealed, out: &mut [u8]) -> Result<(), ExternalError> {
+        assert_eq!(
+            out.len() as u64,
+            segment.bytes,
+            "buffer of the wrong length"
+        );
+        let mut at = 0;
+        for &(start, len) in &segment.extents {
+            let len = len as usize;
+            self.read_extent(segment, start, &mut out[at..at + len])?;
+            at += len;
+        }
+        segment.verify(xxhash_rust::xxh3::xxh3_64(out), &self.dir)
+    }
+
+    /// A reader of a sealed segment that streams it in order and, at its end, fails with
+    /// an [`io::ErrorKind::InvalidData`] error (wrapping [`ExternalError::TempDamaged`])
+    /// instead of returning end-of-file if the bytes differ from those written.
+    pub fn segment_reader<'a>(&'a self, segment: &'a Sealed) -> SegmentReader<'a> {
+        SegmentReader {
+            file: self,
+            segment,
+            extent: 0,
+            offset: 0,
+            hasher: Xxh3::new(),
+            verified: false,
+        }
+    }
+
+    fn read_extent(
+        &self,
+        segment: &Sealed,
+        start: u64,
+        out: &mut [u8],
+    ) -> Result<(), ExternalError> {
+        read_exact_at(&self.file, out, start).map_err(|source| {
+            if source.kind() == io::ErrorKind::UnexpectedEof {
+                ExternalError::TempDamaged {
+                    dir: self.dir.clone(),
+                    what: format!(
+                        "a {}-byte segment reads back short (the file was truncated)",
+                        segment.bytes
+                    ),
+                }
+            } else {
+                ExternalError::TempRead {
+                    path: self.dir.clone(),
+                    source,
+                }
+            }
+        })
+    }
+}
+
+#[cfg(unix)]
+fn write_all_at(file: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, bytes, offset)
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, out: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, out, offset)
+}
+
+#[cfg(not(unix))]
+fn write_all_at(mut file: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
+    use std::io::{Seek as _, Write as _};
+    file.seek(io::SeekFrom::Start(offset))?;
+    file.write_all(bytes)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(mut file: &File, out: &mut [u8], offset: u64) -> io::Result<()> {
+    use std::io::Seek as _;
+    file.seek(io::SeekFrom::Start(offset))?;
+    file.read_exact(out)
+}
+
+#[cfg(target_os = "linux")]
+fn open_tmpfile(dir: &Path) -> io::Result<File> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::openat(
+        rustix::fs::CWD,
+        dir,
+        OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )?;
+    Ok(File::from(fd))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_tmpfile(_dir: &Path) -> io::Result<File> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
+/// Whether `open_tmpfile` failed because the kernel or file system lacks `O_TMPFILE` (as
+/// opposed to a reason that creating a named file would hit too).
+fn tmpfile_unsupported(error: &io::Error) -> bool {
+    const EISDIR: i32 = 21;
+    const EINVAL: i32 = 22;
+    const EOPNOTSUPP: i32 = 95;
+    error.kind() == io::ErrorKind::Unsupported
+        || matches!(error.raw_os_error(), Some(EISDIR | EINVAL | EOPNOTSUPP))
+}
+
+/// A segment being written: its extents, length and running checksum.
+#[derive(Clone)]
+pub struct Segment {
+    extents: Vec<Extent>,
+    bytes: u64,
+    hasher: Xxh3,
+}
+
+impl std::fmt::Debug for Segment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Segment")
+            .field("extents", &self.extents.len())
+            .field("bytes", &self.bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Segment {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Segment {
+    /// An empty segment.
+    pub fn new() -> Self {
+        Self {
+            extents: Vec::new(),
+            bytes: 0,
+            hasher: Xxh3::new(),
+        }
+    }
+
+    /// Bytes appended so far.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Ends the segment: its length and checksum are fixed.
+    pub fn seal(self) -> Sealed {
+        Sealed {
+            checksum: self.hasher.digest(),
+            extents: self.extents,
+            bytes: self.bytes,
+        }
+    }
+}
+
+/// A finished segment: where its bytes are, how many, and their xxh3-64 checksum.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sealed {
+    extents: Vec<Extent>,
+    bytes: u64,
+    checksum: u64,
+}
+
+impl Sealed {
+    /// The segment that is the first `bytes` bytes of a file, with this checksum: how a
+    /// process describes a named spill file written by another one.
+    pub fn whole(bytes: u64, checksum: u64) -> Self {
+        Self {
+            extents: if bytes == 0 {
+                Vec::new()
+            } else {
+                vec![(0, bytes)]
+            },
+            bytes,
+            checksum,
+        }
+    }
+
+    /// Its length in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Its xxh3-64 checksum.
+    pub fn checksum(&self) -> u64 {
+        self.checksum
+    }
+
+    fn verify(&self, checksum: u64, dir: &Path) -> Result<(), ExternalError> {
+        if checksum == self.checksum {
+            Ok(())
+        } else {
+            Err(ExternalError::TempDamaged {
+                dir: dir.to_path_buf(),
+                what: format!(
+                    "a {}-byte segment reads back with a different checksum",
+                    self.bytes
+                ),
+            })
+        }
+    }
+}
+
+/// Streams a sealed segment ([`SpillFile::segment_reader`]).
+pub struct SegmentReader<'a> {
+    file: &'a SpillFile,
+    segment: &'a Sealed,
+    /// The extent being read and the offset within it.
+    extent: usize,
+    offset: u64,
+    hasher: Xxh3,
+    verified: bool,
+}
+
+impl std::fmt::Debug for SegmentReader<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SegmentReader")
+            .field("segment", self.segment)
+            .field("extent", &self.extent)
+            .field("offset", &self.offset)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Read for SegmentReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let into_io = |e: ExternalError| io::Error::new(io::ErrorKind::InvalidData, e);
+        let Some(&(start, len)) = self.segment.extents.get(self.extent) else {
+            if !self.verified {
+                self.segment
+                    .verify(self.hasher.digest(), &self.file.dir)
+                    .map_err(into_io)?;
+                self.verified = true;
+            }
+            return Ok(0);
+        };
+        let n = buf
+            .len()
+            .min(usize::try_from(len - self.offset).unwrap_or(usize::MAX));
+        self.file
+            .read_extent(self.segment, start + self.offset, &mut buf[..n])
+            .map_err(into_io)?;
+        self.hasher.update(&buf[..n]);
+        self.offset += n as u64;
+        if self.offset == len {
+            self.extent += 1;
+            self.offset = 0;
+        }
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn interleaved_segments_read_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut file = SpillFile::anonymous_in(dir.path()).unwrap();
+        let mut segments: Vec<Segment> = (0..3).map(|_| Segment::new()).collect();
+        let mut expected: Vec<Vec<u8>> = vec![Vec::new(); 3];
+        for i in 0..300u32 {
+            let piece = format!("record {i}\n");
+            let s = (i * 7 % 3) as usize;
+            file.append(&mut segments[s], piece.as_bytes()).unwrap();
+            expected[s].extend_from_slice(piece.as_bytes());
+        }
+        let sealed: Vec<Sealed> = segments.into_iter().map(Segment::seal).collect();
+        for (s, sealed) in sealed.iter().enumerate() {
+            assert_eq!(file.read_segment(sealed).unwrap(), expected[s]);
+            let mut streamed = Vec::new();
+            file.segment_reader(sealed)
+                .read_to_end(&mut streamed)
+                .unwrap();
+            assert_eq!(streamed, expected[s]);
+        }
+        // Nothing named is ever in the directory.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    /// Damage done through a second handle to the same (anonymous) file, as a disk error or
+    /// another process with access to the descriptor could do.
+    fn damaged(damage: impl FnOnce(&File)) -> ExternalError {
+        let dir = tempfile::tempdir().unwrap();
+        let mut file = SpillFile::anonymous_in(dir.path()).unwrap();
+        let mut segment = Segment::new();
+        file.append(&mut segment, &[b'x'; 10_000]).unwrap();
+        let sealed = segment.seal();
+        damage(&file.file.try_clone().unwrap());
+        let whole = file.read_segment(&sealed).unwrap_err();
+        let mut streamed = Vec::new();
+        let io = file
+            .segment_reader(&sealed)
+            .read_to_end(&mut streamed)
+            .unwrap_err();
+        assert_eq!(io.kind(), io::ErrorKind::InvalidData);
+        assert_eq!(io.to_string(), whole.to_string());
+        whole
+    }
+
+    #[test]
+    fn a_truncated_file_is_an_error() {
+        let error = damaged(|f| f.set_len(4_000).unwrap());
+        assert!(
+            matches!(error, ExternalError::TempDamaged { .. }),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("short"), "{error}");
+    }
+
+    #[test]
+    fn a_changed_byte_is_an_error() {
+        let error = damaged(|f| write_all_at(f, b"y", 5_000).unwrap());
+        assert!(error.to_string().contains("checksum"), "{error}");
+    }
+
+    #[test]
+    fn an_undamaged_file_passes_the_same_checks() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut file = SpillFile::anonymous_in(dir.path()).unwrap();
+        let mut segment = Segment::new();
+        file.append(&mut segment, &[b'x'; 10_000]).unwrap();
+        let sealed = segment.seal();
+        assert_eq!(file.read_segment(&sealed).unwrap(), vec![b'x'; 10_000]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn scratch_dirs_and_named_files_are_private_whatever_the_umask() {
+        // The umask is process-wide; 0 is the most permissive, and other tests only create
+        // private files, which it cannot widen.
+        let parent = tempfile::tempdir().unwrap();
+        let scratch = ScratchDir::new_in(parent.path()).unwrap();
+        assert_eq!(mode(scratch.path()), 0o700);
+        let mut named = scratch.named("shard-0").unwrap();
+        assert_eq!(mode(&scratch.path().join("shard-0")), 0o600);
+        let mut segment = Segment::new();
+        named.append(&mut segment, b"a\nb\n").unwrap();
+        let sealed = segment.seal();
+        let reopened = SpillFile::open(&scratch.path().join("shard-0")).unwrap();
+        let whole = Sealed::whole(sealed.bytes(), sealed.checksum());
+        assert_eq!(reopened.read_segment(&whole).unwrap(), b"a\nb\n");
+        let path = scratch.path().to_path_buf();
+        drop(scratch);
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn errors_name_the_directory_once() {
+        let error = ScratchDir::new_in(Path::new("/nonexistent/dir")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "cannot create a temporary file in '/nonexistent/dir'"
+        );
+        let source = std::error::Error::source(&error).unwrap().to_string();
+        assert!(!source.contains("at path"), "{source}");
+    }
+}
