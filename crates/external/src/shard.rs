@@ -616,17 +616,19 @@ pub fn scatter<G: Rng + SeedableRng>(
             let local = chunk - input.first_chunk;
             let start = local * run.chunk_bytes;
             let end = (start + run.chunk_bytes).min(input.bytes);
-            let data = read_chunk(&mut file, &input.path, start, end, &run, chunk, budget)?;
-            summary.bytes_read += data.len() as u64;
-            spill_chunk::<G>(dir, &run, chunk, &data, &mut summary)?;
+            let (data, first) =
+                read_chunk(&mut file, &input.path, start, end, &run, chunk, budget)?;
+            summary.bytes_read += (data.len() - first) as u64;
+            spill_chunk::<G>(dir, &run, chunk, &data[first..], &mut summary)?;
             summary.units += 1;
         }
     }
     Ok(summary)
 }
 
-/// The bytes of the records starting in `[start, end)` of a file: a record starts at 0 or after
-/// a separator; the last one runs to its separator or to the end of the file.
+/// The bytes of the records starting in `[start, end)` of a file, as a buffer and the offset in
+/// it where they begin: a record starts at 0 or after a separator; the last one runs to its
+/// separator or to the end of the file (and gets one there).
 fn read_chunk(
     file: &mut File,
     path: &Path,
@@ -635,7 +637,7 @@ fn read_chunk(
     run: &RunManifest,
     chunk: u64,
     budget: MemoryBudget,
-) -> Result<Vec<u8>, ShardError> {
+) -> Result<(Vec<u8>, usize), ShardError> {
     let sep = run.separator;
     let read_error = io_error("cannot read input", path);
     let from = start.saturating_sub(1);
@@ -668,9 +670,16 @@ fn read_chunk(
             None => data.len(),
         }
     };
-    data.drain(..first);
     // Finish a record that runs past `end`.
-    if !data.is_empty() && data.last() != Some(&sep) {
+    let too_large = |bytes: usize, records: u64| ShardError::ChunkTooLarge {
+        chunk,
+        bytes: bytes as u64,
+        records,
+        budget: budget.bytes(),
+    };
+    let mut records = memchr::memchr_iter(sep, &data[first..]).count() as u64;
+    if data.len() > first && data.last() != Some(&sep) {
+        records += 1;
         let mut piece = vec![0u8; 64 << 10];
         loop {
             let n = loop {
@@ -685,30 +694,20 @@ fn read_chunk(
             }
             let take = memchr::memchr(sep, &piece[..n]).map_or(n, |i| i + 1);
             data.extend_from_slice(&piece[..take]);
-            let records = memchr::memchr_iter(sep, &data).count() as u64 + 1;
-            if !budget.holds(data.len() as u64 + 8 * records, records) {
-                return Err(ShardError::ChunkTooLarge {
-                    chunk,
-                    bytes: data.len() as u64,
-                    records,
-                    budget: budget.bytes(),
-                });
+            let bytes = data.len() - first;
+            if !budget.holds(bytes as u64 + 8 * records, records) {
+                return Err(too_large(bytes, records));
             }
             if take < n || data.last() == Some(&sep) {
                 break;
             }
         }
     }
-    let records = memchr::memchr_iter(sep, &data).count() as u64;
-    if !budget.holds(data.len() as u64 + 8 * records, records) {
-        return Err(ShardError::ChunkTooLarge {
-            chunk,
-            bytes: data.len() as u64,
-            records,
-            budget: budget.bytes(),
-        });
+    let bytes = data.len() - first;
+    if !budget.holds(bytes as u64 + 8 * records, records) {
+        return Err(too_large(bytes, records));
     }
-    Ok(data)
+    Ok((data, first))
 }
 
 /// Labels the records of one chunk and writes them grouped by bucket, then the manifest.
@@ -722,26 +721,45 @@ fn spill_chunk<G: Rng + SeedableRng>(
     let sep = run.separator;
     let buckets = run.buckets as usize;
     let mut rng = G::seed_from_u64(stream_seed(stream_seed(run.seed, LABELS), chunk));
-    let mut records: Vec<(u32, &[u8])> = Vec::new();
-    let mut start = 0;
+    // Labels in input order, then a counting sort: records grouped by label, input order
+    // within a label.
+    let mut labels: Vec<u32> = Vec::new();
+    let mut ends: Vec<usize> = Vec::new();
+    let mut counts = vec![0usize; buckets];
     for end in memchr::memchr_iter(sep, data) {
         let label = if buckets == 1 {
             0
         } else {
-            lemire_index_below(&mut rng, buckets) as u32
+            lemire_index_below(&mut rng, buckets)
         };
-        records.push((label, &data[start..=end]));
-        start = end + 1;
+        counts[label] += 1;
+        labels.push(label as u32);
+        ends.push(end + 1);
     }
-    // Stable: within a bucket, input order.
-    records.sort_by_key(|&(label, _)| label);
+    let mut next: Vec<usize> = counts
+        .iter()
+        .scan(0, |at, &c| {
+            let start = *at;
+            *at += c;
+            Some(start)
+        })
+        .collect();
+    let mut order = vec![0usize; labels.len()];
+    for (i, &label) in labels.iter().enumerate() {
+        order[next[label as usize]] = i;
+        next[label as usize] += 1;
+    }
+    let record = |i: usize| {
+        let start = if i == 0 { 0 } else { ends[i - 1] };
+        &data[start..ends[i]]
+    };
     let mut tallies = vec![Tally::default(); buckets];
-    for &(label, record) in &records {
-        tallies[label as usize].add(record, sep);
+    for &i in &order {
+        tallies[labels[i] as usize].add(record(i), sep);
     }
     write_atomic(&dir.spill(chunk), |w| {
-        for (_, record) in &records {
-            w.write_all(record)?;
+        for &i in &order {
+            w.write_all(record(i))?;
         }
         Ok(())
     })?;
@@ -757,7 +775,7 @@ fn spill_chunk<G: Rng + SeedableRng>(
         offsets: Vec::new(),
     };
     write_json(&dir.spill_manifest(chunk), &manifest)?;
-    summary.lines += records.len() as u64;
+    summary.lines += labels.len() as u64;
     summary.bytes_written += data.len() as u64;
     summary.files += 2;
     Ok(())
@@ -897,8 +915,10 @@ fn gather_bucket<G: Rng + SeedableRng + Send>(
                 reason: format!("bucket {bucket} is cut short"),
             });
         }
-        for record in piece.split_inclusive(|&c| c == sep) {
-            tally.add(record, sep);
+        let mut start = 0;
+        for end in memchr::memchr_iter(sep, piece) {
+            tally.add(&piece[start..=end], sep);
+            start = end + 1;
         }
         let expected = Tally {
             lines: m.lines[b],
@@ -920,7 +940,11 @@ fn gather_bucket<G: Rng + SeedableRng + Send>(
         .map_err(|_| ShardError::OutOfMemory {
             bytes: lines * crate::INDEX_BYTES_PER_RECORD,
         })?;
-    records.extend(data.split_inclusive(|&c| c == sep));
+    let mut start = 0;
+    for end in memchr::memchr_iter(sep, &data) {
+        records.push(&data[start..=end]);
+        start = end + 1;
+    }
     let mut rng = G::seed_from_u64(stream_seed(
         stream_seed(run.seed, BUCKETS),
         u64::from(bucket),
