@@ -119,6 +119,7 @@ const MC_RUN: McConfig<'static> = McConfig {
     seed: SEED,
     deal: Deal::Reuse,
     progress: None,
+    shard: None,
 };
 
 impl BackendVisitor for Mc<'_> {

@@ -71,7 +71,7 @@ impl BackendVisitor for ShuffleU32<'_> {
         }
         for_each_algorithm::<B::Sampler, _>(&mut Ours::<B>(&mut group, std::marker::PhantomData));
 
-        // The reference path (one Lemire draw per step) and the peers of the issue-6 targets
+        // The reference path (one Lemire draw per step) and the peers of the speed targets
         // beside our default at the target sizes; rip_shuffle at the comparison sizes only.
         for n in target_peer_sizes() {
             let mut data: Vec<u32> = (0..n as u32).collect();

@@ -1,4 +1,4 @@
-//! Issue 14's poker speed targets measured as a duel, in CPU time, on one thread.
+//! The poker speed targets (docs/poker.md) measured as a duel, in CPU time, on one thread.
 //!
 //! * `eval`: the same 1,000,000 pre-dealt random 7-card hands evaluated by fairdeal and by
 //!   rs_poker 5.0.0, alternated round by round (the order flips every round), the ratio taken
@@ -17,7 +17,9 @@
 //! ```
 //!
 //! One part alone under callgrind gives its instruction profile, e.g.
-//! `valgrind --tool=callgrind target/release/examples/poker_duel 1 mc`.
+//! `cargo build --profile profiling -p fairdeal-benches --example poker_duel` and
+//! `valgrind --tool=callgrind target/profiling/examples/poker_duel 1 mc` (debug info for
+//! `callgrind_annotate`; the counts are those of the release build).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -137,6 +139,7 @@ fn mc<B: Backend>(rounds: usize, pool: &rayon::ThreadPool) {
                         seed: fairdeal_benches::SEED,
                         deal: Deal::Reuse,
                         progress: None,
+                        shard: None,
                     },
                 )
             })

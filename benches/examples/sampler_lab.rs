@@ -1,4 +1,4 @@
-//! Issue 12's sampler lab: one loop of one subject, to count its instructions under callgrind
+//! The sampler lab: one loop of one subject, to count its instructions under callgrind
 //! (`count`), or several subjects timed round robin in one process (`race`).
 //!
 //! Subjects, all on the backend's generator unless noted:

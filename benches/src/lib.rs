@@ -110,7 +110,7 @@ pub fn sizes(complexity: Complexity) -> Vec<usize> {
     exps.into_iter().map(|e| 1usize << e).collect()
 }
 
-/// The `shuffle_u32` sizes at which the peers that the issue-6 targets compare with (`rand`,
+/// The `shuffle_u32` sizes at which the peers that the speed targets compare with (`rand`,
 /// `fastrand`) and our one-draw-per-step reference path (`inplace-lemire`) are measured: every
 /// size up to 2^12 (the targets' "N ≤ 10^4") and 2^20 (≈ 10^6) in full mode; 2^10 and 2^20 in
 /// quick mode. A subset of [`sizes`]`(Linear)`, so every point has our algorithms beside it.

@@ -57,7 +57,7 @@ enum Task {
     /// Phases: build; criterion wall-clock sweep (all algorithms, backends and peers: rand,
     /// fastrand, rip_shuffle); iai-callgrind instruction counts (needs valgrind; installs the
     /// matching iai-callgrind-runner with `cargo install` when missing); slope fits and
-    /// verdicts; the speed targets of issue 6 as ratios (met/missed, informational); report in
+    /// verdicts; the speed targets as ratios (met/missed, informational); report in
     /// `<target>/bench-report/`. Exits 1 if an instruction-count slope is outside its band
     /// (O(N): 1.00 ± 0.10, O(N²): 2.00 ± 0.15, O(N log N): 1 + 1/(2 ln N) to 1 + 1/ln N + 0.10),
     /// if an algorithm's least-growing series shows another class than it declares (see

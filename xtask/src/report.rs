@@ -105,8 +105,8 @@ pub(crate) fn comparisons(samples: &[Sample], algorithms: &[AlgorithmInfo]) -> V
     out
 }
 
-/// The `summary.json` document: `verdicts` and `comparisons` (shape fixed by issue 3),
-/// `targets` (issue 6) and `samples`, every measured point (what `--baseline` reads back).
+/// The `summary.json` document: `verdicts` and `comparisons` (a fixed shape),
+/// `targets` and `samples`, every measured point (what `--baseline` reads back).
 pub(crate) fn summary_json(
     verdicts: &[Verdict],
     comparisons: &[Comparison],
@@ -235,7 +235,7 @@ pub(crate) struct ReportContext<'a> {
     pub(crate) elapsed_secs: f64,
     pub(crate) plots: &'a [(String, String)],
     pub(crate) notes: &'a [String],
-    /// The issue-6 targets table (empty: no section).
+    /// The speed targets table (empty: no section).
     pub(crate) targets: &'a [crate::targets::TargetRow],
     /// Instruction counts against `--baseline`, if given.
     pub(crate) baseline: Option<&'a crate::baseline::BaselineDiff>,

@@ -19,7 +19,7 @@ use crate::model::{CASE_DEAL, CASE_DECK, CASE_HUGE, CASE_SHUFFLE, Metric, Sample
 /// with it.
 pub(crate) const FASTRAND_PAIR: &str = "wyrand";
 
-/// The backends the duel targets are stated for (issue 12): fastrand's generator, a fast
+/// The backends the duel targets are stated for: fastrand's generator, a fast
 /// non-cryptographic one, and the default CSPRNG.
 pub(crate) const DUEL_BACKENDS: &[&str] = &["wyrand", "pcg64", "chacha12"];
 

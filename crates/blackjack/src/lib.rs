@@ -74,6 +74,11 @@ assert!(result.house_edge_percent().abs() < 3.0);
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+/// The README's quick start, compiled and run by `cargo test --doc` so that it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 mod count;
 mod dealer;
 mod exact;
@@ -91,14 +96,14 @@ pub use exact::{
     CompositionStrategy, ExactAnalysis, ExactError, ExactStrategy, HandValues,
     ParseExactStrategyError, analyse, analyse_with_progress,
 };
-pub use fairdeal_core::Shuffler;
+pub use fairdeal_core::{Shard, ShardError, Shuffler};
 pub use game::Counts;
 pub use rules::{
     DoubleRule, HoleCard, ParseRuleError, Payout, Penetration, Rules, RulesError, Surrender,
 };
 pub use shoe::{Shoe, card_value};
 pub use sim::{
-    CHUNK_ROUNDS, Progress, SimConfig, SimError, SimResult, simulate, simulate_chunks,
+    CHUNK_ROUNDS, Progress, SimConfig, SimError, SimResult, SimSums, simulate, simulate_chunks,
     simulate_composition_chunks,
 };
 pub use strategy::{Action, ActionValues, Hand, Strategy};

@@ -2,7 +2,7 @@
 
 use core::ops::Range;
 
-use fairdeal_core::{Rng, Shuffler, stream_seed};
+use fairdeal_core::{Rng, Shard, ShardError, Shuffler, stream_seed};
 use rayon::prelude::*;
 
 use crate::count::{Betting, hi_lo_tag, true_count_floor};
@@ -75,6 +75,26 @@ impl SimConfig<'_> {
     pub fn chunks(&self) -> u64 {
         self.rounds.div_ceil(CHUNK_ROUNDS)
     }
+
+    /// The chunks `shard` runs ([`Shard::chunk_range`] of [`chunks`](SimConfig::chunks)), to
+    /// pass to [`simulate_chunks`]; the shards' results [`merge`](SimResult::merge) into the
+    /// whole run's.
+    ///
+    /// ```
+    /// use fairdeal_blackjack::{CHUNK_ROUNDS, SimConfig};
+    /// use fairdeal_core::Shard;
+    /// let config = SimConfig { rounds: 10 * CHUNK_ROUNDS, ..SimConfig::default() };
+    /// assert_eq!(config.shard_chunks(Shard::new(1, 3)?)?, 0..3);
+    /// assert_eq!(config.shard_chunks(Shard::new(3, 3)?)?, 6..10);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`SimError::Shard`] when there are more shards than chunks.
+    pub fn shard_chunks(&self, shard: Shard) -> Result<Range<u64>, SimError> {
+        Ok(shard.chunk_range(self.chunks())?)
+    }
 }
 
 /// Why a simulation could not run.
@@ -103,22 +123,29 @@ pub enum SimError {
     /// Two results that cannot be merged (different runs or overlapping chunks).
     #[error("cannot merge results: {0}")]
     Merge(&'static str),
+    /// A shard with no chunks of this run.
+    #[error(transparent)]
+    Shard(#[from] ShardError),
 }
 
-/// Exact sums over rounds, in tenths of a unit (see [`SimResult`]).
+/// Exact sums over rounds, the sufficient statistics of [`SimResult`]'s edge and standard
+/// error: money in tenths of a unit (every payout is a multiple of 0.1 unit), so they add up
+/// exactly in any order and across separately run shards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-struct Sums {
-    /// Σ initial wager (units).
-    wager: u64,
-    /// Σ net (tenths).
-    net: i128,
+pub struct SimSums {
+    /// Σ initial wager of a round (units).
+    pub wager: u64,
+    /// Σ net result of a round (tenths of a unit).
+    pub net: i128,
     /// Σ net² (tenths²).
-    net2: u128,
+    pub net2: u128,
     /// Σ wager² (units²).
-    wager2: u128,
+    pub wager2: u128,
     /// Σ net·wager (tenths·units).
-    net_wager: i128,
+    pub net_wager: i128,
 }
+
+type Sums = SimSums;
 
 impl Sums {
     #[inline]
@@ -213,6 +240,30 @@ impl SimResult {
         let eww = self.sums.wager2 as f64 / n;
         let var = (exx - 2.0 * r * exw + r * r * eww).max(0.0) * n / (n - 1.0);
         100.0 * (var / n).sqrt() / w_mean
+    }
+
+    /// The exact sums the derived statistics are computed from.
+    pub fn sums(&self) -> SimSums {
+        self.sums
+    }
+
+    /// A result from its tallies, e.g. the sum of shards run as separate processes and read
+    /// back from their reports; its derived statistics are computed by the same methods as a
+    /// whole run's.
+    pub fn from_tallies(
+        seed: u64,
+        configured_rounds: u64,
+        chunks: Range<u64>,
+        counts: Counts,
+        sums: SimSums,
+    ) -> SimResult {
+        SimResult {
+            seed,
+            configured_rounds,
+            chunks,
+            counts,
+            sums,
+        }
     }
 
     /// Adds another part of the same run (same seed and configured rounds, adjacent chunks).

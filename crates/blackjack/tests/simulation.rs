@@ -62,6 +62,40 @@ fn results_do_not_depend_on_the_thread_count_and_chunks_merge() {
     // Overlapping or foreign parts are refused.
     assert!(first.merge(&second).is_err());
 
+    // Shards 1/3..3/3 cover the chunks in order and merge into the whole run; rebuilt from
+    // its tallies (as `fairdeal merge` reads them back), a result is the same result.
+    let mut merged: Option<fairdeal_blackjack::SimResult> = None;
+    for index in 1..=3 {
+        let chunks = config
+            .shard_chunks(fairdeal_blackjack::Shard::new(index, 3).unwrap())
+            .unwrap();
+        let part = simulate_chunks(
+            &strategy,
+            &config,
+            &fairdeal_partial::Partial::new(),
+            pcg,
+            chunks.clone(),
+        )
+        .unwrap();
+        let rebuilt = fairdeal_blackjack::SimResult::from_tallies(
+            part.seed,
+            part.configured_rounds,
+            chunks,
+            part.counts,
+            part.sums(),
+        );
+        assert_eq!(rebuilt, part);
+        match &mut merged {
+            None => merged = Some(part),
+            Some(m) => m.merge(&part).unwrap(),
+        }
+    }
+    assert_eq!(merged, Some(one.clone()));
+    assert!(matches!(
+        config.shard_chunks(fairdeal_blackjack::Shard::new(11, 11).unwrap()),
+        Err(SimError::Shard(_))
+    ));
+
     // A different seed gives a different result.
     let other = simulate(
         &strategy,

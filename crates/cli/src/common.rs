@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use clap::builder::{PossibleValue, PossibleValuesParser};
-use fairdeal::rng::{Backend, BackendVisitor};
+use fairdeal::rng::{Backend, BackendVisitor, DEFAULT_BACKEND};
 use fairdeal::{AnySampler, AnyShuffler, algorithm_by_name, sampler_by_name};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -291,6 +291,115 @@ pub(crate) fn with_selection<W: WithResolved>(
         .map_err(|e| usage(e.to_string()))?
 }
 
+/// `--algo`, `--backend` and `--seed`: the randomness of a run, one declaration and one parser
+/// for every randomised subcommand (`#[command(flatten)]`), so the same mistake gives the same
+/// error everywhere. No flag has a default value here: a subcommand names its own default
+/// algorithm ([`RandomArgs::algorithm`]), and a refusal can tell a flag given from one left
+/// out ([`RandomArgs::given`]).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub(crate) struct RandomArgs {
+    /// Shuffling algorithm (see `fairdeal algorithms`).
+    #[arg(long, value_name = "NAME", value_parser = algorithm_parser())]
+    pub(crate) algo: Option<String>,
+
+    #[arg(long, value_name = "NAME", value_parser = backend_parser(), help = backend_help())]
+    pub(crate) backend: Option<String>,
+
+    /// Seed for a reproducible run (the same result on any thread count); without it the
+    /// generator is seeded from the OS.
+    #[arg(
+        long,
+        value_name = "S",
+        allow_negative_numbers = true,
+        value_parser = parse_seed
+    )]
+    pub(crate) seed: Option<u64>,
+}
+
+impl RandomArgs {
+    /// The algorithm given, or the subcommand's `default`.
+    pub(crate) fn algorithm<'a>(&'a self, default: &'a str) -> &'a str {
+        self.algo.as_deref().unwrap_or(default)
+    }
+
+    /// The backend given, or [`DEFAULT_BACKEND`].
+    pub(crate) fn backend(&self) -> &str {
+        self.backend.as_deref().unwrap_or(DEFAULT_BACKEND)
+    }
+
+    /// The flags given on the command line, for a path that does not use them to refuse.
+    pub(crate) fn given(&self) -> Vec<&'static str> {
+        [
+            (self.algo.is_some(), "--algo"),
+            (self.backend.is_some(), "--backend"),
+            (self.seed.is_some(), "--seed"),
+        ]
+        .into_iter()
+        .filter_map(|(given, flag)| given.then_some(flag))
+        .collect()
+    }
+
+    /// The selection these flags make, with `default_algorithm` and `sampler`.
+    pub(crate) fn selection(&self, default_algorithm: &str, sampler: &str) -> Selection {
+        Selection {
+            algorithm: self.algorithm(default_algorithm).to_owned(),
+            backend: self.backend().to_owned(),
+            sampler: sampler.to_owned(),
+            seed: self.seed,
+        }
+    }
+}
+
+/// The help of `--backend`, naming its default.
+fn backend_help() -> String {
+    format!("Random number generator (see `fairdeal backends`) [default: {DEFAULT_BACKEND}]")
+}
+
+/// `--sampler`, for the subcommands whose results it can change (`shuffle`, `fairness`).
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct SamplerArg {
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "backend",
+        value_parser = sampler_parser(),
+        help = SAMPLER_HELP
+    )]
+    pub(crate) sampler: String,
+}
+
+/// `--threads`, for the subcommands that run on a thread pool.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub(crate) struct ThreadsArg {
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(
+        long,
+        value_name = "T",
+        allow_negative_numbers = true,
+        value_parser = parse_threads
+    )]
+    pub(crate) threads: Option<NonZeroUsize>,
+}
+
+/// A seed: a whole number from 0 to 2^64 − 1 (clap's own message for `-1` would be "invalid
+/// digit").
+pub(crate) fn parse_seed(text: &str) -> Result<u64, String> {
+    let digits = text.trim();
+    digits.parse().map_err(|_| {
+        let reason = if digits.starts_with('-') {
+            "must be non-negative"
+        } else if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            "out of range (too large)"
+        } else {
+            "not a whole number"
+        };
+        format!(
+            "'{text}' is not a seed ({reason}): use a whole number from 0 to {}",
+            u64::MAX
+        )
+    })
+}
+
 /// The clap value parser of every `--algo`: the names in the facade's registry
 /// ([`fairdeal::ALGORITHMS`]), each with its summary, so `--help` lists them and clap refuses
 /// any other name with the valid list. Use as `#[arg(long, value_parser = algorithm_parser())]`
@@ -313,8 +422,6 @@ pub(crate) fn backend_parser() -> PossibleValuesParser {
 }
 
 /// The clap value parser of every `--sampler`: [`fairdeal::SAMPLERS`].
-// For `shuffle` and `fairness`, which own the `--sampler` options and adopt it separately.
-#[allow(dead_code)]
 pub(crate) fn sampler_parser() -> PossibleValuesParser {
     PossibleValuesParser::new(
         fairdeal::SAMPLERS

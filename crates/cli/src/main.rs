@@ -46,6 +46,8 @@ enum Command {
     Audit(cmd::audit::Args),
     /// Compare the RNG backends: speed, state, reach, and the shuffle-quality battery.
     Compare(cmd::compare::Args),
+    /// Add up the --json outputs of a Monte Carlo run's shards (--shard I/N) into the whole run.
+    Merge(cmd::merge::Args),
     /// Shuffle files on a cluster: plan, scatter and gather tasks (Slurm, GNU parallel), verify.
     Shard(cmd::shard::Args),
 }
@@ -53,13 +55,14 @@ enum Command {
 fn dispatch(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Shuffle(args) => cmd::shuffle::run(args),
-        Command::Fairness(args) => cmd::fairness::run(args),
+        Command::Fairness(args) => cmd::fairness::run(&args),
         Command::Algorithms(args) => cmd::listing::run_algorithms(&args),
         Command::Backends(args) => cmd::listing::run_backends(&args),
         Command::Poker(args) => cmd::poker::run(args),
         Command::Blackjack(args) => cmd::blackjack::run(args),
         Command::Audit(args) => cmd::audit::run(args),
         Command::Compare(args) => cmd::compare::run(args),
+        Command::Merge(args) => cmd::merge::run(&args),
         Command::Shard(args) => cmd::shard::run(args),
     }
 }

@@ -1,4 +1,4 @@
-//! Golden outputs of the command line (issue 15): what a seed makes `fairdeal` print, per backend
+//! Golden outputs of the command line: what a seed makes `fairdeal` print, per backend
 //! and per command.
 //!
 //! Seeded output is part of the API. The library's own golden vectors

@@ -208,6 +208,27 @@ fn bad_input_is_a_one_line_error() {
             ],
             "cannot be used with",
         ),
+        // Also when equity picks exact on its own for a small spot.
+        (
+            &[
+                "poker",
+                "equity",
+                "AsAh",
+                "KsKd",
+                "--seed",
+                "1",
+                "--algo",
+                "biased",
+                "--backend",
+                "java",
+                "--json",
+            ],
+            "--algo, --backend, --seed only apply to Monte Carlo equity",
+        ),
+        (
+            &["poker", "equity", "AsAh", "KsKd", "--seed", "1"],
+            "add --trials N to sample it",
+        ),
     ] {
         let line = fairdeal(args).error();
         assert!(line.contains(needle), "{args:?}: {line}");

@@ -1,5 +1,5 @@
-//! `fairdeal audit` and `fairdeal compare` from the outside, and the hostile-input rows of
-//! issue 15 that concern `fairdeal fairness` (labels, plot bounds, the OS-drawn seed, a closed
+//! `fairdeal audit` and `fairdeal compare` from the outside, and the hostile-input findings
+//! that concern `fairdeal fairness` (labels, plot bounds, the OS-drawn seed, a closed
 //! pipe).
 //!
 //! The permutation files are generated here with the library and fixed seeds, so every run sees

@@ -624,3 +624,147 @@ fn the_default_is_inplace_below_one_leaf_and_for_language_exact_samplers() {
         assert_ne!(run(&batched), run(&batched_inplace), "{backend}");
     }
 }
+
+// ---------------------------------------------------------------- the plan's refusals
+
+/// Input beyond `--memory` cannot honour `--algo X` or a language-exact order: refused with
+/// exit 2 and nothing written, from a file (before it is read) or a pipe; the default and
+/// `--algo parallel` take the external shuffle.
+#[test]
+fn options_the_external_path_cannot_honour_are_refused() {
+    let dir = common::fresh_dir("plan-refusals");
+    let input: String = (1..=20_000).map(|i| format!("{i}\n")).collect();
+    let file = dir.join("in.txt");
+    std::fs::write(&file, &input).unwrap();
+    let file = file.to_str().unwrap();
+    let t = dir.to_str().unwrap();
+    for (extra, expected) in [
+        (
+            &["--algo", "biased"][..],
+            "--algo biased needs the whole input in memory",
+        ),
+        (&["--algo", "inplace", "-n", "5"], "leave out --algo"),
+        (&["--backend", "java"], "--backend java reproduces"),
+        (
+            &["--backend", "python", "--threads", "2"],
+            "--sampler batched",
+        ),
+    ] {
+        for from_file in [true, false] {
+            let mut args = vec!["shuffle", "--seed", "1", "--memory", "64K", "-T", t];
+            args.extend(extra);
+            let run = if from_file {
+                args.push(file);
+                fairdeal(&args)
+            } else {
+                fairdeal_with_input(&args, input.as_bytes())
+            };
+            assert_eq!(run.status, Some(2), "{args:?}: {}", run.stderr);
+            let line = run.error();
+            assert!(line.contains(expected), "{args:?}: {line}");
+            assert!(line.contains("raise --memory"), "{args:?}: {line}");
+            assert!(!line.contains("warning"), "{args:?}: {line}");
+        }
+    }
+    // Only the input is in -T: no scratch directory was made.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    // What would work does work.
+    for extra in [
+        &["--algo", "parallel", "--backend", "java"][..],
+        &["--backend", "java", "--sampler", "batched"],
+        &["--backend", "java", "-n", "5"],
+        &["--algo", "biased", "--memory", "64M"],
+    ] {
+        let mut args = vec!["shuffle", "--seed", "1", "--memory", "64K", "-T", t];
+        args.extend(extra);
+        args.push(file);
+        let run = fairdeal(&args);
+        assert_eq!(run.status, Some(0), "{args:?}: {}", run.stderr);
+    }
+    // In memory, Java's order is kept as before.
+    let java = fairdeal(&["shuffle", "--seed", "0", "--backend", "java", file]).ok();
+    let inplace = fairdeal(&[
+        "shuffle",
+        "--seed",
+        "0",
+        "--backend",
+        "java",
+        "--algo",
+        "inplace",
+        file,
+    ])
+    .ok();
+    assert_eq!(java.stdout, inplace.stdout);
+}
+
+/// N18 and N19: the range limits name the real limit, and a whole range as a sample runs.
+#[test]
+fn range_limits_are_the_real_ones() {
+    let line = fairdeal(&["shuffle", "-i", "1-1000000", "--memory", "1K"]).error();
+    assert!(line.contains("8 bytes each"), "{line}");
+    assert!(line.contains("raise --memory to at least 7813K"), "{line}");
+    assert!(!line.contains("at most 100000000"), "{line}");
+    // The suggested budget works.
+    let run = fairdeal(&[
+        "shuffle",
+        "--seed",
+        "1",
+        "-i",
+        "1-1000000",
+        "--memory",
+        "7813K",
+    ]);
+    assert_eq!(run.status, Some(0), "{}", run.stderr);
+    // A whole range as a sample is held (8 bytes a number), not estimated as a sparse map.
+    let whole = fairdeal(&[
+        "shuffle", "--seed", "1", "-i", "1-100000", "-n", "100000", "--memory", "800K",
+    ]);
+    assert_eq!(whole.status, Some(0), "{}", whole.stderr);
+    let line = fairdeal(&[
+        "shuffle",
+        "-i",
+        "1-1000000000000",
+        "-n",
+        "100000",
+        "--memory",
+        "1M",
+    ])
+    .error();
+    assert!(
+        line.contains("a sample of 100000 numbers needs about 3.8 MiB"),
+        "{line}"
+    );
+}
+
+/// `-vv` prints the plan before the work, `-v` the branch that ran.
+#[test]
+fn the_plan_is_printed_with_vv() {
+    let run = fairdeal(&[
+        "shuffle",
+        "-vv",
+        "--seed",
+        "1",
+        "-i",
+        "1-1000000000",
+        "-n",
+        "3",
+    ]);
+    assert_eq!(run.status, Some(0), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "fairdeal: note: plan: range sampled sparsely, 3 numbers (about 120 bytes memory)\n"
+    );
+    let run = fairdeal_with_input(&["shuffle", "-vv", "--seed", "1"], b"a\nb\n");
+    assert_eq!(run.status, Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with("fairdeal: note: plan: records up to 16M: parallel scatter"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.ends_with("fairdeal: note: in memory\n"),
+        "{}",
+        run.stderr
+    );
+}

@@ -434,7 +434,7 @@ fn the_output_depends_on_the_seed_and_budget_not_on_pipe_or_file() {
     assert_eq!(small.stdout, large.stdout);
 }
 
-/// The fairness target of issue 11: many seeds on a small file with `--memory 1K`, so every run
+/// The fairness target of the external shuffle: many seeds on a small file with `--memory 1K`, so every run
 /// scatters (four records of 300 bytes: 1,200 bytes), and every one of the 24 orders comes up
 /// equally often. (The negative control for this statistic is in fairdeal-external's tests:
 /// labels that are not random are rejected at p < 1e-9.)

@@ -17,6 +17,9 @@ It holds three ideas and nothing else:
 * [`ShuffleError`] and [`BatchError`]: the errors a caller can provoke with bad values (asking
   for more elements than exist, a batch of dice that does not fit in a word).
 
+Two small helpers let parallel engines agree on how a run is cut: [`stream_seed`] (the seed of
+chunk `c`) and [`Shard`] (which contiguous chunks one of `N` separate processes runs).
+
 The RNG trait is the ecosystem's: [`rand_core::Rng`] (re-exported as [`Rng`]), so any
 generator from `rand`, `rand_pcg`, `rand_chacha` … plugs in unchanged.
 
@@ -52,12 +55,18 @@ no features to switch.
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+/// The README's quick start, compiled and run by `cargo test --doc` so that it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 extern crate alloc;
 
 mod batched;
 mod error;
 mod info;
 mod sample;
+mod shard;
 mod shuffler;
 mod stream;
 
@@ -66,5 +75,6 @@ pub use error::ShuffleError;
 pub use info::{AlgorithmInfo, Complexity};
 pub use rand_core::{self, Rng, SeedableRng};
 pub use sample::{IndexSampler, Lemire, lemire_index_below};
+pub use shard::{Shard, ShardError};
 pub use shuffler::{Shuffler, check_prefix};
 pub use stream::stream_seed;

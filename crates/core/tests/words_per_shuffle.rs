@@ -7,7 +7,7 @@
 //! counter; a 64-bit word counts 1, a 32-bit one ½. Seeds are fixed, so the counts are exact
 //! numbers, not samples that could flake; rejections (a batch redrawn) are included.
 //!
-//! Bounds (issue 12): at most 5 words per 52-card shuffle, at most 1.3 × the minimum at
+//! Bounds (the speed targets): at most 5 words per 52-card shuffle, at most 1.3 × the minimum at
 //! N = 1000 and 10⁴, one word per 7-card deal. The one-word-per-index reference sampler
 //! (`Lemire`) is run through the same counter as the negative control: it must fail them.
 

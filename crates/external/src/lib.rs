@@ -51,8 +51,14 @@
 
 #![forbid(unsafe_code)]
 
+/// The README's quick start, compiled and run by `cargo test --doc` so that it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 mod budget;
 mod error;
+pub mod plan;
 pub mod shard;
 mod spill;
 mod spillfile;

@@ -114,8 +114,8 @@ With all five algorithm features on (the default), the registry is available. Wi
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use fairdeal_core::{
-    AlgorithmInfo, BatchError, Batched, Complexity, IndexSampler, Lemire, Rng, SeedableRng,
-    ShuffleError, Shuffler, check_prefix, lemire_index_below, rand_core, stream_seed,
+    AlgorithmInfo, BatchError, Batched, Complexity, IndexSampler, Lemire, Rng, SeedableRng, Shard,
+    ShardError, ShuffleError, Shuffler, check_prefix, lemire_index_below, rand_core, stream_seed,
 };
 
 #[cfg(feature = "inplace")]
@@ -155,6 +155,11 @@ pub use fairdeal_poker as poker;
 ))]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
+
+/// This crate's README (its crates.io page): the quick start, compiled and run as a doc-test.
+#[cfg(all(doctest, feature = "rng", feature = "inplace"))]
+#[doc = include_str!("../README.md")]
+pub struct CrateReadmeDoctests;
 
 #[cfg(feature = "blackjack")]
 pub use fairdeal_blackjack as blackjack;

@@ -61,6 +61,35 @@ pub enum FairnessError {
         /// The largest supported n ([`MAX_RANK_N`](crate::MAX_RANK_N)).
         max: usize,
     },
+    /// [`chunk_seeded_test`](crate::chunk_seeded_test) and
+    /// [`report_from_counts`](crate::report_from_counts) run the permutation and position
+    /// tests only.
+    #[error("the {test} test does not run chunk-seeded")]
+    NotChunked {
+        /// The test asked for.
+        test: TestKind,
+    },
+    /// More shards than the run has chunks of [`CHUNK_TRIALS`](crate::CHUNK_TRIALS) shuffles.
+    #[error(
+        "{shards} shards of a run of {chunks} chunk(s) would leave some empty: use at most \
+         {chunks} shards, or more trials"
+    )]
+    TooManyShards {
+        /// The shard count.
+        shards: u64,
+        /// Chunks in the run.
+        chunks: u64,
+    },
+    /// Counts that are not those of `trials` shuffles of `n` elements for the test.
+    #[error("these counts are not those of {trials} shuffles of {n} elements for the {test} test")]
+    BadCounts {
+        /// The test.
+        test: TestKind,
+        /// The number of elements.
+        n: usize,
+        /// The shuffles the counts should add up to.
+        trials: u64,
+    },
     /// [`unrank_permutation`](crate::unrank_permutation) got a rank `>= n!`.
     #[error("rank {rank} is not below {n}! = {count}")]
     RankOutOfRange {

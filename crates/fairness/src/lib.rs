@@ -113,8 +113,14 @@ subtle RNG defect may need millions.
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+/// The README's quick start, compiled and run by `cargo test --doc` so that it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 mod adjacency;
 mod battery;
+mod chunked;
 mod error;
 mod lines;
 mod permutation;
@@ -130,6 +136,7 @@ pub use adjacency::adjacency_test;
 pub use battery::{
     BatteryConfig, BatteryReport, BatteryTest, TestName, holm_adjusted, run_battery,
 };
+pub use chunked::{CHUNK_TRIALS, ChunkedRun, chunk_seeded_test, report_from_counts};
 pub use error::FairnessError;
 pub use lines::{LineError, MAX_LINE_BYTES, PermutationParser, show_item, split_items};
 pub use permutation::{MAX_PERMUTATION_N, MIN_PERMUTATION_N, permutation_test};

@@ -67,8 +67,27 @@ where
     // n <= 8, so n! <= 40,320 fits everywhere.
     let orders = factorial(n).unwrap_or(u64::MAX) as usize;
     let mut counts = vec![0u64; orders];
+    count_orders(shuffler, n, trials, rng, &mut counts)?;
+    Ok(permutation_report(n, trials, counts))
+}
+
+/// Shuffles `[0, n)` `trials` times and adds one to `counts[rank]` of each order (`counts`
+/// holds `n!` cells, `n <= 8`).
+pub(crate) fn count_orders<S, R>(
+    shuffler: &S,
+    n: usize,
+    trials: u64,
+    rng: &mut R,
+    counts: &mut [u64],
+) -> Result<(), FairnessError>
+where
+    S: Shuffler + ?Sized,
+    R: Rng + ?Sized,
+{
     let mut deck = [0usize; MAX_PERMUTATION_N];
-    let deck = &mut deck[..n];
+    let deck = deck
+        .get_mut(..n)
+        .ok_or(FairnessError::NotAPermutation { n })?;
     for _ in 0..trials {
         for (slot, value) in deck.iter_mut().zip(0..) {
             *slot = value;
@@ -79,8 +98,7 @@ where
             .ok_or(FairnessError::NotAPermutation { n })?;
         *cell += 1;
     }
-
-    Ok(permutation_report(n, trials, counts))
+    Ok(())
 }
 
 /// The chi-square report of `n!` order counts (index = lexicographic rank) from `trials`

@@ -60,7 +60,8 @@ where
     R: Rng + ?Sized,
 {
     check_position_args(TestKind::Position, n, n, trials)?;
-    let counts = count_positions(n, n, trials, |deck| {
+    let mut counts = vec![0u64; n * n];
+    count_positions(n, n, trials, &mut counts, |deck| {
         shuffler.shuffle(deck, rng);
         Ok(())
     })?;
@@ -106,7 +107,8 @@ where
     R: Rng + ?Sized,
 {
     check_position_args(TestKind::Prefix, n, k, trials)?;
-    let counts = count_positions(n, k, trials, |deck| {
+    let mut counts = vec![0u64; n * k];
+    count_positions(n, k, trials, &mut counts, |deck| {
         shuffler
             .shuffle_prefix(deck, k, rng)
             .map_err(|_| FairnessError::PrefixOutOfRange { k, n })
@@ -134,15 +136,15 @@ pub(crate) fn check_position_args(
     check_trials(trials, n)
 }
 
-/// Runs `trials` shuffles of a fresh `[0, n)` and counts element × position over the first `k`
-/// positions (row-major, `k` columns).
-fn count_positions(
+/// Runs `trials` shuffles of a fresh `[0, n)` and adds element × position over the first `k`
+/// positions into `counts` (row-major, `k` columns).
+pub(crate) fn count_positions(
     n: usize,
     k: usize,
     trials: u64,
+    counts: &mut [u64],
     mut shuffle: impl FnMut(&mut [usize]) -> Result<(), FairnessError>,
-) -> Result<Vec<u64>, FairnessError> {
-    let mut counts = vec![0u64; n * k];
+) -> Result<(), FairnessError> {
     let mut deck = vec![0usize; n];
     for _ in 0..trials {
         for (slot, value) in deck.iter_mut().zip(0..) {
@@ -158,7 +160,7 @@ fn count_positions(
             *cell += 1;
         }
     }
-    Ok(counts)
+    Ok(())
 }
 
 /// The chi-square statistic of an `n × k` element-by-position count matrix (crate docs: "The

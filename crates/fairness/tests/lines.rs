@@ -1,4 +1,4 @@
-//! Properties of the audit input parser (issue 15: hostile input never panics): any bytes give
+//! Properties of the audit input parser (hostile input never panics): any bytes give
 //! a permutation, a blank line or a line-numbered error; permutations written with any
 //! separators and tokens read back as themselves.
 

@@ -50,6 +50,11 @@ assert_eq!(sorted, (0..52).collect::<Vec<u32>>()); // a permutation of the input
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+/// The README's quick start, compiled and run by `cargo test --doc` so that it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 /// The crate every algorithm shares, re-exported (as `rand_pcg` re-exports `rand_core`) so that
 /// depending on this crate alone is enough; its main items are also at the top level.
 pub use fairdeal_core;

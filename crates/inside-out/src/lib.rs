@@ -51,6 +51,11 @@ assert_eq!(sorted, (1..100u32).map(|x| x * x).filter(|x| x % 2 == 1).collect::<V
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+/// The README's quick start, compiled and run by `cargo test --doc` so that it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 extern crate alloc;
 
 use alloc::vec::Vec;

@@ -106,6 +106,11 @@ are only swapped, so `T` needs no `Clone`, and a panic leaves every element in t
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+/// The README's quick start, compiled and run by `cargo test --doc` so that it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 extern crate alloc;
 
 mod leaf;

@@ -68,6 +68,11 @@ assert!(picks.iter().all(|&x| (1..=1_000_000_000_000).contains(&x)));
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+/// The README's quick start, compiled and run by `cargo test --doc` so that it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 extern crate alloc;
 
 mod dealer;

@@ -81,5 +81,6 @@ fn run(hands: u64, deal: Deal) -> McConfig<'static> {
         seed: 7,
         deal,
         progress: None,
+        shard: None,
     }
 }

@@ -4,7 +4,7 @@ use core::fmt;
 use core::str::FromStr;
 
 use fairdeal_cards::{Card, CardError, CardSet, parse_cards};
-use fairdeal_core::{Rng, Shuffler, stream_seed};
+use fairdeal_core::{Rng, Shard, Shuffler, stream_seed};
 use rayon::prelude::*;
 
 use crate::eval::{Acc, Tables, tables};
@@ -22,7 +22,7 @@ pub const EQUITY_CHUNK: u64 = 1 << 14;
 
 /// Tie shares are counted in units of 1/2520 of a pot (2520 = lcm(1..=9)), so split pots
 /// among up to nine players add up exactly in integers.
-const SHARE_UNIT: u64 = 2520;
+pub const SHARE_UNIT: u64 = 2520;
 
 /// The most trials [`equity_monte_carlo`] accepts: a player's pot shares (at most
 /// `SHARE_UNIT` per trial) then always fit the `u64` tally. Far beyond any run that ends.
@@ -246,19 +246,30 @@ pub struct EquityReport {
     pub trials: u64,
     /// One entry per seat, in the spot's order.
     pub players: Vec<PlayerEquity>,
+    /// The integer tallies the fractions are computed from.
+    pub tally: EquityTally,
 }
 
-/// Integer tallies over deals; merging is exact and order-independent.
-#[derive(Debug, Clone, Copy, Default)]
-struct Tally {
-    deals: u64,
-    wins: [u64; 9],
-    ties: [u64; 9],
-    shares: [u64; 9],
+/// Integer tallies over deals, index = seat; merging is exact and order-independent, so the
+/// tallies of shards run separately add up to exactly the whole run's
+/// ([`EquityTally::report`] then gives the same report).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EquityTally {
+    /// Deals scored.
+    pub deals: u64,
+    /// Deals each seat won alone.
+    pub wins: [u64; 9],
+    /// Deals each seat tied for the best hand.
+    pub ties: [u64; 9],
+    /// Each seat's pot shares from ties, in units of 1/[`SHARE_UNIT`] of a pot.
+    pub shares: [u64; 9],
 }
 
-impl Tally {
-    fn merge(mut self, other: Tally) -> Tally {
+type Tally = EquityTally;
+
+impl EquityTally {
+    /// Adds two tallies.
+    pub fn merge(mut self, other: EquityTally) -> EquityTally {
         self.deals += other.deals;
         for i in 0..9 {
             self.wins[i] += other.wins[i];
@@ -291,7 +302,9 @@ impl Tally {
         }
     }
 
-    fn report(&self, spot: &Spot, exact: bool) -> EquityReport {
+    /// The report of these tallies for `spot`'s seats (`exact`: whether every deal was
+    /// visited): the one function every equity report comes from.
+    pub fn report(&self, spot: &Spot, exact: bool) -> EquityReport {
         let n = self.deals.max(1) as f64;
         let players = spot
             .seats
@@ -309,6 +322,7 @@ impl Tally {
             exact,
             trials: self.deals,
             players,
+            tally: *self,
         }
     }
 }
@@ -446,6 +460,9 @@ pub struct EquityConfig<'a> {
     pub seed: u64,
     /// Called after each chunk with the trials it ran (e.g. to advance a progress bar).
     pub progress: Option<Progress<'a>>,
+    /// Run only this shard's chunks ([`Shard::chunk_range`]); `None` runs them all. The
+    /// shards' tallies add up to exactly the whole run's.
+    pub shard: Option<Shard>,
 }
 
 impl fmt::Debug for EquityConfig<'_> {
@@ -454,6 +471,7 @@ impl fmt::Debug for EquityConfig<'_> {
             .field("trials", &self.trials)
             .field("seed", &self.seed)
             .field("progress", &self.progress.map(|_| "Fn(u64)"))
+            .field("shard", &self.shard)
             .finish()
     }
 }
@@ -467,7 +485,7 @@ impl fmt::Debug for EquityConfig<'_> {
 /// # Errors
 ///
 /// [`PokerError::NoTrials`] when `trials == 0`, [`PokerError::TooManyTrials`] above
-/// [`MAX_EQUITY_TRIALS`].
+/// [`MAX_EQUITY_TRIALS`], [`PokerError::Shard`] when `config.shard` has no chunks of the run.
 pub fn equity_monte_carlo<S, R, F>(
     spot: &Spot,
     shuffler: &S,
@@ -483,6 +501,7 @@ where
         trials,
         seed,
         progress,
+        shard,
     } = *config;
     if trials == 0 {
         return Err(PokerError::NoTrials);
@@ -497,7 +516,11 @@ where
     let need = spot.to_deal();
     let board_need = 5 - spot.board.len();
     let chunks = trials.div_ceil(EQUITY_CHUNK);
-    let tally = (0..chunks)
+    let range = match shard {
+        Some(shard) => shard.chunk_range(chunks)?,
+        None => 0..chunks,
+    };
+    let tally = range
         .into_par_iter()
         .map(|chunk| {
             let n = EQUITY_CHUNK.min(trials - chunk * EQUITY_CHUNK);

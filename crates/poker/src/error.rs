@@ -1,7 +1,7 @@
 //! Everything a caller can get wrong.
 
 use fairdeal_cards::{Card, CardError};
-use fairdeal_core::ShuffleError;
+use fairdeal_core::{ShardError, ShuffleError};
 
 /// Errors from evaluating hands, running tables and computing equities with bad inputs.
 ///
@@ -95,6 +95,9 @@ pub enum PokerError {
     /// The shuffler refused a request.
     #[error(transparent)]
     Shuffle(#[from] ShuffleError),
+    /// A shard with no chunks of this run.
+    #[error(transparent)]
+    Shard(#[from] ShardError),
 }
 
 /// "card" or "cards", so that one card reads "1 hole card".

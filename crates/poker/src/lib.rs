@@ -80,6 +80,11 @@ any order, so a seed gives the same answer on 1 or 64 threads.
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+/// The README's quick start, compiled and run by `cargo test --doc` so that it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 mod equity;
 mod error;
 mod eval;
@@ -88,8 +93,9 @@ mod table;
 mod value;
 
 pub use equity::{
-    AUTO_EXACT_LIMIT, EQUITY_CHUNK, EXACT_LIMIT, EquityConfig, EquityReport, MAX_EQUITY_TRIALS,
-    PlayerEquity, Seat, Spot, equity, equity_exact, equity_monte_carlo,
+    AUTO_EXACT_LIMIT, EQUITY_CHUNK, EXACT_LIMIT, EquityConfig, EquityReport, EquityTally,
+    MAX_EQUITY_TRIALS, PlayerEquity, SHARE_UNIT, Seat, Spot, equity, equity_exact,
+    equity_monte_carlo,
 };
 pub use error::PokerError;
 pub use eval::{evaluate, evaluate_set, warm_up};

@@ -1,7 +1,7 @@
 //! Monte Carlo draws of 7-card hands with any shuffler and RNG, checked against the exact table.
 
 use fairdeal_cards::standard_deck;
-use fairdeal_core::{Rng, Shuffler, stream_seed};
+use fairdeal_core::{Rng, Shard, Shuffler, stream_seed};
 use rayon::prelude::*;
 use statrs::distribution::{Binomial, DiscreteCDF};
 
@@ -49,6 +49,9 @@ pub struct McConfig<'a> {
     pub deal: Deal,
     /// Called after each chunk with the hands it dealt (e.g. to advance a progress bar).
     pub progress: Option<Progress<'a>>,
+    /// Run only this shard's chunks ([`Shard::chunk_range`]); `None` runs them all. The
+    /// shards' counts add up to exactly the whole run's.
+    pub shard: Option<Shard>,
 }
 
 impl core::fmt::Debug for McConfig<'_> {
@@ -58,6 +61,7 @@ impl core::fmt::Debug for McConfig<'_> {
             .field("seed", &self.seed)
             .field("deal", &self.deal)
             .field("progress", &self.progress.map(|_| "Fn(u64)"))
+            .field("shard", &self.shard)
             .finish()
     }
 }
@@ -185,7 +189,8 @@ impl McReport {
 ///
 /// # Errors
 ///
-/// [`PokerError::NoTrials`] when `hands == 0`.
+/// [`PokerError::NoTrials`] when `hands == 0`, [`PokerError::Shard`] when `config.shard`
+/// has no chunks of the run.
 pub fn monte_carlo<S, R, F>(
     shuffler: &S,
     rng_factory: F,
@@ -201,12 +206,17 @@ where
         seed,
         deal,
         progress,
+        shard,
     } = *config;
     if hands == 0 {
         return Err(PokerError::NoTrials);
     }
     let chunks = hands.div_ceil(CHUNK_HANDS);
-    let counts = (0..chunks)
+    let range = match shard {
+        Some(shard) => shard.chunk_range(chunks)?,
+        None => 0..chunks,
+    };
+    let counts = range
         .into_par_iter()
         .map(|chunk| {
             let n = CHUNK_HANDS.min(hands - chunk * CHUNK_HANDS);

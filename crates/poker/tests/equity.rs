@@ -315,5 +315,28 @@ fn config(trials: u64, seed: u64) -> EquityConfig<'static> {
         trials,
         seed,
         progress: None,
+        shard: None,
     }
+}
+
+/// Shards 1/3, 2/3 and 3/3 of a Monte Carlo run add up to exactly the whole run's tallies,
+/// and `EquityTally::report` of the sum is the whole run's report.
+#[test]
+fn shards_add_up_to_the_whole_run() {
+    let spot = Spot::parse(&["AsKs", "random", "random"], "", "").unwrap();
+    let trials = 3 * fairdeal_poker::EQUITY_CHUNK + 5;
+    let run = |config: &EquityConfig<'_>| {
+        equity_monte_carlo(&spot, &Inplace::new(), Pcg64::seed_from_u64, config).unwrap()
+    };
+    let whole = run(&config(trials, 9));
+    let mut sum = fairdeal_poker::EquityTally::default();
+    for index in 1..=3 {
+        let part = run(&EquityConfig {
+            shard: Some(fairdeal_core::Shard::new(index, 3).unwrap()),
+            ..config(trials, 9)
+        });
+        assert!(part.trials < trials);
+        sum = sum.merge(part.tally);
+    }
+    assert_eq!(sum.report(&spot, false), whole);
 }

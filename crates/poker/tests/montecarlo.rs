@@ -20,6 +20,7 @@ fn config(hands: u64, seed: u64, deal: Deal) -> McConfig<'static> {
         seed,
         deal,
         progress: None,
+        shard: None,
     }
 }
 
@@ -258,4 +259,37 @@ fn small_runs_still_reject_a_broken_rng() {
     let stuck = |_: u64| fairdeal_testkit::Stuck(u64::MAX);
     let r = monte_carlo(&Partial::new(), stuck, &config(2_000, 1, Deal::Fresh)).unwrap();
     assert!(r.p_value < 1e-9, "p = {:e}", r.p_value);
+}
+
+/// Shards 1/3, 2/3 and 3/3 of a run, each run alone, count exactly what the whole run counts,
+/// and their summed counts give the whole run's report through `McReport::from_counts`.
+#[test]
+fn shards_add_up_to_the_whole_run() {
+    let hands = 3 * fairdeal_poker::CHUNK_HANDS + 17;
+    let whole = run(&Partial::new(), hands, 5, Deal::Reuse);
+    let mut sum = CategoryCounts::default();
+    for index in 1..=3 {
+        let shard = fairdeal_core::Shard::new(index, 3).unwrap();
+        let part = monte_carlo(
+            &Partial::new(),
+            Pcg64::seed_from_u64,
+            &McConfig {
+                shard: Some(shard),
+                ..config(hands, 5, Deal::Reuse)
+            },
+        )
+        .unwrap();
+        assert!(part.hands < hands);
+        sum.merge(&part.counts);
+    }
+    assert_eq!(McReport::from_counts(sum).unwrap(), whole);
+    // Five shards of a four-chunk run: refused, not an empty shard.
+    let five = McConfig {
+        shard: Some(fairdeal_core::Shard::new(5, 5).unwrap()),
+        ..config(hands, 5, Deal::Reuse)
+    };
+    assert!(matches!(
+        monte_carlo(&Partial::new(), Pcg64::seed_from_u64, &five),
+        Err(PokerError::Shard(_))
+    ));
 }

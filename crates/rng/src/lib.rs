@@ -96,6 +96,11 @@ seeded from the OS.
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+/// The README's quick start, compiled and run by `cargo test --doc` so that it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub mod backend;
 mod info;
 mod java;

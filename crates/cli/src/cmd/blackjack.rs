@@ -10,26 +10,29 @@
 //! `fairdeal-blackjack`'s; this module bounds the inputs, runs and prints.
 
 use std::io::Write;
-use std::num::NonZeroUsize;
 use std::time::Instant;
 
 use clap::builder::RangedI64ValueParser;
 use fairdeal::Rng;
 use fairdeal::blackjack::{
-    BetRamp, Betting, Composition, CompositionStrategy, DealerTable, DoubleRule, ExactStrategy,
-    HoleCard, OUTCOME_NAMES, Payout, Penetration, Rules, SimConfig, SimResult, Strategy, Surrender,
-    analyse_with_progress, simulate_chunks, simulate_composition_chunks,
+    BetRamp, Betting, Composition, CompositionStrategy, Counts, DealerTable, DoubleRule,
+    ExactStrategy, HoleCard, OUTCOME_NAMES, Payout, Penetration, Rules, Shard, SimConfig,
+    SimResult, SimSums, Strategy, Surrender, analyse_with_progress, simulate_chunks,
+    simulate_composition_chunks,
 };
-use fairdeal::rng::{Backend, DEFAULT_BACKEND};
+use fairdeal::rng::Backend;
 use serde_json::{Map, Value, json};
 
 use crate::common::{
-    Resolved, Selection, WithResolved, plural, print_json, progress_bar, stdout, usage,
-    warn_if_unfair, with_selection,
+    RandomArgs, Resolved, ThreadsArg, WithResolved, plural, print_json, progress_bar, stdout,
+    usage, warn_if_unfair, with_selection,
 };
 
 /// Simulations with more rounds than this show a progress bar (on a terminal).
 const PROGRESS_THRESHOLD: u64 = 20_000_000;
+
+/// The algorithm that shuffles the shoe by default: the partial shuffle.
+const SIMULATE_ALGORITHM: &str = fairdeal::partial::INFO.name;
 
 /// Upcards in table order, with their labels.
 const UPCARDS: [(u8, &str); 10] = [
@@ -231,7 +234,10 @@ enum Counting {
     fairdeal blackjack simulate --rounds 10000000 --seed 1\n  \
     fairdeal blackjack simulate --h17 --surrender late --decks 8 --rounds 100000000 --json\n  \
     fairdeal blackjack simulate --decks 1 --shuffle-every-round --rounds 50000000 --seed 7\n  \
-    fairdeal blackjack simulate --counting hilo --spread 1-12 --penetration 0.8 --seed 3")]
+    fairdeal blackjack simulate --counting hilo --spread 1-12 --penetration 0.8 --seed 3",
+    mut_arg("algo", |a| a.help(format!(
+        "Shuffling algorithm (see `fairdeal algorithms`) [default: {SIMULATE_ALGORITHM}]"
+    ))))]
 struct SimulateArgs {
     #[command(flatten)]
     decks: DeckArgs,
@@ -273,32 +279,16 @@ struct SimulateArgs {
     )]
     rounds: u64,
 
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(
-        long,
-        value_name = "T",
-        allow_negative_numbers = true,
-        value_parser = crate::common::parse_threads
-    )]
-    threads: Option<NonZeroUsize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
 
-    /// Shuffling algorithm (see `fairdeal algorithms`).
-    #[arg(long, value_name = "NAME", default_value = fairdeal::partial::INFO.name)]
-    algo: String,
+    #[command(flatten)]
+    random: RandomArgs,
 
-    /// Random number generator (see `fairdeal backends`).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_BACKEND)]
-    backend: String,
-
-    /// Seed for a reproducible run (the same result on any thread count); without it a seed
-    /// is drawn from the OS and reported.
-    #[arg(
-        long,
-        value_name = "S",
-        allow_negative_numbers = true,
-        value_parser = parse_seed
-    )]
-    seed: Option<u64>,
+    /// Run only shard I of N of the run (contiguous chunks of rounds; needs --seed); `fairdeal
+    /// merge` adds the shards' --json outputs up to exactly the whole run's.
+    #[arg(long, value_name = "I/N", requires = "seed", value_parser = crate::cmd::merge::parse_shard)]
+    shard: Option<Shard>,
 
     /// Print the result as JSON.
     #[arg(long)]
@@ -339,7 +329,10 @@ struct DealerArgs {
 #[command(after_help = "Examples:\n  \
     fairdeal blackjack exact --decks 1                 # composition-dependent play\n  \
     fairdeal blackjack exact --decks 1 --strategy basic --json\n  \
-    fairdeal blackjack exact --decks 2 --h17 --table")]
+    fairdeal blackjack exact --decks 2 --h17 --table",
+    mut_arg("threads", |a| a.help(
+        "Worker threads (default: all cores; the ten upcards run in parallel)"
+    )))]
 struct ExactArgs {
     #[command(flatten)]
     decks: DeckArgs,
@@ -357,14 +350,8 @@ struct ExactArgs {
     #[arg(long)]
     table: bool,
 
-    /// Worker threads (default: all cores; the ten upcards run in parallel).
-    #[arg(
-        long,
-        value_name = "T",
-        allow_negative_numbers = true,
-        value_parser = crate::common::parse_threads
-    )]
-    threads: Option<NonZeroUsize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
 
     /// Print the result as JSON.
     #[arg(long)]
@@ -427,23 +414,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     }
 }
 
-/// A seed: a whole number from 0 to 2^64 − 1 (clap's own message for `-1` would be "invalid
-/// digit").
-fn parse_seed(text: &str) -> Result<u64, String> {
-    text.trim().parse().map_err(|_| {
-        format!(
-            "'{text}' is not a seed: use a whole number from 0 to {}",
-            u64::MAX
-        )
-    })
-}
-
 fn parse_spread(text: &str) -> anyhow::Result<BetRamp> {
     text.parse()
         .map_err(|e| usage(format!("invalid --spread '{text}': {e}")))
 }
 
-fn rules_json(rules: &Rules) -> Value {
+pub(crate) fn rules_json(rules: &Rules) -> Value {
     json!({
         "decks": rules.decks,
         "dealer": if rules.hits_soft_17 { "H17" } else { "S17" },
@@ -480,7 +456,7 @@ impl WithResolved for SimulateWork<'_> {
         } = resolved;
         // With --seed the run is reproducible; without it one master seed is drawn from the
         // OS-seeded generator and reported.
-        let seed = self.args.seed.unwrap_or_else(|| rng.next_u64());
+        let seed = self.args.random.seed.unwrap_or_else(|| rng.next_u64());
         let bar = progress_bar(
             self.args.rounds,
             self.args.rounds > PROGRESS_THRESHOLD,
@@ -492,22 +468,18 @@ impl WithResolved for SimulateWork<'_> {
             betting: self.betting,
             progress: Some(&|n| bar.inc(n)),
         };
+        let chunks = match self.args.shard {
+            Some(shard) => config
+                .shard_chunks(shard)
+                .map_err(|e| usage(format!("--shard {shard}: {e}")))?,
+            None => 0..config.chunks(),
+        };
         let started = Instant::now();
         let result = match &self.composition {
-            None => simulate_chunks(
-                &self.strategy,
-                &config,
-                &shuffler,
-                |s| B::seeded(s),
-                0..config.chunks(),
-            )?,
-            Some(cd) => simulate_composition_chunks(
-                cd,
-                &config,
-                &shuffler,
-                |s| B::seeded(s),
-                0..config.chunks(),
-            )?,
+            None => simulate_chunks(&self.strategy, &config, &shuffler, |s| B::seeded(s), chunks)?,
+            Some(cd) => {
+                simulate_composition_chunks(cd, &config, &shuffler, |s| B::seeded(s), chunks)?
+            }
         };
         let seconds = started.elapsed().as_secs_f64();
         bar.finish_and_clear();
@@ -534,107 +506,257 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
         Some(Counting::Hilo) => Betting::HiLo(parse_spread(&args.spread)?),
     };
     let strategy = Strategy::basic(&rules).map_err(|e| usage(format!("invalid rules: {e}")))?;
-    warn_if_unfair(&args.algo);
+    warn_if_unfair(args.random.algorithm(SIMULATE_ALGORITHM));
     let exact_infinite = -100.0 * strategy.infinite_deck_return();
-    let selection = Selection {
-        algorithm: args.algo.clone(),
-        backend: args.backend.clone(),
-        sampler: String::from("backend"),
-        seed: args.seed,
-    };
+    let selection = args.random.selection(SIMULATE_ALGORITHM, "backend");
     // The engine runs on the caller's pool: --threads is bounded by `parse_threads` and the
     // pool is built once, here (docs/ARCHITECTURE.md, the engines' threading policy).
-    let (result, seed, seconds) = crate::common::thread_pool(args.threads)?.install(|| {
-        with_selection(
-            &selection,
-            SimulateWork {
-                args,
-                strategy,
-                composition,
-                betting,
-            },
-        )
-    })?;
+    let (result, seed, seconds) =
+        crate::common::thread_pool(args.threads.threads)?.install(|| {
+            with_selection(
+                &selection,
+                SimulateWork {
+                    args,
+                    strategy,
+                    composition,
+                    betting,
+                },
+            )
+        })?;
 
+    let report = SimulateReport {
+        rules,
+        betting,
+        strategy: args.strategy,
+        algorithm: args.random.algorithm(SIMULATE_ALGORITHM).to_owned(),
+        backend: args.random.backend().to_owned(),
+        seed,
+        seconds,
+        exact_infinite,
+        result,
+    };
+    if args.json {
+        let mut doc = report.json();
+        if let Some(shard) = args.shard {
+            let chunks = &report.result.chunks;
+            doc.insert(
+                "shard".into(),
+                crate::cmd::merge::shard_json(
+                    crate::cmd::merge::BLACKJACK_SIMULATE,
+                    shard,
+                    chunks.start..chunks.end,
+                    args.rounds,
+                ),
+            );
+        }
+        return print_json(&Value::Object(doc));
+    }
+    let mut out = stdout();
+    report.write_text(&mut out)?;
+    if let Some(shard) = args.shard {
+        crate::cmd::merge::write_shard_note(&mut out, shard, args.rounds, "rounds")?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// What `simulate` reports, whether from one run or merged from shards (`fairdeal merge`).
+pub(crate) struct SimulateReport {
+    pub(crate) rules: Rules,
+    pub(crate) betting: Betting,
+    pub(crate) strategy: ExactStrategy,
+    pub(crate) algorithm: String,
+    pub(crate) backend: String,
+    pub(crate) seed: u64,
+    pub(crate) seconds: f64,
+    /// The strategy's exact infinite-deck edge, for comparison.
+    pub(crate) exact_infinite: f64,
+    pub(crate) result: SimResult,
+}
+
+/// The fields of `simulate --json` computed from the run's tallies: the tallies themselves
+/// (counts, wagers and the exact sums, 128-bit ones as decimal strings) and every statistic
+/// derived from them. `fairdeal merge` replaces these fields of a shard's document with those
+/// of the summed tallies, so a merged document is the whole run's, field for field.
+pub(crate) fn result_fields(result: &SimResult) -> Map<String, Value> {
     let counts: Map<String, Value> = result
         .counts
         .fields()
         .iter()
         .map(|(name, value)| ((*name).to_owned(), json!(value)))
         .collect();
-    if args.json {
-        let mut out = Map::new();
-        out.insert("rounds".into(), json!(result.rounds()));
-        out.insert(
-            "house_edge_percent".into(),
-            json!(result.house_edge_percent()),
-        );
-        out.insert(
-            "std_error_percent".into(),
-            json!(result.std_error_percent()),
-        );
-        out.insert("sd_per_round".into(), json!(result.sd_per_round()));
-        out.insert("rules".into(), rules_json(&rules));
-        out.insert("strategy".into(), json!(args.strategy.name()));
-        out.insert("counts".into(), Value::Object(counts));
-        out.insert("initial_wagers".into(), json!(result.initial_wagers()));
+    let sums = result.sums();
+    let mut out = Map::new();
+    out.insert("rounds".into(), json!(result.rounds()));
+    out.insert(
+        "house_edge_percent".into(),
+        json!(result.house_edge_percent()),
+    );
+    out.insert(
+        "std_error_percent".into(),
+        json!(result.std_error_percent()),
+    );
+    out.insert("sd_per_round".into(), json!(result.sd_per_round()));
+    out.insert("counts".into(), Value::Object(counts));
+    out.insert("initial_wagers".into(), json!(result.initial_wagers()));
+    out.insert(
+        "sums".into(),
+        json!({
+            "net_tenths": sums.net.to_string(),
+            "net_squared_tenths2": sums.net2.to_string(),
+            "wager_squared": sums.wager2.to_string(),
+            "net_wager_tenths": sums.net_wager.to_string(),
+        }),
+    );
+    out
+}
+
+/// The tallies of a `simulate --json` document (the inverse of [`result_fields`]), as the
+/// result of chunks `chunks` of the run with `seed` and `configured_rounds`.
+pub(crate) fn result_from_fields(
+    doc: &Map<String, Value>,
+    seed: u64,
+    configured_rounds: u64,
+    chunks: std::ops::Range<u64>,
+) -> Option<SimResult> {
+    let counts = doc.get("counts")?;
+    let count = |name: &str| counts.get(name)?.as_u64();
+    let counts = Counts {
+        rounds: count("rounds")?,
+        hands: count("hands")?,
+        wins: count("wins")?,
+        losses: count("losses")?,
+        pushes: count("pushes")?,
+        blackjacks: count("blackjacks")?,
+        dealer_blackjacks: count("dealer_blackjacks")?,
+        busts: count("busts")?,
+        doubles: count("doubles")?,
+        splits: count("splits")?,
+        surrenders: count("surrenders")?,
+    };
+    let sums = doc.get("sums")?;
+    let big = |name: &str| sums.get(name)?.as_str();
+    let sums = SimSums {
+        wager: doc.get("initial_wagers")?.as_u64()?,
+        net: big("net_tenths")?.parse().ok()?,
+        net2: big("net_squared_tenths2")?.parse().ok()?,
+        wager2: big("wager_squared")?.parse().ok()?,
+        net_wager: big("net_wager_tenths")?.parse().ok()?,
+    };
+    Some(SimResult::from_tallies(
+        seed,
+        configured_rounds,
+        chunks,
+        counts,
+        sums,
+    ))
+}
+
+/// The rules a `rules_json` object describes (the inverse of [`rules_json`]).
+pub(crate) fn rules_from_json(value: &Value) -> Option<Rules> {
+    let text = |name: &str| value.get(name)?.as_str();
+    let flag = |name: &str| value.get(name)?.as_bool();
+    let small = |name: &str| u8::try_from(value.get(name)?.as_u64()?).ok();
+    let rules = Rules {
+        decks: small("decks")?,
+        hits_soft_17: match text("dealer")? {
+            "H17" => true,
+            "S17" => false,
+            _ => return None,
+        },
+        double: text("double")?.parse().ok()?,
+        double_after_split: flag("double_after_split")?,
+        max_split_hands: small("max_split_hands")?,
+        resplit_aces: flag("resplit_aces")?,
+        hit_split_aces: flag("hit_split_aces")?,
+        surrender: text("surrender")?.parse().ok()?,
+        payout: text("payout")?.parse().ok()?,
+        hole_card: text("hole_card")?.parse().ok()?,
+        penetration: match value.get("penetration")? {
+            Value::String(s) if s == "continuous" => Penetration::Continuous,
+            other => Penetration::CutCard(other.as_f64()?),
+        },
+        seats: small("seats")?,
+    };
+    rules.validate().ok()?;
+    Some(rules)
+}
+
+/// The betting a `simulate --json` document's `betting` field describes.
+pub(crate) fn betting_from_json(value: &Value) -> Option<Betting> {
+    match value {
+        Value::String(s) if s == "flat" => Some(Betting::Flat),
+        other => Some(Betting::HiLo(other.get("spread")?.as_str()?.parse().ok()?)),
+    }
+}
+
+impl SimulateReport {
+    /// The `--json` document (without the `shard` field a shard adds).
+    pub(crate) fn json(&self) -> Map<String, Value> {
+        let mut out = result_fields(&self.result);
+        out.insert("rules".into(), rules_json(&self.rules));
+        out.insert("strategy".into(), json!(self.strategy.name()));
         out.insert(
             "strategy_infinite_deck_edge_percent".into(),
-            json!(exact_infinite),
+            json!(self.exact_infinite),
         );
         out.insert(
             "betting".into(),
-            match betting {
+            match self.betting {
                 Betting::Flat => json!("flat"),
                 Betting::HiLo(r) => {
                     json!({"system": "hilo", "min": r.min, "max": r.max, "spread": r.to_string()})
                 }
             },
         );
-        out.insert("algorithm".into(), json!(args.algo));
-        out.insert("backend".into(), json!(args.backend));
-        out.insert("seed".into(), json!(seed));
-        out.insert("seconds".into(), json!(seconds));
-        return print_json(&Value::Object(out));
+        out.insert("algorithm".into(), json!(self.algorithm));
+        out.insert("backend".into(), json!(self.backend));
+        out.insert("seed".into(), json!(self.seed));
+        out.insert("seconds".into(), json!(self.seconds));
+        out
     }
-    let mut out = stdout();
-    writeln!(out, "rules: {rules}")?;
-    if let Betting::HiLo(r) = betting {
-        writeln!(out, "betting: Hi-Lo, {r} units by true count")?;
-    }
-    writeln!(
-        out,
-        "dealt {} with {} / {} (seed {seed}) in {seconds:.2} s ({:.2} M rounds/s), {} strategy",
-        plural(result.rounds(), "round", "rounds"),
-        args.algo,
-        args.backend,
-        result.rounds() as f64 / seconds.max(1e-9) / 1e6,
-        args.strategy,
-    )?;
-    let se = result.std_error_percent();
-    if se.is_finite() {
+
+    /// The text report.
+    pub(crate) fn write_text(&self, out: &mut impl Write) -> anyhow::Result<()> {
+        let (result, seconds, seed) = (&self.result, self.seconds, self.seed);
+        writeln!(out, "rules: {}", self.rules)?;
+        if let Betting::HiLo(r) = self.betting {
+            writeln!(out, "betting: Hi-Lo, {r} units by true count")?;
+        }
         writeln!(
             out,
-            "house edge: {:.4}% ± {se:.4}% (1 SE; positive = the house wins)",
-            result.house_edge_percent(),
+            "dealt {} with {} / {} (seed {seed}) in {seconds:.2} s ({:.2} M rounds/s), {} strategy",
+            plural(result.rounds(), "round", "rounds"),
+            self.algorithm,
+            self.backend,
+            result.rounds() as f64 / seconds.max(1e-9) / 1e6,
+            self.strategy,
         )?;
-        writeln!(out, "sd per round: {:.4} units", result.sd_per_round())?;
-    } else {
+        let se = result.std_error_percent();
+        if se.is_finite() {
+            writeln!(
+                out,
+                "house edge: {:.4}% ± {se:.4}% (1 SE; positive = the house wins)",
+                result.house_edge_percent(),
+            )?;
+            writeln!(out, "sd per round: {:.4} units", result.sd_per_round())?;
+        } else {
+            writeln!(
+                out,
+                "house edge: {:.4}% (standard error undefined: one round; positive = the house wins)",
+                result.house_edge_percent(),
+            )?;
+        }
         writeln!(
             out,
-            "house edge: {:.4}% (standard error undefined: one round; positive = the house wins)",
-            result.house_edge_percent(),
+            "strategy's exact infinite-deck edge: {:.4}% (for comparison)",
+            self.exact_infinite
         )?;
+        for (name, value) in result.counts.fields() {
+            writeln!(out, "  {name:<18} {value}")?;
+        }
+        Ok(())
     }
-    writeln!(
-        out,
-        "strategy's exact infinite-deck edge: {exact_infinite:.4}% (for comparison)"
-    )?;
-    for (name, value) in result.counts.fields() {
-        writeln!(out, "  {name:<18} {value}")?;
-    }
-    out.flush()?;
-    Ok(())
 }
 
 fn run_dealer(args: &DealerArgs) -> anyhow::Result<()> {
@@ -750,7 +872,7 @@ fn run_strategy(args: &StrategyArgs) -> anyhow::Result<()> {
 
 fn run_exact(args: &ExactArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules(args.decks.decks, None)?;
-    let pool = crate::common::thread_pool(args.threads)?;
+    let pool = crate::common::thread_pool(args.threads.threads)?;
     // A few seconds at most (8 decks, 8 split hands): a bar over the ten upcards.
     let bar = progress_bar(10, true, "upcards");
     let exact = pool

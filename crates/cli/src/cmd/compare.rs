@@ -42,12 +42,12 @@ pub(crate) struct Args {
     backends: Vec<String>,
 
     /// Shuffling algorithm the battery runs (see `fairdeal algorithms`).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_ALGORITHM)]
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_ALGORITHM, value_parser = crate::common::algorithm_parser())]
     algo: String,
 
     /// Seed of the battery (its streams and the first of its seed sequences); without it one
     /// is drawn from the OS and reported.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", value_parser = crate::common::parse_seed)]
     seed: Option<u64>,
 
     /// Print the comparison as JSON.

@@ -11,19 +11,21 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
+use fairdeal::Shard;
 use fairdeal::fairness::{
-    FairnessReport, MAX_PERMUTATION_N, PASS_THRESHOLD, TestKind, permutation_test, position_test,
+    ChunkedRun, FairnessReport, MAX_PERMUTATION_N, PASS_THRESHOLD, TestKind, chunk_seeded_test,
     unrank_permutation,
 };
-use fairdeal::rng::{Backend, DEFAULT_BACKEND};
+use fairdeal::rng::Backend;
 use fairdeal::{AlgorithmInfo, DEFAULT_ALGORITHM, Rng, ShuffleError, Shuffler};
 use indicatif::ProgressBar;
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::cmd::heatmap::{self, Heatmap};
 use crate::common::{
-    Resolved, SAMPLER_HELP, Selection, Table, WithResolved, print_json, progress_bar, stdout,
-    usage, with_selection,
+    RandomArgs, Resolved, SamplerArg, Selection, Table, WithResolved, print_json, progress_bar,
+    stdout, usage, with_selection,
 };
 
 /// Runs with more element-draws than this show a progress bar (on a terminal).
@@ -39,17 +41,15 @@ const FULL_LISTING_MAX: usize = 120;
     fairdeal fairness                         # 100,000 shuffles of [1, 2, 3], default algorithm\n  \
     fairdeal fairness --algo biased --seed 1  # the wrong-range swap: rejected\n  \
     fairdeal fairness --n 52 --trials 20000 --json  # position test")]
+#[command(mut_arg("algo", |a| a.help(format!(
+    "Shuffling algorithm to test (see `fairdeal algorithms`) [default: {DEFAULT_ALGORITHM}]"
+))))]
 pub(crate) struct Args {
-    /// Shuffling algorithm to test (see `fairdeal algorithms`).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_ALGORITHM)]
-    algo: String,
+    #[command(flatten)]
+    random: RandomArgs,
 
-    /// Random number generator to drive it (see `fairdeal backends`).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_BACKEND)]
-    backend: String,
-
-    #[arg(long, value_name = "NAME", default_value = "backend", help = SAMPLER_HELP)]
-    sampler: String,
+    #[command(flatten)]
+    sampler: SamplerArg,
 
     /// How many elements to shuffle: up to 8 counts every order, above the element positions.
     #[arg(long = "n", value_name = "N", default_value_t = 3)]
@@ -58,10 +58,6 @@ pub(crate) struct Args {
     /// How many shuffles to count.
     #[arg(long, value_name = "T", default_value_t = 100_000)]
     trials: u64,
-
-    /// Seed for a reproducible run; without it the generator is seeded from the OS.
-    #[arg(long, value_name = "S")]
-    seed: Option<u64>,
 
     /// Print the report as JSON.
     #[arg(long)]
@@ -72,6 +68,11 @@ pub(crate) struct Args {
     /// columns are drawn as blocks.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
+
+    /// Run only shard I of N of the trials (contiguous chunks; needs --seed); `fairdeal merge`
+    /// adds the shards' --json outputs up to exactly the whole run's.
+    #[arg(long, value_name = "I/N", requires = "seed", value_parser = crate::cmd::merge::parse_shard)]
+    shard: Option<Shard>,
 }
 
 /// The most elements (`trials × n`) one run shuffles: minutes of work, bounded before it starts.
@@ -104,10 +105,12 @@ struct JsonReport<'a> {
     p_value: f64,
     alpha: f64,
     fair: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shard: Option<Value>,
 }
 
 /// Runs `fairdeal fairness`.
-pub(crate) fn run(args: Args) -> anyhow::Result<()> {
+pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     if args.trials == 0 {
         return Err(usage("--trials must be at least 1"));
     }
@@ -127,33 +130,63 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     if let Some(path) = &args.plot {
         heatmap::check_svg_path(path)?;
     }
-    let selection = Selection {
-        algorithm: args.algo,
-        backend: args.backend,
-        sampler: args.sampler,
-        seed: args.seed,
-    };
+    let selection = args
+        .random
+        .selection(DEFAULT_ALGORITHM, &args.sampler.sampler);
     let show_progress = args.trials.saturating_mul(args.n as u64) > PROGRESS_THRESHOLD;
     let (report, seed) = with_selection(
         &selection,
         Experiment {
-            seed: args.seed,
+            seed: args.random.seed,
             n: args.n,
             trials: args.trials,
             show_progress,
+            shard: args.shard,
         },
     )?;
     if let Some(path) = &args.plot {
         plot(&report, &selection, seed, path)
             .with_context(|| format!("cannot write plot '{}'", path.display()))?;
     }
-    if args.json {
+    let shard = args.shard.map(|shard| {
+        let chunks = shard
+            .chunk_range(args.trials.div_ceil(fairdeal::fairness::CHUNK_TRIALS))
+            .unwrap_or_default();
+        crate::cmd::merge::shard_json(crate::cmd::merge::FAIRNESS, shard, chunks, args.trials)
+    });
+    print_report(
+        &report,
+        &selection,
+        seed,
+        args.random.seed.is_none(),
+        args.json,
+        shard,
+    )?;
+    if let (Some(shard), false) = (args.shard, args.json) {
+        let mut out = stdout();
+        crate::cmd::merge::write_shard_note(&mut out, shard, args.trials, "shuffles")?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+/// Prints a report (text or JSON), `shard` a shard's `shard` object (`fairdeal merge` prints
+/// merged shards with this function too).
+pub(crate) fn print_report(
+    report: &FairnessReport,
+    selection: &Selection,
+    seed: u64,
+    seed_from_os: bool,
+    json: bool,
+    shard: Option<Value>,
+) -> anyhow::Result<()> {
+    if json {
         print_json(&JsonReport {
             algorithm: &selection.algorithm,
             backend: &selection.backend,
             sampler: &selection.sampler,
             seed,
-            seed_from_os: args.seed.is_none(),
+            seed_from_os,
             n: report.n,
             trials: report.trials,
             test: report.test.name(),
@@ -164,10 +197,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             p_value: report.p_value,
             alpha: PASS_THRESHOLD,
             fair: report.is_fair(PASS_THRESHOLD),
+            shard,
         })
     } else {
         let mut out = stdout();
-        write_text(&mut out, &report, &selection, seed)?;
+        write_text(&mut out, report, selection, seed)?;
         out.flush()?;
         Ok(())
     }
@@ -178,6 +212,7 @@ struct Experiment {
     n: usize,
     trials: u64,
     show_progress: bool,
+    shard: Option<Shard>,
 }
 
 impl WithResolved for Experiment {
@@ -192,14 +227,22 @@ impl WithResolved for Experiment {
         // Without --seed the OS-seeded generator draws the seed, which is reported so that an
         // UNFAIR run can be reproduced (as `poker` and `blackjack` do).
         let seed = self.seed.unwrap_or_else(|| given.next_u64());
-        let mut rng = B::seeded(seed);
         let bar = progress_bar(self.trials, self.show_progress, "shuffling");
         let counted = Counted::new(&shuffler, &bar);
-        let report = if self.n <= MAX_PERMUTATION_N {
-            permutation_test(&counted, self.n, self.trials, &mut rng)
-        } else {
-            position_test(&counted, self.n, self.trials, &mut rng)
+        // Chunk c shuffles with B::seeded(stream_seed(seed, c)), so --shard I/N runs a fixed
+        // part of the same shuffles.
+        let run = ChunkedRun {
+            test: if self.n <= MAX_PERMUTATION_N {
+                TestKind::Permutation
+            } else {
+                TestKind::Position
+            },
+            n: self.n,
+            trials: self.trials,
+            seed,
+            shard: self.shard,
         };
+        let report = chunk_seeded_test(&counted, &run, B::seeded);
         counted.finish();
         bar.finish_and_clear();
         Ok((report.map_err(|e| usage(e.to_string()))?, seed))

@@ -6,6 +6,7 @@ pub(crate) mod compare;
 pub(crate) mod fairness;
 pub(crate) mod heatmap;
 pub(crate) mod listing;
+pub(crate) mod merge;
 pub(crate) mod poker;
 pub(crate) mod shard;
 pub(crate) mod shuffle;

@@ -11,17 +11,19 @@ use std::io::Write;
 use std::num::NonZeroUsize;
 
 use fairdeal::Rng;
+use fairdeal::Shard;
 use fairdeal::poker::{
     self as poker, Category, CategoryCounts, Deal, EquityConfig, EquityReport, McConfig, McReport,
     PokerError, Spot,
 };
-use fairdeal::rng::{Backend, DEFAULT_BACKEND};
+use fairdeal::rng::Backend;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
+use serde_json::Value;
 
 use crate::common::{
-    Resolved, Selection, Table, WithResolved, algorithm_parser, backend_parser, count_parser,
-    plural, print_json, progress_bar, stdout, usage, warn_if_unfair, with_selection,
+    RandomArgs, Resolved, Selection, Table, ThreadsArg, WithResolved, count_parser, plural,
+    print_json, progress_bar, stdout, usage, warn_if_unfair, with_selection,
 };
 
 /// The default algorithm for dealing: the partial shuffle, O(k) per hand.
@@ -65,27 +67,11 @@ enum PokerCommand {
     Equity(EquityArgs),
 }
 
-/// The algorithm, backend, seed and thread choices shared by the randomised subcommands.
-#[derive(Debug, clap::Args)]
-struct RandomArgs {
-    /// Shuffling algorithm that deals (see `fairdeal algorithms`).
-    #[arg(long, value_name = "NAME", default_value = DEAL_ALGORITHM, value_parser = algorithm_parser())]
-    algo: String,
-
-    /// Random number generator (see `fairdeal backends`).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_BACKEND, value_parser = backend_parser())]
-    backend: String,
-
-    /// Seed for a reproducible run (the same result on any thread count); without it a seed
-    /// is drawn from the OS and reported.
-    #[arg(long, value_name = "S")]
-    seed: Option<u64>,
-}
-
 /// Arguments of `fairdeal poker table`.
 #[derive(Debug, clap::Args)]
 #[command(
     group(clap::ArgGroup::new("mode").required(true).args(["exhaustive", "hands"])),
+    mut_arg("algo", |a| a.help(algo_help())),
     after_help = "Examples:\n  \
     fairdeal poker table --exhaustive                 # all 133,784,560 7-card hands\n  \
     fairdeal poker table --exhaustive --cards 5 --json\n  \
@@ -95,7 +81,7 @@ struct RandomArgs {
 struct TableArgs {
     /// Enumerate every hand (no randomness: --algo, --backend, --seed and --fresh-deck do
     /// not apply).
-    #[arg(long, conflicts_with_all = ["algo", "backend", "seed", "fresh_deck"])]
+    #[arg(long, conflicts_with_all = ["algo", "backend", "seed", "fresh_deck", "shard"])]
     exhaustive: bool,
 
     /// Deal this many random 7-card hands instead (1 to 10^12).
@@ -111,12 +97,16 @@ struct TableArgs {
     #[arg(long)]
     fresh_deck: bool,
 
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long, value_name = "T", value_parser = crate::common::parse_threads)]
-    threads: Option<NonZeroUsize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
 
     #[command(flatten)]
     random: RandomArgs,
+
+    /// Deal only shard I of N of the hands (contiguous chunks; needs --seed); `fairdeal
+    /// merge` adds the shards' --json outputs up to exactly the whole run's.
+    #[arg(long, value_name = "I/N", requires = "seed", value_parser = crate::cmd::merge::parse_shard)]
+    shard: Option<Shard>,
 
     /// Print the table as JSON.
     #[arg(long)]
@@ -125,7 +115,7 @@ struct TableArgs {
 
 /// Arguments of `fairdeal poker equity`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  \
+#[command(mut_arg("algo", |a| a.help(algo_help())), after_help = "Examples:\n  \
     fairdeal poker equity AsAh KsKd                   # exact: all 1,712,304 boards\n  \
     fairdeal poker equity AhKh QsQd --board 2h7h9c    # exact on the flop\n  \
     fairdeal poker equity AsKs random random --trials 2000000 --seed 7 --json")]
@@ -144,7 +134,7 @@ struct EquityArgs {
 
     /// Enumerate every deal (an error when there are too many; no randomness, so --algo,
     /// --backend and --seed do not apply).
-    #[arg(long, conflicts_with_all = ["trials", "algo", "backend", "seed"])]
+    #[arg(long, conflicts_with_all = ["trials", "algo", "backend", "seed", "shard"])]
     exact: bool,
 
     /// Monte Carlo with this many deals, 1 to 10^11 (default: exact when at most 5,000,000
@@ -152,12 +142,16 @@ struct EquityArgs {
     #[arg(long, value_name = "N", value_parser = count_parser(1, MAX_TRIALS))]
     trials: Option<u64>,
 
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long, value_name = "T", value_parser = crate::common::parse_threads)]
-    threads: Option<NonZeroUsize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
 
     #[command(flatten)]
     random: RandomArgs,
+
+    /// Monte Carlo only: run shard I of N of the trials (contiguous chunks; needs --seed and
+    /// --trials); `fairdeal merge` adds the shards' --json outputs up to the whole run's.
+    #[arg(long, value_name = "I/N", requires_all = ["seed", "trials"], value_parser = crate::cmd::merge::parse_shard)]
+    shard: Option<Shard>,
 
     /// Print the result as JSON.
     #[arg(long)]
@@ -167,8 +161,8 @@ struct EquityArgs {
 /// Runs `fairdeal poker`.
 pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
-        PokerCommand::Table(args) => run_table(args),
-        PokerCommand::Equity(args) => run_equity(args),
+        PokerCommand::Table(args) => run_table(&args),
+        PokerCommand::Equity(args) => run_equity(&args),
     }
 }
 
@@ -185,13 +179,15 @@ fn poker_error(e: &PokerError) -> anyhow::Error {
     usage(e.to_string())
 }
 
-fn selection(random: RandomArgs) -> Selection {
-    Selection {
-        algorithm: random.algo,
-        backend: random.backend,
-        sampler: String::from("backend"),
-        seed: random.seed,
-    }
+fn selection(random: &RandomArgs) -> Selection {
+    random.selection(DEAL_ALGORITHM, "backend")
+}
+
+/// The help of `--algo`, naming the algorithm that deals by default.
+fn algo_help() -> String {
+    format!(
+        "Shuffling algorithm that deals (see `fairdeal algorithms`) [default: {DEAL_ALGORITHM}]"
+    )
 }
 
 /// Nine values keyed by category name, best category first (`straight_flush` … `high_card`)
@@ -220,6 +216,8 @@ struct TableJson {
     monte_carlo: Option<McJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     p_value: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shard: Option<Value>,
 }
 
 #[derive(Debug, Serialize)]
@@ -234,7 +232,7 @@ struct McJson {
     most_deviant: &'static str,
 }
 
-fn run_table(args: TableArgs) -> anyhow::Result<()> {
+fn run_table(args: &TableArgs) -> anyhow::Result<()> {
     if args.cards != 5 && args.cards != 7 {
         return Err(usage(format!("--cards must be 5 or 7, not {}", args.cards)));
     }
@@ -242,14 +240,14 @@ fn run_table(args: TableArgs) -> anyhow::Result<()> {
         if args.cards != 7 {
             return Err(usage("Monte Carlo tables deal 7 cards: drop --cards 5"));
         }
-        let sel = selection(args.random);
+        let sel = selection(&args.random);
         warn_if_unfair(&sel.algorithm);
         let deal = if args.fresh_deck {
             Deal::Fresh
         } else {
             Deal::Reuse
         };
-        let (report, seed) = on_threads(args.threads, || {
+        let (report, seed) = on_threads(args.threads.threads, || {
             // The exact table is the reference; build it before the progress bar starts.
             poker::exact_counts(7).map_err(|e| poker_error(&e))?;
             with_selection(
@@ -258,29 +256,57 @@ fn run_table(args: TableArgs) -> anyhow::Result<()> {
                     hands,
                     deal,
                     seed: sel.seed,
+                    shard: args.shard,
                 },
             )
         })??;
-        return print_table(
+        let shard = args.shard.map(|shard| {
+            let chunks = shard
+                .chunk_range(hands.div_ceil(poker::CHUNK_HANDS))
+                .unwrap_or_default();
+            crate::cmd::merge::shard_json(crate::cmd::merge::POKER_TABLE, shard, chunks, hands)
+        });
+        print_table(
             7,
             &report.counts,
             &report.exact,
             Some((&report, &sel, seed, args.fresh_deck)),
             args.json,
-        );
+            shard,
+        )?;
+        return shard_note(args.shard, args.json, hands, "hands");
     }
-    let counts = on_threads(args.threads, || poker::exact_counts(args.cards))?
+    let counts = on_threads(args.threads.threads, || poker::exact_counts(args.cards))?
         .map_err(|e| poker_error(&e))?;
-    print_table(args.cards, &counts, &counts.fractions(), None, args.json)
+    print_table(
+        args.cards,
+        &counts,
+        &counts.fractions(),
+        None,
+        args.json,
+        None,
+    )
 }
 
-/// Prints a category table (text or JSON); `mc` adds the Monte Carlo statistics.
-fn print_table(
+/// After a shard's text report, the line that says it is one.
+fn shard_note(shard: Option<Shard>, json: bool, total: u64, noun: &str) -> anyhow::Result<()> {
+    if let (Some(shard), false) = (shard, json) {
+        let mut out = stdout();
+        crate::cmd::merge::write_shard_note(&mut out, shard, total, noun)?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+/// Prints a category table (text or JSON); `mc` adds the Monte Carlo statistics, `shard` a
+/// shard's `shard` object (`fairdeal merge` prints merged shards with this function too).
+pub(crate) fn print_table(
     cards: usize,
     counts: &CategoryCounts,
     exact: &[f64; 9],
     mc: Option<(&McReport, &Selection, u64, bool)>,
     json: bool,
+    shard: Option<Value>,
 ) -> anyhow::Result<()> {
     if json {
         return print_json(&TableJson {
@@ -298,6 +324,7 @@ fn print_table(
                 most_deviant: r.most_deviant.key(),
             }),
             p_value: mc.map(|(r, ..)| r.p_value),
+            shard,
         });
     }
     let total = counts.total();
@@ -377,6 +404,7 @@ struct McTable {
     hands: u64,
     deal: Deal,
     seed: Option<u64>,
+    shard: Option<Shard>,
 }
 
 impl WithResolved for McTable {
@@ -395,6 +423,7 @@ impl WithResolved for McTable {
             seed,
             deal: self.deal,
             progress: Some(&|n| bar.inc(n)),
+            shard: self.shard,
         };
         let report =
             poker::monte_carlo(&shuffler, B::seeded, &config).map_err(|e| poker_error(&e))?;
@@ -408,62 +437,117 @@ impl WithResolved for McTable {
 struct EquityJson {
     exact: bool,
     trials: u64,
+    board: String,
+    dead: String,
     players: Vec<PlayerJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     seed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    algorithm: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    backend: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shard: Option<Value>,
 }
 
+/// One seat: its fractions, and the integer tallies they come from (deals won alone, deals
+/// tied, pot shares from ties in units of 1/`SHARE_UNIT` pot), which `fairdeal merge` adds.
 #[derive(Debug, Serialize)]
 struct PlayerJson {
     hand: String,
     win: f64,
     tie: f64,
     equity: f64,
+    wins: u64,
+    ties: u64,
+    shares: u64,
 }
 
-fn run_equity(args: EquityArgs) -> anyhow::Result<()> {
+fn run_equity(args: &EquityArgs) -> anyhow::Result<()> {
     let hands: Vec<&str> = args.hands.iter().map(String::as_str).collect();
     let spot = Spot::parse(&hands, &args.board, &args.dead).map_err(|e| poker_error(&e))?;
     let exact =
         args.exact || (args.trials.is_none() && spot.exact_outcomes() <= poker::AUTO_EXACT_LIMIT);
-    let (report, seed) = if exact {
-        let report = on_threads(args.threads, || poker::equity_exact(&spot))?
+    if exact {
+        // Exact equity draws nothing: options that choose the randomness are refused rather
+        // than ignored, whether --exact was given or chosen for a small spot.
+        let given = args.random.given();
+        if !given.is_empty() {
+            return Err(usage(format!(
+                "{} only apply to Monte Carlo equity, and this spot is enumerated exactly ({} \
+                 deals): add --trials N to sample it, or leave them out",
+                given.join(", "),
+                spot.exact_outcomes()
+            )));
+        }
+        let report = on_threads(args.threads.threads, || poker::equity_exact(&spot))?
             .map_err(|e| poker_error(&e))?;
-        (report, None)
-    } else {
-        let sel = selection(args.random);
-        warn_if_unfair(&sel.algorithm);
-        let trials = args.trials.unwrap_or(DEFAULT_TRIALS);
-        let (report, seed) = on_threads(args.threads, || {
-            with_selection(
-                &sel,
-                McEquity {
-                    spot: &spot,
-                    trials,
-                    seed: sel.seed,
-                },
-            )
-        })??;
-        (report, Some(seed))
-    };
-    if args.json {
+        return print_equity(&report, &spot, None, args.json, None);
+    }
+    let sel = selection(&args.random);
+    warn_if_unfair(&sel.algorithm);
+    let trials = args.trials.unwrap_or(DEFAULT_TRIALS);
+    let (report, seed) = on_threads(args.threads.threads, || {
+        with_selection(
+            &sel,
+            McEquity {
+                spot: &spot,
+                trials,
+                seed: sel.seed,
+                shard: args.shard,
+            },
+        )
+    })??;
+    let shard = args.shard.map(|shard| {
+        let chunks = shard
+            .chunk_range(trials.div_ceil(poker::EQUITY_CHUNK))
+            .unwrap_or_default();
+        crate::cmd::merge::shard_json(crate::cmd::merge::POKER_EQUITY, shard, chunks, trials)
+    });
+    print_equity(&report, &spot, Some((seed, &sel)), args.json, shard)?;
+    shard_note(args.shard, args.json, trials, "trials")
+}
+
+/// Prints an equity report (text or JSON); `mc` is the seed and selection of a Monte Carlo
+/// run, `shard` a shard's `shard` object (`fairdeal merge` prints merged shards with this
+/// function too).
+pub(crate) fn print_equity(
+    report: &EquityReport,
+    spot: &Spot,
+    mc: Option<(u64, &Selection)>,
+    json: bool,
+    shard: Option<Value>,
+) -> anyhow::Result<()> {
+    if json {
+        fn cards<C: ToString>(cards: &[C]) -> String {
+            cards.iter().map(ToString::to_string).collect()
+        }
         return print_json(&EquityJson {
             exact: report.exact,
             trials: report.trials,
+            board: cards(spot.board()),
+            dead: cards(spot.dead()),
             players: report
                 .players
                 .iter()
-                .map(|p| PlayerJson {
+                .enumerate()
+                .map(|(i, p)| PlayerJson {
                     hand: p.seat.to_string(),
                     win: p.win,
                     tie: p.tie,
                     equity: p.equity,
+                    wins: report.tally.wins[i],
+                    ties: report.tally.ties[i],
+                    shares: report.tally.shares[i],
                 })
                 .collect(),
-            seed,
+            seed: mc.map(|(seed, _)| seed),
+            algorithm: mc.map(|(_, sel)| sel.algorithm.clone()),
+            backend: mc.map(|(_, sel)| sel.backend.clone()),
+            shard,
         });
     }
-    write_equity(&report, &spot, seed)
+    write_equity(report, spot, mc.map(|(seed, _)| seed))
 }
 
 fn write_equity(report: &EquityReport, spot: &Spot, seed: Option<u64>) -> anyhow::Result<()> {
@@ -504,6 +588,7 @@ struct McEquity<'a> {
     spot: &'a Spot,
     trials: u64,
     seed: Option<u64>,
+    shard: Option<Shard>,
 }
 
 impl WithResolved for McEquity<'_> {
@@ -523,6 +608,7 @@ impl WithResolved for McEquity<'_> {
             trials: self.trials,
             seed,
             progress: Some(&|n| bar.inc(n)),
+            shard: self.shard,
         };
         let report = poker::equity_monte_carlo(self.spot, &shuffler, B::seeded, &config)
             .map_err(|e| poker_error(&e))?;

@@ -4,32 +4,20 @@
 //! Records are lines (or NUL-terminated with `-z`) of raw bytes, and every output record ends
 //! with the separator, even when the input's last one had none, as with `shuf`.
 //!
-//! **Which path runs.** The input is read until it ends or no longer fits the memory budget
-//! (`--memory`; bytes plus 16 per record, `fairdeal_external::MemoryBudget`). That decision
-//! depends only on the input's bytes, never on whether it came from a pipe or a file.
-//! - *In memory* (the input fits): all input is read and checked before anything is written.
-//!   With `-n K` only a prefix is shuffled: `shuffle_prefix`, O(k) for the `partial` algorithm,
-//!   the default with `-n` (`fairdeal::DEFAULT_ALGORITHM`, `inplace`, without); an explicit
-//!   `--algo` is always honoured. A whole shuffle without `--algo` runs
-//!   `fairdeal::Parallel` (Sanders' scatter shuffle) on all cores or `--threads N`;
-//!   up to one leaf (1 MiB of elements) it *is* the `inplace` loop draw for draw, and above it
-//!   its output for a `--seed` is the same on any number of threads. A language-exact sampler
-//!   (`--backend java`/`python` with their own sampler) stays `inplace` at every size and with
-//!   any `--threads`, because reproducing `Collections.shuffle` / `random.shuffle` is its point.
-//!   Lines of more than 16 MiB (bytes plus 16 per line, [`SCATTER_ABOVE`]) in such a whole
-//!   parallel shuffle are not read into one array: they are scattered into 32 in-memory buckets
-//!   as they are read, and shuffled and written bucket by bucket
-//!   (`ExternalShuffle::shuffle_spilling`, the external path's first level kept in memory,
-//!   spilling to files if the input outgrows the budget): memory about the input's size, and
-//!   cache-friendly writes. Its output is the external path's (see `docs/algorithms.md`).
-//! - *External* (it does not fit): `fairdeal_external` scatters the records into temporary
-//!   bucket files by iid uniform labels and shuffles each bucket in memory, recursively; `-n K`
-//!   is a reservoir sample in O(K) memory. Temporary files live in one directory under
-//!   `-T DIR`, removed on success, on error and on SIGINT/SIGTERM ([`cleanup`]).
-//!
-//! Ranges (`-i LO-HI`) are shuffled in memory as today: with `partial` and `-n K` a range is
-//! sampled without materialising it (`fairdeal::partial::sample_range`, the same output as
-//! `partial` on the materialised range) when it is too large to hold or K is small next to it.
+//! **Which path runs** is decided once, by `fairdeal_external::plan` (see `docs/algorithms.md`,
+//! "Which path `fairdeal shuffle` takes"), from the source, `--memory`, `--algo`, whether the
+//! sampler is language-exact, `-n`, `-r` and `--threads`; this module opens the inputs, builds
+//! the request, prints the plan with `-vv` and executes it, one [`Executor`] method per step:
+//! - records that fit the plan's load limit (bytes plus 16 per record; the budget, or 16 MiB
+//!   for a whole parallel shuffle) are shuffled in memory: the parallel scatter, a sequential
+//!   algorithm (its prefix with `-n`), or picks with `-r`;
+//! - records beyond it are scattered into 32 buckets as they are read
+//!   (`ExternalShuffle::shuffle_spilling`, in memory while they fit the budget, then through
+//!   temporary files under `-T DIR`, removed on success, on error and on SIGINT/SIGTERM
+//!   ([`cleanup`])), reservoir-sampled for `-n K`, spooled for `-r`, or refused when the plan
+//!   cannot honour `--algo` or a language-exact order there;
+//! - ranges are held and shuffled, sampled sparsely (`fairdeal::partial::sample_range`), or
+//!   picked from with `-r`, each within the memory the plan estimated.
 //!
 //! `-o FILE` is written to a temporary file beside FILE and renamed over it once complete, so
 //! FILE may be an input and a failure leaves FILE as it was.
@@ -48,41 +36,61 @@ use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use fairdeal::rng::{Backend, DEFAULT_BACKEND};
+use fairdeal::rng::Backend;
 use fairdeal::{AnySampler, DEFAULT_ALGORITHM, IndexSampler, Rng as _, SeedableRng, Shuffler};
 use fairdeal_cli::args::{InputRange, parse_head_count, parse_range};
+use fairdeal_external::plan::{
+    self, Beyond, InMemory, Plan, RangePlan, Request, Source, reservoir_fits,
+};
 use fairdeal_external::{ExternalShuffle, Loaded, MemoryBudget};
 
 use crate::common::{
-    Resolved, SAMPLER_HELP, Selection, WithResolved, is_stdin, progress_bar, usage, with_selection,
+    RandomArgs, Resolved, SamplerArg, Selection, ThreadsArg, WithResolved, is_stdin, progress_bar,
+    usage, with_selection,
 };
 use output::Output;
-
-/// The most numbers a range may hold to be shuffled whole (without `-n`): 10^8 numbers take
-/// 800 MB as `u64`, already a lot on a shared machine. Larger ranges need `-n K`.
-pub(crate) const MAX_RANGE_IN_MEMORY: u64 = 100_000_000;
-
-/// The default algorithm with `-n K`: the partial shuffle, k draws and k swaps.
-const PREFIX_ALGORITHM: &str = fairdeal::partial::INFO.name;
-
-/// With `partial` and `-n K`, the sparse path is taken when `K * SPARSE_RATIO <= N`; above that
-/// materialising the range is cheaper than the sparse map. Both give the same output.
-const SPARSE_RATIO: u64 = 16;
-
-/// Bytes the sparse range sampler needs per sampled number, at most: the output `u64` and one
-/// `BTreeMap<u64, u64>` entry with its share of a node. Checked before sampling starts.
-const SPARSE_BYTES_PER_SAMPLE: u64 = 8 + 64;
 
 /// Input larger than this (bytes) shows a progress bar on a terminal.
 const PROGRESS_THRESHOLD: u64 = 64 << 20;
 
-/// A whole parallel shuffle of more than this (input bytes plus 16 per line) scatters the
-/// lines into 32 buckets as they are read and shuffles bucket by bucket
-/// (`ExternalShuffle::shuffle_spilling`), which keeps the random accesses of each bucket
-/// within 1/32 of the input; below it the lines are shuffled as one array. About a last-level
-/// cache: measured on a 16 MB file (250,000 lines), the buckets took half the time of the one
-/// array; at 4–8 MB the two were within the noise.
-const SCATTER_ABOVE: u64 = 16 << 20;
+/// `n` bytes as the help states them: whole MiB, or MiB to one decimal.
+fn mib(n: u64) -> String {
+    if n.is_multiple_of(1 << 20) {
+        format!("{} MiB", n >> 20)
+    } else {
+        format!("{:.1} MiB", n as f64 / f64::from(1u32 << 20))
+    }
+}
+
+/// `--algo`'s help, formatted from the thresholds the plan applies.
+fn algo_help() -> String {
+    let leaf = fairdeal::parallel::DEFAULT_LEAF_BYTES;
+    let scatter = mib(plan::SCATTER_ABOVE);
+    format!(
+        "Shuffling algorithm (see `fairdeal algorithms`) [default: {DEFAULT_ALGORITHM}, run as the \
+         parallel scatter shuffle once the elements fill more than {}, i.e. {} numbers or {} \
+         lines (identical below that, unless the lines exceed {scatter}), and above {scatter} of \
+         lines as the external shuffle's buckets kept in memory; {} with -n: O(k) \
+         for a sample of k]. Input beyond --memory takes the external shuffle, which only the \
+         default (or --algo parallel) runs: another --algo is refused there.",
+        mib(leaf as u64),
+        leaf / size_of::<u64>(),
+        leaf / size_of::<&[u8]>(),
+        plan::PREFIX_ALGORITHM,
+    )
+}
+
+/// `--memory`'s help, with the buffers beside the budget formatted from their constant.
+fn memory_help() -> String {
+    format!(
+        "Memory budget (e.g. 512M, 4G; K, M, G, T are powers of 1024). Input that fits (its bytes \
+         plus 16 per line) is shuffled in memory, and the budget does not change its output; \
+         larger input is shuffled through temporary files, and its output for a --seed depends \
+         on the budget [default: a quarter of physical memory]. Memory use stays within the \
+         budget plus {} of buffers.",
+        mib(fairdeal_external::BUFFER_BYTES as u64)
+    )
+}
 
 /// Arguments of `fairdeal shuffle`.
 #[derive(Debug, clap::Args)]
@@ -95,6 +103,21 @@ const SCATTER_ABOVE: u64 = 16 << 20;
     fairdeal shuffle -i 1-1000000000000 -n 5\n  \
     fairdeal shuffle --memory 2G -T /scratch huge.jsonl -o shuffled.jsonl\n  \
     fairdeal shuffle --algo inplace --backend java --seed 42 -i 0-51"
+)]
+#[command(
+    mut_arg("algo", |a| a.help(algo_help())),
+    mut_arg("seed", |a| a.conflicts_with("random_source").help(
+        "Seed for a reproducible shuffle; without it the generator is seeded from the OS. With \
+         `--backend java` it is Java's `new Random(S)` (S read as a two's-complement `long`), \
+         with `--backend python` it is `random.seed(S)`. The same seed and the same --memory \
+         give the same output, from a pipe or a file alike."
+    )),
+    mut_arg("threads", |a| a.value_name("N").conflicts_with("head_count").help(
+        "Threads for the parallel scatter shuffle (fairdeal-parallel), which a whole shuffle \
+         without --algo or with --algo parallel uses, in memory and for each bucket of an \
+         external shuffle [default: all cores]. The output for a given --seed is the same for \
+         every N. Not with -n or another --algo."
+    ))
 )]
 pub(crate) struct Args {
     /// Files whose lines are shuffled together; `-` or nothing reads standard input. With -e,
@@ -140,27 +163,11 @@ pub(crate) struct Args {
     #[arg(short = 'z', long = "zero-terminated")]
     zero_terminated: bool,
 
-    /// Shuffling algorithm (see `fairdeal algorithms`) [default: inplace, run as the parallel
-    /// scatter shuffle once the elements fill more than 1 MiB, i.e. 131,072 numbers or 65,536
-    /// lines (identical below that, unless the lines exceed 16 MiB), and above 16 MiB of lines
-    /// as the external shuffle's buckets kept in memory; partial with -n: O(k) for a sample of
-    /// k]. Applies to input that fits the memory budget.
-    #[arg(long, value_name = "NAME")]
-    algo: Option<String>,
+    #[command(flatten)]
+    random: RandomArgs,
 
-    /// Random number generator (see `fairdeal backends`).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_BACKEND)]
-    backend: String,
-
-    #[arg(long, value_name = "NAME", default_value = "backend", help = SAMPLER_HELP)]
-    sampler: String,
-
-    /// Seed for a reproducible shuffle; without it the generator is seeded from the OS. With
-    /// `--backend java` it is Java's `new Random(S)` (S read as a two's-complement `long`), with
-    /// `--backend python` it is `random.seed(S)`. The same seed and the same --memory give the
-    /// same output, from a pipe or a file alike.
-    #[arg(long, value_name = "S", conflicts_with = "random_source")]
-    seed: Option<u64>,
+    #[command(flatten)]
+    sampler: SamplerArg,
 
     /// Seed the generator with the first bytes of FILE (as many as the backend's seed holds,
     /// e.g. 32 for chacha12): the same FILE gives the same output. GNU shuf reads its random
@@ -173,12 +180,7 @@ pub(crate) struct Args {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<PathBuf>,
 
-    /// Memory budget (e.g. 512M, 4G; K, M, G, T are powers of 1024). Input that fits (its
-    /// bytes plus 16 per line) is shuffled in memory, and the budget does not change its
-    /// output; larger input is shuffled through temporary files, and its output for a --seed
-    /// depends on the budget [default: a quarter of physical memory]. Memory use stays within
-    /// the budget plus about 3 MiB of buffers.
-    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory, help = memory_help())]
     memory: Option<MemoryBudget>,
 
     /// Directory for temporary files [default: $TMPDIR, else /tmp]. They take about the
@@ -186,17 +188,8 @@ pub(crate) struct Args {
     #[arg(short = 'T', long = "temporary-directory", value_name = "DIR")]
     temporary_directory: Option<PathBuf>,
 
-    /// Threads for the parallel scatter shuffle (fairdeal-parallel), which a whole shuffle
-    /// without --algo or with --algo parallel uses, in memory and for each bucket of an
-    /// external shuffle [default: all cores]. The output for a given --seed is the same for
-    /// every N. Not with -n or another --algo.
-    #[arg(
-        long,
-        value_name = "N",
-        value_parser = crate::common::parse_threads,
-        conflicts_with = "head_count"
-    )]
-    threads: Option<NonZeroUsize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
 
     /// The size above which a whole shuffle scatters the lines into buckets as they are read
     /// (for tests, to reach that path with small inputs; it changes the output for a --seed).
@@ -206,9 +199,9 @@ pub(crate) struct Args {
     /// Notes on stderr: which path ran and, without --seed or --random-source, the seed (then
     /// drawn from the OS as one 64-bit number so that `--seed S` repeats the run; without
     /// --verbose the generator's whole state is drawn from the OS and there is no seed to
-    /// print).
-    #[arg(short = 'v', long)]
-    verbose: bool,
+    /// print). Given twice (-vv), also the plan, before any input is read.
+    #[arg(short = 'v', long, action = clap::ArgAction::Count)]
+    verbose: u8,
 }
 
 /// Parses `--memory`: a size no larger than the machine's physical memory.
@@ -222,7 +215,10 @@ pub(crate) fn parse_memory(text: &str) -> Result<MemoryBudget, String> {
     })
 }
 
-/// Runs `fairdeal shuffle`.
+/// Runs `fairdeal shuffle`: checks the arguments, plans the path once
+/// ([`fairdeal_external::plan`]), then executes the plan on the caller's thread pool
+/// (`common::thread_pool`: `--threads N` or all cores when the plan runs the parallel scatter,
+/// one thread otherwise).
 pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let head_count = args.head_count.iter().copied().min();
     if args.echo && args.input_range.is_some() {
@@ -233,35 +229,52 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             "'-' (standard input) cannot be combined with other files",
         ));
     }
-    let named_parallel = args.algo.as_deref() == Some(fairdeal::parallel::INFO.name);
-    if let (Some(_), Some(algo)) = (args.threads, &args.algo)
-        && !named_parallel
-    {
-        return Err(usage(format!(
-            "--threads applies to the parallel shuffle only (no --algo, or --algo {}), not to \
-             --algo {algo}",
-            fairdeal::parallel::INFO.name
-        )));
-    }
-    let algorithm = args.algo.clone().unwrap_or_else(|| {
-        if head_count.is_some() {
-            PREFIX_ALGORITHM.to_owned()
-        } else {
-            DEFAULT_ALGORITHM.to_owned()
-        }
-    });
-    let parallel = match (args.threads, &args.algo, head_count) {
-        (threads, Some(_), None) if named_parallel => Parallelism::All(threads),
-        (Some(n), _, _) => Parallelism::Threads(n),
-        (None, None, None) => Parallelism::Auto,
-        _ => Parallelism::Off,
-    };
     let separator = if args.zero_terminated { b'\0' } else { b'\n' };
     let budget = args
         .memory
         .unwrap_or_else(|| MemoryBudget::default_for(fairdeal_external::physical_memory()));
-    let mut seed = args.seed;
-    if seed.is_none() && args.random_source.is_none() && args.verbose {
+    let backend = args.random.backend();
+    let exact_order = (args.sampler.sampler == "backend"
+        && fairdeal::rng::backend_info(backend).is_ok_and(|info| info.language_exact()))
+    .then_some(backend);
+    let (source, input) = match args.input_range {
+        Some(range) => (
+            Source::Range {
+                lo: range.lo,
+                len: range.len,
+            },
+            Input::Range(range),
+        ),
+        None if args.echo => {
+            let mut bytes = Vec::new();
+            for arg in &args.files {
+                bytes.extend_from_slice(arg.as_encoded_bytes());
+                bytes.push(separator);
+            }
+            // Already in memory, whatever the budget: only the plan's `fits` step runs on it.
+            (Source::Records { size_hint: None }, Input::Echo(bytes))
+        }
+        None => {
+            let sources = Sources::open(&args.files, separator)?;
+            let size_hint = sources.size_hint;
+            (Source::Records { size_hint }, Input::Sources(sources))
+        }
+    };
+    let request = Request {
+        source,
+        budget,
+        algorithm: args.random.algo.as_deref(),
+        exact_order,
+        head_count,
+        repeat: args.repeat,
+        threads: args.threads.threads,
+        scatter_above: args
+            .scatter_above
+            .map_or(plan::SCATTER_ABOVE, MemoryBudget::bytes),
+    };
+    let plan = plan::plan(&request).map_err(|e| usage(e.to_string()))?;
+    let mut seed = args.random.seed;
+    if seed.is_none() && args.random_source.is_none() && args.verbose > 0 {
         let mut os = fairdeal::rng::DefaultBackend::from_os()
             .context("cannot seed the generator from the operating system")?;
         let drawn = os.next_u64();
@@ -270,121 +283,53 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         );
         seed = Some(drawn);
     }
+    if args.verbose > 1 {
+        eprintln!("fairdeal: note: plan: {plan}");
+    }
     let selection = Selection {
-        algorithm,
-        backend: args.backend,
-        sampler: args.sampler,
+        algorithm: plan_algorithm(&plan).to_owned(),
+        backend: backend.to_owned(),
+        sampler: args.sampler.sampler.clone(),
         seed,
     };
-    let input = match args.input_range {
-        Some(range) => {
-            check_range(range, head_count, &selection.algorithm, budget)?;
-            Input::Range(range)
-        }
-        None if args.echo => {
-            let mut bytes = Vec::new();
-            for arg in &args.files {
-                bytes.extend_from_slice(arg.as_encoded_bytes());
-                bytes.push(separator);
-            }
-            Input::Lines(bytes)
-        }
-        None => {
-            let sources = Sources::open(&args.files, separator)?;
-            let size_hint = sources.size_hint;
-            // A whole parallel shuffle stops loading at the scatter threshold; whether the
-            // shuffle really is parallel (not with a language-exact sampler) is known only
-            // once the backend is resolved, and `Job::run` loads the rest then if not.
-            let scatter_above = args
-                .scatter_above
-                .unwrap_or_else(|| MemoryBudget::new(SCATTER_ABOVE).expect("above the minimum"));
-            let may_scatter = parallel != Parallelism::Off && !args.repeat;
-            let limit = if may_scatter && scatter_above.bytes() < budget.bytes() {
-                scatter_above
-            } else {
-                budget
-            };
-            match ExternalShuffle::new(limit, separator).load(sources, size_hint)? {
-                Loaded::InMemory(bytes) => Input::Lines(bytes),
-                Loaded::TooLarge(prefix, rest) => Input::TooLarge {
-                    prefix: prefix.into_inner(),
-                    reader: Box::new(rest),
-                    size_hint,
-                    beyond_budget: limit == budget,
-                },
-            }
-        }
+    let threads = match plan.scatter_threads() {
+        Some(threads) => threads,
+        None => Some(NonZeroUsize::MIN),
     };
     let job = Job {
+        plan,
         input,
-        head_count,
-        repeat: args.repeat,
         separator,
         budget,
         temp_parent: args.temporary_directory.unwrap_or_else(std::env::temp_dir),
         random_source: args.random_source,
-        sparse_allowed: selection.algorithm == PREFIX_ALGORITHM,
         output: args.output,
-        parallel,
-        verbose: args.verbose,
+        verbose: args.verbose > 0,
     };
-    with_selection(&selection, job)
+    crate::common::thread_pool(threads)?.install(|| with_selection(&selection, job))
 }
 
-/// Refuses ranges that cannot be shuffled in memory, before any allocation.
-fn check_range(
-    range: InputRange,
-    head_count: Option<usize>,
-    algorithm: &str,
-    budget: MemoryBudget,
-) -> anyhow::Result<()> {
-    let describe = || {
-        if range.len == 0 {
-            "the empty range".to_owned()
-        } else {
-            format!(
-                "range {}-{} holds {} numbers",
-                range.lo,
-                range.hi(),
-                range.len
-            )
-        }
+/// The algorithm the plan's in-memory step runs (the default when it runs none by name).
+fn plan_algorithm(plan: &Plan) -> &str {
+    let in_memory = match plan {
+        Plan::Records { fits, .. } => Some(fits),
+        Plan::Range {
+            how: RangePlan::Materialise(fits),
+            ..
+        } => Some(fits),
+        Plan::Range { .. } => None,
     };
-    let fits =
-        range.len <= u128::from(MAX_RANGE_IN_MEMORY) && range.len * 8 <= u128::from(budget.bytes());
-    match head_count {
-        None if !fits => Err(usage(format!(
-            "{}, more than can be shuffled in memory (at most {MAX_RANGE_IN_MEMORY}, 8 bytes \
-             each within --memory {budget}); use -n K to sample from it",
-            describe()
-        ))),
-        // Only the partial shuffle has a sparse form; running another algorithm's sample
-        // through it would silently answer a different question.
-        Some(_) if !fits && algorithm != PREFIX_ALGORITHM => Err(usage(format!(
-            "{}, more than can be held in memory, and only --algo {PREFIX_ALGORITHM} can \
-             sample from a range without holding it",
-            describe()
-        ))),
-        Some(k) => {
-            let k = u128::try_from(k).unwrap_or(u128::MAX).min(range.len);
-            let needed = k.saturating_mul(u128::from(SPARSE_BYTES_PER_SAMPLE));
-            if needed > u128::from(budget.bytes()) {
-                return Err(usage(format!(
-                    "a sample of {k} numbers needs about {needed} bytes, more than --memory \
-                     {budget}"
-                )));
-            }
-            Ok(())
-        }
-        None => Ok(()),
+    match in_memory {
+        Some(InMemory::Sequential { algorithm, .. }) => algorithm,
+        _ => DEFAULT_ALGORITHM,
     }
 }
 
 /// The input files (or standard input), read one after another, each as if it ended with the
 /// separator.
 struct Sources {
-    readers: std::vec::IntoIter<(Box<dyn Read>, String)>,
-    current: Option<(Box<dyn Read>, String)>,
+    readers: std::vec::IntoIter<(Box<dyn Read + Send>, String)>,
+    current: Option<(Box<dyn Read + Send>, String)>,
     separator: u8,
     /// The last byte of the current source, to add a missing final separator.
     last: Option<u8>,
@@ -395,7 +340,7 @@ struct Sources {
 impl Sources {
     /// Opens every source now, so that a missing file is reported before any work.
     fn open(files: &[OsString], separator: u8) -> anyhow::Result<Self> {
-        let mut readers: Vec<(Box<dyn Read>, String)> = Vec::new();
+        let mut readers: Vec<(Box<dyn Read + Send>, String)> = Vec::new();
         let mut size_hint = Some(0u64);
         let stdin_only = [OsString::from("-")];
         let files = if files.is_empty() {
@@ -509,59 +454,32 @@ fn out_of_memory(bytes: usize) -> anyhow::Error {
     anyhow::anyhow!("memory exhausted: cannot allocate {bytes} bytes")
 }
 
+/// What the plan runs on.
 enum Input {
-    Lines(Vec<u8>),
+    /// Standard input or the files.
+    Sources(Sources),
+    /// `-e`: the arguments, already in memory.
+    Echo(Vec<u8>),
+    /// `-i LO-HI`.
     Range(InputRange),
-    /// Input larger than the budget, or than the scatter threshold: what was read and the rest.
-    TooLarge {
-        prefix: Vec<u8>,
-        reader: Box<dyn Read>,
-        size_hint: Option<u64>,
-        /// Whether the input is known not to fit the budget (else only the threshold).
-        beyond_budget: bool,
-    },
+}
+
+/// A planned run, waiting for the backend's static type.
+struct Job {
+    plan: Plan,
+    input: Input,
+    separator: u8,
+    budget: MemoryBudget,
+    temp_parent: PathBuf,
+    random_source: Option<PathBuf>,
+    output: Option<PathBuf>,
+    verbose: bool,
 }
 
 /// The mean record length (with separator) of `bytes`.
 fn mean_record(bytes: &[u8], separator: u8) -> u64 {
     let records = memchr_count(separator, bytes);
     bytes.len() as u64 / records.max(1) as u64
-}
-
-struct Job {
-    input: Input,
-    head_count: Option<usize>,
-    repeat: bool,
-    separator: u8,
-    budget: MemoryBudget,
-    temp_parent: PathBuf,
-    random_source: Option<PathBuf>,
-    /// Whether the sparse range sampler may be used for a range that fits in memory (only when
-    /// it gives the same output as the chosen algorithm, i.e. for `partial`).
-    sparse_allowed: bool,
-    output: Option<PathBuf>,
-    /// Whether a whole shuffle runs `fairdeal::Parallel`.
-    parallel: Parallelism,
-    verbose: bool,
-}
-
-/// When `fairdeal shuffle` runs the parallel scatter shuffle.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Parallelism {
-    /// An explicit `--algo` or `-n`: never.
-    Off,
-    /// The default: on all cores, unless the sampler is language-exact.
-    Auto,
-    /// `--algo parallel`: on all cores or N threads, whatever the sampler.
-    All(Option<NonZeroUsize>),
-    /// `--threads N` without `--algo`: on N threads, unless the sampler is language-exact.
-    Threads(NonZeroUsize),
-}
-
-/// Whether `sampler` reproduces another language's draws (Java's `nextInt`, Python's
-/// `_randbelow`): then the output must be `inplace`'s at every size and thread count.
-fn language_exact<B: Backend>(sampler: &AnySampler<B::Sampler>) -> bool {
-    matches!(sampler, AnySampler::Backend(_)) && B::INFO.language_exact()
 }
 
 /// The generator seeded from the first bytes of `path` (`--random-source`).
@@ -595,249 +513,290 @@ impl WithResolved for Job {
         if let Some(path) = &self.random_source {
             rng = seed_from_file::<B::Rng>(path)?;
         }
-        let info = shuffler.info();
+        cleanup::install()?;
+        let mut exec = Executor::<B> {
+            rng,
+            shuffler,
+            sampler,
+            separator: self.separator,
+            budget: self.budget,
+            temp_parent: self.temp_parent,
+            output: self.output,
+            verbose: self.verbose,
+        };
+        match (self.plan, self.input) {
+            (Plan::Range { how, .. }, Input::Range(range)) => exec.range(&how, range),
+            (Plan::Records { fits, .. }, Input::Echo(bytes)) => exec.records(&fits, &bytes),
+            (
+                Plan::Records {
+                    load_limit,
+                    fits,
+                    beyond,
+                },
+                Input::Sources(sources),
+            ) => {
+                let size_hint = sources.size_hint;
+                match ExternalShuffle::new(load_limit, self.separator).load(sources, size_hint)? {
+                    Loaded::InMemory(bytes) => exec.records(&fits, &bytes),
+                    Loaded::TooLarge(prefix, rest) => {
+                        let beyond_budget = load_limit == self.budget;
+                        exec.beyond(&beyond, prefix.into_inner(), rest, size_hint, beyond_budget)
+                    }
+                }
+            }
+            _ => unreachable!("a range is planned as a range, records as records"),
+        }
+    }
+}
+
+/// One small executor per step of a [`Plan`], with the resolved generator and algorithm.
+struct Executor<B: Backend> {
+    rng: B::Rng,
+    shuffler: fairdeal::AnyShuffler<AnySampler<B::Sampler>>,
+    sampler: AnySampler<B::Sampler>,
+    separator: u8,
+    budget: MemoryBudget,
+    temp_parent: PathBuf,
+    output: Option<PathBuf>,
+    verbose: bool,
+}
+
+impl<B: Backend> Executor<B> {
+    fn note(&self, path: &str) {
+        if self.verbose {
+            eprintln!("fairdeal: note: {path}");
+        }
+    }
+
+    /// Warns about the biased negative control, after every check of the arguments (so that
+    /// an error stays one line) and only when it really runs.
+    fn warn_if_unfair(&self) {
+        let info = self.shuffler.info();
         if !info.fair {
-            // After every check of the arguments, so that an error stays one line.
             eprintln!(
                 "fairdeal: warning: --algo {} is a deliberately biased negative control: its \
                  orders are NOT equally likely",
                 info.name
             );
         }
-        let exact = language_exact::<B>(&sampler);
-        let threads = match self.parallel {
-            Parallelism::Off => None,
-            Parallelism::Auto | Parallelism::Threads(_) if exact => None,
-            Parallelism::Auto => Some(None),
-            Parallelism::All(n) => Some(n),
-            Parallelism::Threads(n) => Some(Some(n)),
-        };
-        cleanup::install()?;
+    }
+
+    /// Shuffles `items` as `step` says; returns how many of them to write.
+    fn shuffle_in_memory<T: Send>(
+        &mut self,
+        step: &InMemory,
+        items: &mut [T],
+    ) -> anyhow::Result<usize> {
+        match step {
+            InMemory::Scatter { .. } => {
+                // On the caller's pool, which `run` sized to the plan's threads.
+                fairdeal::Parallel::with_sampler(self.sampler).shuffle(items, &mut self.rng);
+                Ok(items.len())
+            }
+            InMemory::Sequential { head_count, .. } => {
+                shuffle_head(&self.shuffler, items, *head_count, &mut self.rng)
+            }
+            InMemory::Repeat { .. } => unreachable!("picks with replacement shuffle nothing"),
+        }
+    }
+
+    /// Records that fit in memory.
+    fn records(&mut self, step: &InMemory, buffer: &[u8]) -> anyhow::Result<()> {
+        if matches!(step, InMemory::Sequential { .. }) {
+            self.warn_if_unfair();
+        }
+        self.note("in memory");
         let separator = self.separator;
-        let budget = self.budget;
-        let input = match self.input {
-            // Loading stopped at the scatter threshold, but this shuffle does not scatter:
-            // load on up to the budget.
-            Input::TooLarge {
-                prefix,
-                reader,
-                size_hint,
-                beyond_budget: false,
-            } if threads.is_none() => {
-                match ExternalShuffle::new(budget, separator).load_after(prefix, reader)? {
-                    Loaded::InMemory(bytes) => Input::Lines(bytes),
-                    Loaded::TooLarge(prefix, rest) => Input::TooLarge {
-                        prefix: prefix.into_inner(),
-                        reader: rest,
-                        size_hint,
-                        beyond_budget: true,
-                    },
-                }
+        let mut records = split_records(buffer, separator)?;
+        if let InMemory::Repeat { head_count } = step {
+            let (sampler, rng) = (&self.sampler, &mut self.rng);
+            return repeat(
+                &records,
+                *head_count,
+                self.output.as_deref(),
+                separator,
+                |len| sampler.index_below(rng, len),
+            );
+        }
+        let k = self.shuffle_in_memory(step, &mut records)?;
+        let mut out = Output::create(self.output.as_deref())?;
+        records[..k]
+            .iter()
+            .try_for_each(|record| {
+                out.write_all(record)?;
+                out.write_all(&[separator])
+            })
+            .context("cannot write output")?;
+        out.commit()
+    }
+
+    /// Records beyond the load limit: `prefix` was read, `reader` holds the rest.
+    fn beyond(
+        &mut self,
+        step: &Beyond,
+        prefix: Vec<u8>,
+        reader: Sources,
+        size_hint: Option<u64>,
+        beyond_budget: bool,
+    ) -> anyhow::Result<()> {
+        let (separator, budget) = (self.separator, self.budget);
+        match step {
+            Beyond::Refuse(refused) => Err(usage(refused.to_string())),
+            Beyond::Spool { head_count } => {
+                self.note(&format!("input larger than --memory {budget}: spooled"));
+                let reader = io::Cursor::new(prefix).chain(reader);
+                let scratch = cleanup::scratch_dir(&self.temp_parent)?;
+                let spooled = Spooled::write(reader, separator, scratch.path(), budget)?;
+                let records = spooled.offsets.len() - 1;
+                let (sampler, rng) = (&self.sampler, &mut self.rng);
+                repeat_spooled(spooled, *head_count, self.output.as_deref(), |_| {
+                    sampler.index_below(rng, records)
+                })
             }
-            input => input,
-        };
-        let note = |path: &str| {
-            if self.verbose {
-                eprintln!("fairdeal: note: {path}");
-            }
-        };
-        match input {
-            Input::Lines(buffer) => {
-                note("in memory");
-                let mut records = split_records(&buffer, separator)?;
-                if self.repeat {
-                    return repeat(
-                        &records,
-                        self.head_count,
-                        self.output.as_deref(),
-                        separator,
-                        |len| sampler.index_below(&mut rng, len),
-                    );
-                }
-                let k = match threads {
-                    Some(n) => shuffle_parallel(&mut records, &mut rng, sampler, n)?,
-                    None => shuffle_head(&shuffler, &mut records, self.head_count, &mut rng)?,
-                };
+            &Beyond::Sample { k } if reservoir_fits(k, mean_record(&prefix, separator), budget) => {
+                self.note(&format!(
+                    "input larger than --memory {budget}: reservoir sample"
+                ));
+                let external = ExternalShuffle::with_sampler(budget, separator, self.sampler);
+                let reader = io::Cursor::new(prefix).chain(reader);
+                let sample = external.sample(reader, k, &mut self.rng)?;
                 let mut out = Output::create(self.output.as_deref())?;
-                records[..k]
+                sample
                     .iter()
-                    .try_for_each(|record| {
-                        out.write_all(record)?;
-                        out.write_all(&[separator])
-                    })
+                    .try_for_each(|record| out.write_all(record))
                     .context("cannot write output")?;
                 out.commit()
             }
-            Input::TooLarge {
-                prefix,
-                reader,
-                size_hint,
-                beyond_budget,
-            } => {
-                if self.repeat {
-                    note(&format!("input larger than --memory {budget}: spooled"));
-                    let reader = io::Cursor::new(prefix).chain(reader);
-                    let scratch = cleanup::scratch_dir(&self.temp_parent)?;
-                    let spooled = Spooled::write(reader, separator, scratch.path(), budget)?;
-                    let records = spooled.offsets.len() - 1;
-                    return repeat_spooled(
-                        spooled,
-                        self.head_count,
-                        self.output.as_deref(),
-                        |_| sampler.index_below(&mut rng, records),
-                    );
-                }
-                let external = ExternalShuffle::with_sampler(budget, separator, sampler);
-                if let Some(k) = self
-                    .head_count
-                    .filter(|&k| reservoir_fits(k, mean_record(&prefix, separator), budget))
-                {
-                    note(&format!(
-                        "input larger than --memory {budget}: reservoir sample"
-                    ));
-                    let reader = io::Cursor::new(prefix).chain(reader);
-                    let sample = external.sample(reader, k, &mut rng)?;
-                    let mut out = Output::create(self.output.as_deref())?;
-                    sample
-                        .iter()
-                        .try_for_each(|record| out.write_all(record))
-                        .context("cannot write output")?;
-                    return out.commit();
-                }
-                let mut out = Output::create(self.output.as_deref())?;
-                let show = size_hint.is_none_or(|size| size > PROGRESS_THRESHOLD);
-                let mut progress = Bytes::new(size_hint, show);
-                if let Some(n) = threads.flatten() {
-                    // The buckets are shuffled on rayon's global pool (the reader and the
-                    // output stay on this thread); this process runs one shuffle, so the
-                    // global pool may be sized here.
-                    rayon::ThreadPoolBuilder::new()
-                        .num_threads(n.get())
-                        .build_global()
-                        .context("cannot start the worker threads")?;
-                }
-                // With -n K too large for a reservoir, the first K records of an exactly
-                // uniform permutation are an exactly uniform ordered sample.
-                let mut head = Head {
-                    inner: &mut out,
-                    left: self.head_count,
-                    separator,
-                };
-                // The scatter starts in memory; the scratch directory is made only if it
-                // spills (at once when the input is already known not to fit the budget).
-                let mut scratch = None;
-                let mut make_scratch = || {
-                    let dir = cleanup::scratch_dir(&self.temp_parent).map_err(|e| {
-                        fairdeal_external::ExternalError::TempCreate {
-                            dir: self.temp_parent.clone(),
-                            source: io::Error::other(format!("{e:#}")),
-                        }
-                    })?;
-                    let path = dir.path().to_path_buf();
-                    scratch = Some(dir);
-                    Ok(path)
-                };
-                let summary = external.shuffle_spilling(
-                    prefix,
-                    reader,
-                    &mut head,
-                    &mut make_scratch,
-                    &mut rng,
-                    &mut progress,
-                )?;
-                progress.bar.finish_and_clear();
-                drop(scratch);
-                note(&if summary.bucket_files > 0 || beyond_budget {
-                    format!(
-                        "input larger than --memory {budget}: external shuffle{}",
-                        if self.head_count.is_some() {
-                            " (the sample is too: first K records)"
-                        } else {
-                            ""
-                        }
-                    )
-                } else {
-                    format!(
-                        "in memory, scattered into {} buckets",
-                        fairdeal_external::FAN_OUT
-                    )
-                });
-                out.commit()
-            }
-            Input::Range(range) => {
-                if self.repeat {
-                    return repeat_range(
-                        range,
-                        self.head_count,
-                        self.output.as_deref(),
-                        separator,
-                        &mut rng,
-                        &sampler,
-                    );
-                }
-                let len = range.len;
-                let sparse_k = self
-                    .head_count
-                    .map(|k| u128::try_from(k).unwrap_or(u128::MAX).min(len));
-                let sparse = match sparse_k {
-                    Some(k) => {
-                        self.sparse_allowed
-                            && len > 0
-                            && (len > u128::from(MAX_RANGE_IN_MEMORY)
-                                || len * 8 > u128::from(self.budget.bytes())
-                                || k * u128::from(SPARSE_RATIO) <= len)
-                    }
-                    None => false,
-                };
-                let values = if let (true, Some(k)) = (sparse, sparse_k) {
-                    // `k <= len` and `k <= usize::MAX` by construction.
-                    let k = usize::try_from(k).context("sample size does not fit in memory")?;
-                    // Probe that the sampler's memory can be had (e.g. under `ulimit -v`)
-                    // before it starts: it would abort on a failed allocation.
-                    let needed = k.saturating_mul(SPARSE_BYTES_PER_SAMPLE as usize);
-                    Vec::<u8>::new()
-                        .try_reserve_exact(needed)
-                        .map_err(|_| out_of_memory(needed))?;
-                    fairdeal::partial::sample_range(range.lo, range.hi(), k, &mut rng, &sampler)
-                        .context("cannot sample from the range")?
-                } else {
-                    // `check_range` bounded the length by MAX_RANGE_IN_MEMORY.
-                    let len = len as usize;
-                    let mut values: Vec<u64> = Vec::new();
-                    values
-                        .try_reserve_exact(len)
-                        .map_err(|_| out_of_memory(len.saturating_mul(8)))?;
-                    if len > 0 {
-                        values.extend(range.lo..=range.hi());
-                    }
-                    let k = match threads {
-                        Some(n) => shuffle_parallel(&mut values, &mut rng, sampler, n)?,
-                        None => shuffle_head(&shuffler, &mut values, self.head_count, &mut rng)?,
-                    };
-                    values.truncate(k);
-                    values
-                };
-                let mut out = Output::create(self.output.as_deref())?;
-                values
-                    .iter()
-                    .try_for_each(|value| {
-                        write!(out, "{value}")?;
-                        out.write_all(&[separator])
-                    })
-                    .context("cannot write output")?;
-                out.commit()
+            // With -n K too large for a reservoir, the first K records of an exactly uniform
+            // permutation are an exactly uniform ordered sample.
+            &Beyond::Sample { k } => self.spilling(prefix, reader, Some(k), size_hint, true),
+            &Beyond::Spilling { head_count } => {
+                self.spilling(prefix, reader, head_count, size_hint, beyond_budget)
             }
         }
     }
-}
 
-/// Whether a reservoir of `k` records of about `mean_record` bytes fits the budget with room
-/// to spare (half of it), so that longer records later in the input rarely overflow it.
-fn reservoir_fits(k: usize, mean_record: u64, budget: MemoryBudget) -> bool {
-    (k as u64)
-        .checked_mul(mean_record.saturating_add(fairdeal_external::INDEX_BYTES_PER_RECORD))
-        .and_then(|bytes| bytes.checked_mul(2))
-        .is_some_and(|bytes| bytes <= budget.bytes())
+    /// The scatter into buckets as the records are read, in memory while they fit the budget.
+    fn spilling(
+        &mut self,
+        prefix: Vec<u8>,
+        reader: Sources,
+        head_count: Option<usize>,
+        size_hint: Option<u64>,
+        beyond_budget: bool,
+    ) -> anyhow::Result<()> {
+        let (separator, budget) = (self.separator, self.budget);
+        let external = ExternalShuffle::with_sampler(budget, separator, self.sampler);
+        let mut out = Output::create(self.output.as_deref())?;
+        let show = size_hint.is_none_or(|size| size > PROGRESS_THRESHOLD);
+        let mut progress = Bytes::new(size_hint, show);
+        let mut head = Head {
+            inner: &mut out,
+            left: head_count,
+            separator,
+        };
+        // The scatter starts in memory; the scratch directory is made only if it spills (at
+        // once when the input is already known not to fit the budget).
+        let mut scratch = None;
+        let temp_parent = &self.temp_parent;
+        let mut make_scratch = || {
+            let dir = cleanup::scratch_dir(temp_parent).map_err(|e| {
+                fairdeal_external::ExternalError::TempCreate {
+                    dir: temp_parent.clone(),
+                    source: io::Error::other(format!("{e:#}")),
+                }
+            })?;
+            let path = dir.path().to_path_buf();
+            scratch = Some(dir);
+            Ok(path)
+        };
+        let summary = external.shuffle_spilling(
+            prefix,
+            reader,
+            &mut head,
+            &mut make_scratch,
+            &mut self.rng,
+            &mut progress,
+        )?;
+        progress.bar.finish_and_clear();
+        drop(scratch);
+        self.note(&if summary.bucket_files > 0 || beyond_budget {
+            format!(
+                "input larger than --memory {budget}: external shuffle{}",
+                if head_count.is_some() {
+                    " (the sample is too: first K records)"
+                } else {
+                    ""
+                }
+            )
+        } else {
+            format!(
+                "in memory, scattered into {} buckets",
+                fairdeal_external::FAN_OUT
+            )
+        });
+        out.commit()
+    }
+
+    /// A range: picks with replacement, a sparse sample, or the numbers held and shuffled.
+    fn range(&mut self, how: &RangePlan, range: InputRange) -> anyhow::Result<()> {
+        let separator = self.separator;
+        let values = match how {
+            RangePlan::Repeat { head_count } => {
+                return repeat_range(
+                    range,
+                    *head_count,
+                    self.output.as_deref(),
+                    separator,
+                    &mut self.rng,
+                    &self.sampler,
+                );
+            }
+            &RangePlan::Sparse { k } => {
+                // Probe that the sampler's memory can be had (e.g. under `ulimit -v`) before
+                // it starts: it would abort on a failed allocation.
+                let needed = k.saturating_mul(plan::SPARSE_BYTES_PER_SAMPLE as usize);
+                Vec::<u8>::new()
+                    .try_reserve_exact(needed)
+                    .map_err(|_| out_of_memory(needed))?;
+                fairdeal::partial::sample_range(
+                    range.lo,
+                    range.hi(),
+                    k,
+                    &mut self.rng,
+                    &self.sampler,
+                )
+                .context("cannot sample from the range")?
+            }
+            RangePlan::Materialise(step) => {
+                if matches!(step, InMemory::Sequential { .. }) {
+                    self.warn_if_unfair();
+                }
+                // The plan bounded the length by MAX_RANGE_IN_MEMORY.
+                let len =
+                    usize::try_from(range.len).context("range too large for this platform")?;
+                let mut values: Vec<u64> = Vec::new();
+                values
+                    .try_reserve_exact(len)
+                    .map_err(|_| out_of_memory(len.saturating_mul(8)))?;
+                if len > 0 {
+                    values.extend(range.lo..=range.hi());
+                }
+                let k = self.shuffle_in_memory(step, &mut values)?;
+                values.truncate(k);
+                values
+            }
+        };
+        let mut out = Output::create(self.output.as_deref())?;
+        values
+            .iter()
+            .try_for_each(|value| {
+                write!(out, "{value}")?;
+                out.write_all(&[separator])
+            })
+            .context("cannot write output")?;
+        out.commit()
+    }
 }
 
 /// Passes on the first `left` records (all without a limit) and drops the rest.
@@ -1086,30 +1045,6 @@ impl fairdeal_external::Progress for Bytes {
         self.bar.inc(bytes);
     }
 }
-/// Shuffles `items` whole with the parallel scatter shuffle on a pool of `threads` threads (or
-/// rayon's global pool, one thread per core), drawing leaf indices with `sampler`; returns how
-/// many items to print (all).
-fn shuffle_parallel<T, R, S>(
-    items: &mut [T],
-    rng: &mut R,
-    sampler: S,
-    threads: Option<NonZeroUsize>,
-) -> anyhow::Result<usize>
-where
-    T: Send,
-    R: fairdeal::Rng + fairdeal::SeedableRng + Send,
-    S: IndexSampler + Copy + Send + Sync,
-{
-    let parallel = fairdeal::Parallel::with_sampler(sampler);
-    match threads {
-        Some(threads) => {
-            crate::common::thread_pool(Some(threads))?.install(|| parallel.shuffle(items, rng));
-        }
-        None => parallel.shuffle(items, rng),
-    }
-    Ok(items.len())
-}
-
 /// Shuffles `items` whole, or only a prefix of `min(k, len)` for `-n K`; returns how many
 /// items to print.
 fn shuffle_head<T, S: IndexSampler + Copy, R: fairdeal::Rng + ?Sized>(
@@ -1156,20 +1091,45 @@ mod tests {
         let help = Args::augment_args(clap::Command::new("shuffle"))
             .render_long_help()
             .to_string();
-        assert!(help.contains(&MAX_RANGE_IN_MEMORY.to_string()), "{help}");
+        assert!(
+            help.contains(&plan::MAX_RANGE_IN_MEMORY.to_string()),
+            "{help}"
+        );
         let defaults = format!("default: {DEFAULT_ALGORITHM}, run as the parallel");
         assert!(help.contains(&defaults), "{help}");
         assert!(
-            help.contains(&format!("{PREFIX_ALGORITHM} with -n")),
+            help.contains(&format!("{} with -n", plan::PREFIX_ALGORITHM)),
             "{help}"
         );
         assert!(help.contains("depends on the budget"), "{help}");
         assert!(help.contains("a quarter of physical memory"), "{help}");
+        assert!(
+            help.contains("more than 1 MiB, i.e. 131072 numbers or 65536 lines"),
+            "{help}"
+        );
+        assert!(help.contains("budget plus 2.5 MiB of buffers"), "{help}");
         assert_eq!(
             fairdeal_external::DEFAULT_FRACTION,
             4,
             "the help says 'a quarter'"
         );
+    }
+
+    #[test]
+    fn the_planner_names_the_facade_algorithms() {
+        assert_eq!(plan::PREFIX_ALGORITHM, fairdeal::partial::INFO.name);
+        assert_eq!(plan::WHOLE_ALGORITHM, DEFAULT_ALGORITHM);
+        assert_eq!(plan::PARALLEL_ALGORITHM, fairdeal::parallel::INFO.name);
+        for name in [
+            plan::PREFIX_ALGORITHM,
+            plan::WHOLE_ALGORITHM,
+            plan::PARALLEL_ALGORITHM,
+        ] {
+            assert!(
+                fairdeal::algorithm_by_name(name, fairdeal::Lemire).is_ok(),
+                "{name}"
+            );
+        }
     }
 
     #[test]

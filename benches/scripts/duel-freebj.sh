@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # A duel, in CPU time on one thread, between `fairdeal blackjack simulate` and freebj 1.2.2
-# (crates.io, MIT) on the game of issue 14's target: 6 decks, S17, DAS, double any two, split
+# (crates.io, MIT) on the game of the project's blackjack speed target: 6 decks, S17, DAS, double any two, split
 # to 4 hands, no resplit or play of split aces, no surrender, 3:2, peek, cut card at 75 %,
 # one seat, flat bets, basic strategy. The two run alternately, round by round, so that the
 # machine's load hits both alike; the ratio per pair and its median and spread are printed.
 #
-#   bash crates/blackjack/bench/duel-freebj.sh             # 10^7 rounds, 7 pairs
-#   ROUNDS=1000000 PAIRS=3 BACKEND=xoshiro256pp bash crates/blackjack/bench/duel-freebj.sh
+#   bash benches/scripts/duel-freebj.sh             # 10^7 rounds, 7 pairs
+#   ROUNDS=1000000 PAIRS=3 BACKEND=xoshiro256pp bash benches/scripts/duel-freebj.sh
 #
 # freebj is installed into target/peers (cargo install, pinned version) on first use.
 set -euo pipefail
