@@ -48,6 +48,8 @@ enum Command {
     Compare(cmd::compare::Args),
     /// Add up the --json outputs of a Monte Carlo run's shards (--shard I/N) into the whole run.
     Merge(cmd::merge::Args),
+    /// Shuffle files on a cluster: plan, scatter and gather tasks (Slurm, GNU parallel), verify.
+    Shard(cmd::shard::Args),
 }
 
 fn dispatch(command: Command) -> anyhow::Result<()> {
@@ -61,6 +63,7 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Audit(args) => cmd::audit::run(args),
         Command::Compare(args) => cmd::compare::run(args),
         Command::Merge(args) => cmd::merge::run(&args),
+        Command::Shard(args) => cmd::shard::run(args),
     }
 }
 

@@ -8,5 +8,6 @@ pub(crate) mod heatmap;
 pub(crate) mod listing;
 pub(crate) mod merge;
 pub(crate) mod poker;
+pub(crate) mod shard;
 pub(crate) mod shuf;
 pub(crate) mod shuffle;

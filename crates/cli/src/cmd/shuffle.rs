@@ -219,7 +219,7 @@ pub(crate) struct Args {
 }
 
 /// Parses `--memory`: a size no larger than the machine's physical memory.
-fn parse_memory(text: &str) -> Result<MemoryBudget, String> {
+pub(crate) fn parse_memory(text: &str) -> Result<MemoryBudget, String> {
     let limit = fairdeal_external::physical_memory().unwrap_or(u64::MAX);
     MemoryBudget::parse_at_most(text, limit).map_err(|e| match e {
         fairdeal_external::BudgetError::TooLarge { limit, .. } if limit != u64::MAX => {
