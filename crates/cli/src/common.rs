@@ -523,30 +523,12 @@ pub(crate) fn parse_threads(text: &str) -> Result<NonZeroUsize, String> {
         })
 }
 
-/// A rayon pool of `threads` threads, or of one thread per core when `None`. When the
-/// operating system refuses that many (`ulimit -u`, `ulimit -v`, a cgroup's pid limit), half
-/// as many are tried, down to one, with a note on stderr; only a failure to start even one
-/// thread is an error (one line, exit 1).
+/// A rayon pool of `threads` threads, or of one thread per core when `None`.
 pub(crate) fn thread_pool(threads: Option<NonZeroUsize>) -> anyhow::Result<rayon::ThreadPool> {
-    let wanted = threads
-        .or_else(|| std::thread::available_parallelism().ok())
-        .map_or(1, NonZeroUsize::get);
-    let mut n = wanted;
-    loop {
-        match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
-            Ok(pool) => {
-                if n < wanted {
-                    eprintln!(
-                        "fairdeal: note: started {n} of {wanted} worker threads (the system \
-                         refused more)"
-                    );
-                }
-                return Ok(pool);
-            }
-            Err(_) if n > 1 => n /= 2,
-            Err(e) => return Err(e).context("cannot start the worker threads"),
-        }
-    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.map_or(0, NonZeroUsize::get))
+        .build()
+        .context("cannot start the worker threads")
 }
 
 /// A path argument that may be `-` for standard input.

@@ -657,8 +657,7 @@ fn threads_keep_the_language_exact_sampler_row_1() {
     assert_eq!(plain.stdout, inplace.stdout);
 }
 
-/// Row 6: an allocation failure under `ulimit -v` is a one-line error and exit 1, not an
-/// abort.
+/// Row 6: an allocation failure under `ulimit -v` is a one-line error, not an abort.
 #[test]
 fn allocation_failure_is_an_error_row_6() {
     for cmd in [
@@ -668,7 +667,10 @@ fn allocation_failure_is_an_error_row_6() {
         let run = sh(&format!(
             "ulimit -v 300000 && exec \"$F\" {cmd} > /dev/null"
         ));
-        assert_eq!(run.status, Some(1), "{cmd}: {}", run.stderr);
+        // The default budget is a quarter of `ulimit -v`: a range beyond it is refused
+        // before any work (a usage error naming --memory, 2); one within it that still
+        // cannot be allocated is exit 1.
+        assert!(matches!(run.status, Some(1 | 2)), "{cmd}: {}", run.stderr);
         assert_eq!(run.stderr.lines().count(), 1, "{cmd}: {}", run.stderr);
         assert!(
             run.stderr.starts_with("fairdeal: error: "),
