@@ -7,9 +7,39 @@ use fairdeal_core::{Rng, Shuffler, stream_seed};
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    FairnessError, FairnessReport, PASS_THRESHOLD, SeedPattern, adjacency_test, permutation_test,
-    position_test, seed_sequence_test, serial_test,
+    FairnessError, FairnessReport, JudgeConfig, Judgement, PASS_THRESHOLD, SeedPattern, TestKind,
+    adjacency_test, permutation_test, position_test, seed_sequence_test, serial_test,
 };
+
+/// A battery's verdict. Serialized as `"fair"`, `"unfair"` or `"insufficient"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// No test rejects, and at least one distribution test could have.
+    Fair,
+    /// Some test rejects at the family-wise level.
+    Unfair,
+    /// No test rejects, and no distribution test (anything but the repeat tests) had the power
+    /// to: too few samples to judge.
+    Insufficient,
+}
+
+impl Verdict {
+    /// `"fair"`, `"unfair"` or `"insufficient"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Fair => "fair",
+            Self::Unfair => "unfair",
+            Self::Insufficient => "insufficient",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// The tests of the battery, in the order they run and are reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -29,6 +59,12 @@ pub enum TestName {
     Serial,
     /// Which element follows which ([`adjacency_test`]).
     Adjacency,
+    /// Whole orders that repeat an earlier one ([`repeat_test`](crate::repeat_test), `k = n`).
+    RepeatedOrders,
+    /// Leading 5-item hands that repeat an earlier one ([`repeat_test`](crate::repeat_test), `k = 5`).
+    RepeatedHands5,
+    /// Leading 7-item hands that repeat an earlier one ([`repeat_test`](crate::repeat_test), `k = 7`).
+    RepeatedHands7,
 }
 
 impl TestName {
@@ -45,6 +81,9 @@ impl TestName {
             Self::SeedsOneBitApart => "seeds-one-bit-apart",
             Self::Serial => "serial",
             Self::Adjacency => "adjacency",
+            Self::RepeatedOrders => "repeated-orders",
+            Self::RepeatedHands5 => "repeated-5-hands",
+            Self::RepeatedHands7 => "repeated-7-hands",
         }
     }
 }
@@ -89,9 +128,14 @@ pub struct BatteryTest {
     pub name: TestName,
     /// Its counts, statistic, degrees of freedom and upper-tail p-value.
     pub report: FairnessReport,
-    /// The two-sided p-value ([`FairnessReport::two_sided_p_value`]): the battery flags counts
-    /// that are too even as well as too uneven.
+    /// How its p-value was computed ([`FairnessReport::judge`]).
+    pub judgement: Judgement,
+    /// The valid p-value ([`Judgement::p_value`]): two-sided where that is valid, so the
+    /// battery flags counts that are too even as well as too uneven.
     pub p_value: f64,
+    /// Whether this test could reject at all at this size (its smallest possible p-value,
+    /// times the number of tests, is at most `alpha`).
+    pub has_power: bool,
     /// The p-value after Holm's correction over all the battery's tests.
     pub adjusted_p: f64,
     /// `adjusted_p > alpha`.
@@ -105,8 +149,12 @@ pub struct BatteryReport {
     pub tests: Vec<BatteryTest>,
     /// The family-wise significance level (the adjusted p-values are compared with it).
     pub alpha: f64,
-    /// `true` when no test's adjusted p-value is at or below `alpha`.
+    /// `true` when the verdict is [`Verdict::Fair`].
     pub fair: bool,
+    /// Fair, unfair, or insufficient (no distribution test had the power to reject).
+    pub verdict: Verdict,
+    /// When insufficient: about how many samples the distribution tests need.
+    pub samples_needed: Option<u64>,
     /// The test with the smallest adjusted p-value: the one that decided an unfair verdict
     /// (or came closest to it).
     pub decided_by: Option<TestName>,
@@ -131,15 +179,29 @@ impl BatteryReport {
     /// assert!(battery.tests[0].fair);
     /// ```
     pub fn from_reports(reports: Vec<(TestName, FairnessReport)>, alpha: f64) -> Self {
-        let p_values: Vec<f64> = reports.iter().map(|(_, r)| r.two_sided_p_value()).collect();
+        Self::judged(reports, alpha, &JudgeConfig::default())
+    }
+
+    /// As [`from_reports`](Self::from_reports), with the Monte Carlo replicates and seed of
+    /// `config` for the tests whose tables are too sparse for the chi-square rule.
+    pub fn judged(
+        reports: Vec<(TestName, FairnessReport)>,
+        alpha: f64,
+        config: &JudgeConfig,
+    ) -> Self {
+        let judgements: Vec<Judgement> = reports.iter().map(|(_, r)| r.judge(config)).collect();
+        let p_values: Vec<f64> = judgements.iter().map(|j| j.p_value).collect();
         let adjusted = holm_adjusted(&p_values);
+        let m = reports.len().max(1) as f64;
         let tests: Vec<BatteryTest> = reports
             .into_iter()
-            .zip(p_values.into_iter().zip(adjusted))
-            .map(|((name, report), (p_value, adjusted_p))| BatteryTest {
+            .zip(judgements.into_iter().zip(adjusted))
+            .map(|((name, report), (judgement, adjusted_p))| BatteryTest {
                 name,
                 report,
-                p_value,
+                p_value: judgement.p_value,
+                has_power: judgement.min_p_value * m <= alpha,
+                judgement,
                 adjusted_p,
                 fair: adjusted_p > alpha,
             })
@@ -148,8 +210,25 @@ impl BatteryReport {
             .iter()
             .min_by(|a, b| a.adjusted_p.total_cmp(&b.adjusted_p))
             .map(|t| t.name);
+        let distribution = || tests.iter().filter(|t| t.report.test != TestKind::Repeat);
+        let verdict = if !tests.iter().all(|t| t.fair) {
+            Verdict::Unfair
+        } else if distribution().any(|t| t.has_power) {
+            Verdict::Fair
+        } else {
+            Verdict::Insufficient
+        };
+        let samples_needed = (verdict == Verdict::Insufficient)
+            .then(|| {
+                distribution()
+                    .filter_map(|t| t.judgement.samples_needed)
+                    .min()
+            })
+            .flatten();
         Self {
-            fair: tests.iter().all(|t| t.fair),
+            fair: verdict == Verdict::Fair,
+            verdict,
+            samples_needed,
             tests,
             alpha,
             decided_by,
@@ -210,7 +289,7 @@ impl Default for BatteryConfig {
 /// let config = BatteryConfig { small_trials: 24_000, deck_trials: 2_000, seeds: 2_400,
 ///     ..BatteryConfig::default() };
 /// let battery = run_battery(&Inplace::new(), rand_pcg::Pcg64::seed_from_u64, 7, &config)?;
-/// assert_eq!(battery.tests.len(), 6);
+/// assert_eq!(battery.tests.len(), 8);
 /// assert!(battery.fair);
 /// # Ok::<(), fairdeal_fairness::FairnessError>(())
 /// ```
@@ -272,5 +351,20 @@ where
             &mut make_rng(stream_seed(seed, 3)),
         )?,
     ));
+    // Repeated deals: the first shuffle of each of `seeds` consecutive seeds (one seed per
+    // game, as a dealer reseeding per hand would), whole orders and leading 5-card hands.
+    for (name, k) in [
+        (TestName::RepeatedOrders, deck),
+        (TestName::RepeatedHands5, 5.min(deck)),
+    ] {
+        let mut tally = crate::RepeatTally::new(deck, k)?;
+        let mut index = 0;
+        crate::tally::tally_shuffles(&mut tally, deck, config.seeds, |cards| {
+            shuffler.shuffle(cards, &mut make_rng(seed.wrapping_add(index)));
+            index += 1;
+            Ok(())
+        })?;
+        reports.push((name, tally.report()?));
+    }
     Ok(BatteryReport::from_reports(reports, PASS_THRESHOLD))
 }

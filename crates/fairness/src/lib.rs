@@ -116,11 +116,13 @@ subtle RNG defect may need millions.
 mod adjacency;
 mod battery;
 mod error;
+mod judge;
 mod lines;
 mod permutation;
 mod position;
 mod power;
 mod rank;
+mod repeat;
 mod report;
 mod sequence;
 mod stats;
@@ -128,9 +130,13 @@ mod tally;
 
 pub use adjacency::{AdjacencyTally, MIN_ADJACENCY_N, adjacency_test};
 pub use battery::{
-    BatteryConfig, BatteryReport, BatteryTest, TestName, holm_adjusted, run_battery,
+    BatteryConfig, BatteryReport, BatteryTest, TestName, Verdict, holm_adjusted, run_battery,
 };
 pub use error::FairnessError;
+pub use judge::{
+    DEFAULT_REPLICATES, JudgeConfig, Judgement, MIN_REPLICATES, MONTE_CARLO_BUDGET, PValueMethod,
+    TWO_SIDED_MIN_DF,
+};
 pub use lines::{LineError, MAX_LINE_BYTES, PermutationParser, show_item, split_items};
 pub use permutation::{MAX_PERMUTATION_N, MIN_PERMUTATION_N, PermutationTally, permutation_test};
 pub use position::{
@@ -138,6 +144,7 @@ pub use position::{
 };
 pub use power::position_trials_needed;
 pub use rank::{MAX_RANK_N, factorial, rank_permutation, unrank_permutation};
+pub use repeat::{MAX_REPEAT_LINES, RepeatTally, repeat_test};
 pub use report::{FairnessReport, MIN_EXPECTED_COUNT, PASS_THRESHOLD, TestKind};
 pub use sequence::{OrderTally, SeedPattern, SerialTally, seed_sequence_test, serial_test};
 pub use tally::Tally;
