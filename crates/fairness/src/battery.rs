@@ -7,8 +7,9 @@ use fairdeal_core::{Rng, Shuffler, stream_seed};
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    FairnessError, FairnessReport, JudgeConfig, Judgement, PASS_THRESHOLD, SeedPattern, TestKind,
-    adjacency_test, permutation_test, position_test, seed_sequence_test, serial_test,
+    FairnessError, FairnessReport, JudgeConfig, Judgement, PASS_THRESHOLD, PValueMethod,
+    SeedPattern, TestKind, adjacency_test, permutation_test, position_test, seed_sequence_test,
+    serial_test,
 };
 
 /// A battery's verdict. Serialized as `"fair"`, `"unfair"` or `"insufficient"`.
@@ -221,7 +222,13 @@ impl BatteryReport {
         let samples_needed = (verdict == Verdict::Insufficient)
             .then(|| {
                 distribution()
-                    .filter_map(|t| t.judgement.samples_needed)
+                    .filter_map(|t| {
+                        // Two outcomes: the most extreme table has p = 2^(2 - T), which must
+                        // reach alpha / m.
+                        let binomial = (t.judgement.method == PValueMethod::ExactBinomial)
+                            .then(|| (2.0 + (m / alpha).log2()).ceil() as u64);
+                        t.judgement.samples_needed.or(binomial)
+                    })
                     .min()
             })
             .flatten();

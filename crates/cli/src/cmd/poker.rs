@@ -86,11 +86,13 @@ struct RandomArgs {
 #[derive(Debug, clap::Args)]
 #[command(
     group(clap::ArgGroup::new("mode").required(true).args(["exhaustive", "hands"])),
-    after_help = "Examples:\n  \
+    after_help = concat!("Examples:\n  \
     fairdeal poker table --exhaustive                 # all 133,784,560 7-card hands\n  \
     fairdeal poker table --exhaustive --cards 5 --json\n  \
     fairdeal poker table --hands 10000000 --seed 1    # partial shuffle, 7 swaps per hand\n  \
-    fairdeal poker table --hands 1000000 --algo biased --fresh-deck --seed 1   # rejected"
+    fairdeal poker table --hands 1000000 --algo biased --fresh-deck --seed 1   # rejected\n\n",
+    "A Monte Carlo table is judged against the exact one. ",
+    crate::verdict::exit_status_help!())
 )]
 struct TableArgs {
     /// Enumerate every hand (no randomness: --algo, --backend, --seed and --fresh-deck do
@@ -282,8 +284,13 @@ fn print_table(
     mc: Option<(&McReport, &Selection, u64, bool)>,
     json: bool,
 ) -> anyhow::Result<()> {
+    // The exit status of a Monte Carlo table (`crate::verdict`); an exact table is fair.
+    let verdict = match mc {
+        Some((r, ..)) if !r.agrees(1e-6) => fairdeal::fairness::Verdict::Unfair,
+        _ => fairdeal::fairness::Verdict::Fair,
+    };
     if json {
-        return print_json(&TableJson {
+        print_json(&TableJson {
             cards,
             total: counts.total(),
             counts: ByCategory(counts.counts),
@@ -298,7 +305,8 @@ fn print_table(
                 most_deviant: r.most_deviant.key(),
             }),
             p_value: mc.map(|(r, ..)| r.p_value),
-        });
+        })?;
+        return crate::verdict::finish(verdict);
     }
     let total = counts.total();
     let mut header = vec!["category", "count", "fraction", "exact"];
@@ -356,7 +364,7 @@ fn print_table(
         )?;
     }
     out.flush()?;
-    Ok(())
+    crate::verdict::finish(verdict)
 }
 
 /// A p-value as people read it: `0.3002`, `1`, `5.148e-84` once it is small, and `< 1e-300`
