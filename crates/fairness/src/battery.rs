@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     FairnessError, FairnessReport, JudgeConfig, Judgement, PASS_THRESHOLD, PValueMethod,
-    SeedPattern, TestKind, adjacency_test, permutation_test, position_test, seed_sequence_test,
-    serial_test,
+    SeedPattern, Tally, TestKind, adjacency_test, permutation_test, position_test,
+    seed_sequence_test, serial_test,
 };
 
 /// A battery's verdict. Serialized as `"fair"`, `"unfair"` or `"insufficient"`.
@@ -246,6 +246,80 @@ impl BatteryReport {
     pub fn test(&self, name: TestName) -> Option<&BatteryTest> {
         self.tests.iter().find(|t| t.name == name)
     }
+}
+
+/// Decks above this many items get the repeat tests in [`line_tallies`] (smaller ones have the
+/// permutation test, which sees every order).
+pub const REPEAT_MIN_N: usize = crate::MAX_PERMUTATION_N + 1;
+
+/// The tests that apply to permutations of `n` items read from anywhere, one tally each, in
+/// report order: the permutation test (`n <= 8`), the position test, the serial test
+/// (consecutive lines), the adjacency test (`n >= 3`) and, from [`REPEAT_MIN_N`] items, the
+/// repeat tests (whole orders, leading 5- and 7-item hands). `fairdeal audit` feeds these its
+/// lines; `cargo xtask calibrate` feeds them fair and broken sources. Judge them with
+/// [`judge_tallies`].
+///
+/// # Errors
+///
+/// [`FairnessError::SizeOutOfRange`] unless `2 <= n <= 1024`.
+///
+/// ```
+/// use fairdeal_fairness::{line_tallies, TestName};
+/// let names: Vec<TestName> = line_tallies(52)?.iter().map(|(name, _)| *name).collect();
+/// assert_eq!(names[0], TestName::Position);
+/// assert!(names.contains(&TestName::RepeatedHands5));
+/// # Ok::<(), fairdeal_fairness::FairnessError>(())
+/// ```
+pub fn line_tallies(n: usize) -> Result<Vec<(TestName, Box<dyn Tally>)>, FairnessError> {
+    let mut tallies: Vec<(TestName, Box<dyn Tally>)> = Vec::new();
+    if n <= crate::MAX_PERMUTATION_N {
+        tallies.push((
+            TestName::Permutation,
+            Box::new(crate::PermutationTally::new(n)?),
+        ));
+    }
+    tallies.push((TestName::Position, Box::new(crate::PositionTally::new(n)?)));
+    tallies.push((TestName::Serial, Box::new(crate::SerialTally::new(n)?)));
+    if n >= crate::MIN_ADJACENCY_N {
+        tallies.push((
+            TestName::Adjacency,
+            Box::new(crate::AdjacencyTally::new(n)?),
+        ));
+    }
+    if n >= REPEAT_MIN_N {
+        for (name, k) in [
+            (TestName::RepeatedOrders, n),
+            (TestName::RepeatedHands5, 5),
+            (TestName::RepeatedHands7, 7),
+        ] {
+            tallies.push((name, Box::new(crate::RepeatTally::new(n, k)?)));
+        }
+    }
+    Ok(tallies)
+}
+
+/// The battery verdict over `tallies` at family-wise level `alpha`: every tally that counted
+/// something (the serial test needs two permutations) is reported and judged
+/// ([`BatteryReport::judged`]).
+///
+/// # Errors
+///
+/// [`FairnessError::ZeroTrials`] when no tally counted anything.
+pub fn judge_tallies(
+    tallies: &[(TestName, Box<dyn Tally>)],
+    alpha: f64,
+    config: &JudgeConfig,
+) -> Result<BatteryReport, FairnessError> {
+    let mut reports = Vec::with_capacity(tallies.len());
+    for (name, tally) in tallies {
+        if tally.trials() > 0 {
+            reports.push((*name, tally.report()?));
+        }
+    }
+    if reports.is_empty() {
+        return Err(FairnessError::ZeroTrials);
+    }
+    Ok(BatteryReport::judged(reports, alpha, config))
 }
 
 /// How big the battery's samples are. The defaults run in well under a second per generator

@@ -16,10 +16,9 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use fairdeal::fairness::{
-    AdjacencyTally, BatteryReport, FairnessReport, MAX_LINE_BYTES, MAX_PERMUTATION_N,
-    MIN_ADJACENCY_N, PASS_THRESHOLD, PValueMethod, PermutationParser, PermutationTally,
-    PositionTally, RepeatTally, SerialTally, Tally, TestName, Verdict, position_trials_needed,
-    show_item,
+    BatteryReport, FairnessReport, JudgeConfig, MAX_LINE_BYTES, PASS_THRESHOLD, PValueMethod,
+    PermutationParser, Tally, TestName, Verdict, judge_tallies, line_tallies,
+    position_trials_needed, show_item,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -81,32 +80,14 @@ struct Audit {
     tallies: Vec<(TestName, Box<dyn Tally>)>,
 }
 
-/// Decks above this many items get the repeat tests (smaller ones have the permutation test,
-/// which sees every order).
-const REPEAT_MIN_N: usize = MAX_PERMUTATION_N + 1;
-
 impl Audit {
     /// Empty tallies for permutations of `n` items (`2 <= n <= MAX_POSITION_N`, which the
-    /// parser guarantees).
+    /// parser guarantees): the library's choice of tests for lines ([`line_tallies`]).
     fn new(n: usize) -> anyhow::Result<Self> {
-        let mut tallies: Vec<(TestName, Box<dyn Tally>)> = Vec::new();
-        if n <= MAX_PERMUTATION_N {
-            tallies.push((TestName::Permutation, Box::new(PermutationTally::new(n)?)));
-        }
-        tallies.push((TestName::Position, Box::new(PositionTally::new(n)?)));
-        tallies.push((TestName::Serial, Box::new(SerialTally::new(n)?)));
-        if n >= MIN_ADJACENCY_N {
-            tallies.push((TestName::Adjacency, Box::new(AdjacencyTally::new(n)?)));
-        }
-        if n >= REPEAT_MIN_N {
-            tallies.push((TestName::RepeatedOrders, Box::new(RepeatTally::new(n, n)?)));
-            tallies.push((TestName::RepeatedHands5, Box::new(RepeatTally::new(n, 5)?)));
-            tallies.push((TestName::RepeatedHands7, Box::new(RepeatTally::new(n, 7)?)));
-        }
         Ok(Self {
             items: Vec::new(),
             lines: 0,
-            tallies,
+            tallies: line_tallies(n)?,
         })
     }
 
@@ -125,13 +106,11 @@ impl Audit {
 
     /// Every test that counted something (the serial test needs two lines), judged together.
     fn battery(&self) -> anyhow::Result<BatteryReport> {
-        let mut reports = Vec::with_capacity(self.tallies.len());
-        for (name, tally) in &self.tallies {
-            if tally.trials() > 0 {
-                reports.push((*name, tally.report()?));
-            }
-        }
-        Ok(BatteryReport::from_reports(reports, PASS_THRESHOLD))
+        Ok(judge_tallies(
+            &self.tallies,
+            PASS_THRESHOLD,
+            &JudgeConfig::default(),
+        )?)
     }
 }
 
