@@ -13,7 +13,8 @@ use anyhow::{Result, bail};
 use fairdeal::fairness::{
     JudgeConfig, PASS_THRESHOLD, TestName, Verdict, judge_tallies, line_tallies,
 };
-use fairdeal::rng::{Backend, ChaCha12, Java};
+use fairdeal::rng::Backend;
+use fairdeal::rng::backend::{ChaCha12, Java};
 use fairdeal::{Biased, IndexSampler, Inplace, Lemire, Rng, SeedableRng, Shuffler, stream_seed};
 use serde::Serialize;
 

@@ -65,7 +65,7 @@ fn false_alarms<S: Shuffler>(shuffler: &S) -> BTreeMap<String, (u64, u64)> {
             }
         }
         let config = JudgeConfig {
-            replicates: 199,
+            replicates: 99,
             seed,
         };
         let battery = judge_tallies(&tallies, ALPHA, &config).unwrap();
