@@ -15,7 +15,7 @@ use fairdeal::fairness::{
 };
 use fairdeal::rng::Backend;
 use fairdeal::rng::backend::{ChaCha12, Java};
-use fairdeal::{Biased, IndexSampler, Inplace, Lemire, Rng, SeedableRng, Shuffler, stream_seed};
+use fairdeal::{Biased, IndexSampler, Inplace, Lemire, Rng, Shuffler, stream_seed};
 use serde::Serialize;
 
 /// Arguments of `cargo xtask calibrate`.

@@ -522,7 +522,7 @@ fn write_text(out: &mut impl Write, report: &JsonReport) -> io::Result<()> {
         writeln!(
             out,
             "power: to catch one item landing at one position {:.1}% more often than fair \
-             ({:.0}% of the time), about {needed:.0} lines are needed ({}); these {} lines catch \
+             ({:.0}% of the time), about {needed:.0} lines are needed ({}); these {} catch \
              about {:.2}% or more",
             d.bias * 100.0,
             d.power * 100.0,
@@ -531,7 +531,7 @@ fn write_text(out: &mut impl Write, report: &JsonReport) -> io::Result<()> {
             } else {
                 "you have them".to_owned()
             },
-            report.lines,
+            plural(report.lines, "line", "lines"),
             now * 100.0
         )?;
     }
