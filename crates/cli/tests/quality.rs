@@ -101,7 +101,7 @@ fn audit_catches_the_biased_swap_from_its_output_alone() {
     assert!(p_of(&report, "position") < 1e-9);
     assert_eq!(report["decided_by"], "position");
     // The wrong-range swap moves elements too little: the over-represented cells say where.
-    let text = fairdeal_with_input(&["audit"], &input).ok().text();
+    let text = fairdeal_with_input(&["audit"], &input).verdict(3).text();
     assert!(
         text.contains("verdict: UNFAIR — decided by the position test"),
         "{text}"
@@ -200,7 +200,7 @@ fn audit_reads_card_names_commas_files_and_blank_lines() {
 
 #[test]
 fn malformed_audit_input_is_a_one_line_error_naming_the_line() {
-    let cases: [(&[u8], &str); 7] = [
+    let cases: [(&[u8], &str); 6] = [
         (b"a b c\nb c a\nc a\n", "line 3: 2 items, but line 1 has 3"),
         (b"a b c\nb c d\n", "line 2: item 'd' is not on line 1"),
         (b"a b c\n\nb b a\n", "line 3: item 'b' appears twice"),
@@ -269,7 +269,7 @@ fn compare_flags_java_and_passes_the_good_generators() {
             assert!(row.get(field).is_some(), "missing {field}");
         }
         assert!(row["ns_per_word"].as_f64().unwrap() > 0.0);
-        assert_eq!(row["tests"].as_array().unwrap().len(), 6);
+        assert_eq!(row["tests"].as_array().unwrap().len(), 8);
     }
     assert_eq!(rows[0]["fair"], false);
     assert!(
@@ -371,7 +371,7 @@ fn fairness_plots_are_bounded_heatmaps_and_only_svg() {
     fairdeal(&[
         "fairness", "--algo", "biased", "--n", "3", "--seed", "5", "--plot", p,
     ])
-    .ok();
+    .verdict(3);
     let svg = std::fs::read_to_string(&path).unwrap();
     assert_eq!(svg.matches("<title>").count(), 9);
     assert!(svg.contains("UNFAIR"));
