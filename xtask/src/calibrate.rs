@@ -229,14 +229,14 @@ struct CoinFlipSort(<ChaCha12 as Backend>::Rng);
 
 impl Source for CoinFlipSort {
     fn line(&mut self, deck: &mut [usize]) {
-        let rng = &mut self.0;
-        deck.sort_by(|_, _| {
-            if rng.next_u32() & 1 == 0 {
-                std::cmp::Ordering::Less
-            } else {
-                std::cmp::Ordering::Greater
+        // Insertion sort whose comparator flips a coin (std's sort rejects such comparators).
+        for i in 1..deck.len() {
+            let mut j = i;
+            while j > 0 && self.0.next_u32() & 1 == 0 {
+                deck.swap(j - 1, j);
+                j -= 1;
             }
-        });
+        }
     }
 }
 
