@@ -14,7 +14,7 @@ fn fair_lines(n: usize, lines: usize, seed: u64) -> Vec<Vec<usize>> {
         state = state
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
-        (((state >> 33) as u128 * bound as u128) >> 31) as usize
+        ((u128::from(state >> 33) * bound as u128) >> 31) as usize
     };
     (0..lines)
         .map(|_| {

@@ -252,6 +252,9 @@ impl BatteryReport {
 /// permutation test, which sees every order).
 pub const REPEAT_MIN_N: usize = crate::MAX_PERMUTATION_N + 1;
 
+/// A test's name and the tally that feeds it, as [`line_tallies`] returns them.
+pub type NamedTally = (TestName, Box<dyn Tally>);
+
 /// The tests that apply to permutations of `n` items read from anywhere, one tally each, in
 /// report order: the permutation test (`n <= 8`), the position test, the serial test
 /// (consecutive lines), the adjacency test (`n >= 3`) and, from [`REPEAT_MIN_N`] items, the
@@ -270,8 +273,8 @@ pub const REPEAT_MIN_N: usize = crate::MAX_PERMUTATION_N + 1;
 /// assert!(names.contains(&TestName::RepeatedHands5));
 /// # Ok::<(), fairdeal_fairness::FairnessError>(())
 /// ```
-pub fn line_tallies(n: usize) -> Result<Vec<(TestName, Box<dyn Tally>)>, FairnessError> {
-    let mut tallies: Vec<(TestName, Box<dyn Tally>)> = Vec::new();
+pub fn line_tallies(n: usize) -> Result<Vec<NamedTally>, FairnessError> {
+    let mut tallies: Vec<NamedTally> = Vec::new();
     if n <= crate::MAX_PERMUTATION_N {
         tallies.push((
             TestName::Permutation,
@@ -306,7 +309,7 @@ pub fn line_tallies(n: usize) -> Result<Vec<(TestName, Box<dyn Tally>)>, Fairnes
 ///
 /// [`FairnessError::ZeroTrials`] when no tally counted anything.
 pub fn judge_tallies(
-    tallies: &[(TestName, Box<dyn Tally>)],
+    tallies: &[NamedTally],
     alpha: f64,
     config: &JudgeConfig,
 ) -> Result<BatteryReport, FairnessError> {

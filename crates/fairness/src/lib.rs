@@ -130,8 +130,8 @@ mod tally;
 
 pub use adjacency::{AdjacencyTally, MIN_ADJACENCY_N, adjacency_test};
 pub use battery::{
-    BatteryConfig, BatteryReport, BatteryTest, REPEAT_MIN_N, TestName, Verdict, holm_adjusted,
-    judge_tallies, line_tallies, run_battery,
+    BatteryConfig, BatteryReport, BatteryTest, NamedTally, REPEAT_MIN_N, TestName, Verdict,
+    holm_adjusted, judge_tallies, line_tallies, run_battery,
 };
 pub use error::FairnessError;
 pub use judge::{
