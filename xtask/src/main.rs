@@ -19,6 +19,7 @@ only used for progress.
 
 mod baseline;
 mod bench;
+mod calibrate;
 mod catalogue;
 mod criterion;
 mod duel;
@@ -63,12 +64,18 @@ enum Task {
     /// if an algorithm's least-growing series shows another class than it declares (see
     /// docs/benchmarks.md), or if an algorithm × backend has no instruction count.
     Bench(bench::BenchArgs),
+    /// Calibrate the fairness judges: false-alarm rate of every `fairdeal audit` test on fair
+    /// data of many shapes (2–52 items × 2–100,000 lines) next to alpha, and power on known-bad
+    /// sources. Exits 1 if a test exceeds its alpha beyond sampling error or a bad source is
+    /// missed. Build optimised for the full table: `cargo xtask calibrate` takes minutes.
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Task::Bench(args) => bench::run(&args),
+        Task::Calibrate(args) => calibrate::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -38,9 +38,11 @@ pub(crate) fn usage(message: impl Into<String>) -> anyhow::Error {
 }
 
 /// The exit status for an error returned by a subcommand: 0 for a closed pipe (`| head` is not
-/// an error), 2 for a usage error, 1 for the rest.
+/// an error), a verdict's own status ([`crate::verdict`]), 2 for a usage error, 1 for the rest.
 pub(crate) fn exit_status(err: &anyhow::Error) -> u8 {
-    if is_broken_pipe(err) {
+    if let Some(verdict) = crate::verdict::of(err) {
+        verdict.code()
+    } else if is_broken_pipe(err) {
         0
     } else if err.chain().any(|cause| cause.is::<UsageError>()) {
         2

@@ -15,6 +15,7 @@
 
 mod cmd;
 mod common;
+mod verdict;
 
 use std::process::ExitCode;
 
@@ -93,7 +94,7 @@ fn main() -> ExitCode {
 /// its exit status.
 fn report(err: &anyhow::Error) -> ExitCode {
     let status = common::exit_status(err);
-    if status != 0 {
+    if status != 0 && verdict::of(err).is_none() {
         eprintln!("fairdeal: error: {}", common::one_line(err));
     }
     ExitCode::from(status)

@@ -8,9 +8,18 @@ mod common;
 use common::{fairdeal, scratch};
 use serde_json::Value;
 
+/// Runs a judge and parses its JSON; the exit status must match its verdict.
 fn json(args: &[&str]) -> Value {
-    let run = fairdeal(args).ok();
-    serde_json::from_slice(&run.stdout).expect("valid JSON")
+    let run = fairdeal(args);
+    let status = run.status;
+    let value: Value = serde_json::from_slice(&run.stdout).expect("valid JSON");
+    let expected = match value["verdict"].as_str() {
+        Some("unfair") => 3,
+        Some("insufficient") => 4,
+        _ => 0,
+    };
+    assert_eq!(status, Some(expected), "{value}");
+    value
 }
 
 #[test]
@@ -126,7 +135,7 @@ fn the_text_report_shows_counts_a_table_and_a_verdict() {
     );
     assert!(text.contains("verdict: FAIR"), "{text}");
     let text = fairdeal(&["fairness", "--algo", "biased", "--seed", "2"])
-        .ok()
+        .verdict(3)
         .text();
     assert!(text.contains("verdict: UNFAIR"), "{text}");
 }
@@ -138,7 +147,7 @@ fn plot_writes_an_svg_heatmap() {
     fairdeal(&[
         "fairness", "--algo", "biased", "--seed", "5", "--trials", "30000", "--plot", p,
     ])
-    .ok();
+    .verdict(3);
     let svg = std::fs::read_to_string(&path).unwrap();
     assert!(
         svg.trim_start().starts_with("<svg") || svg.trim_start().starts_with("<?xml"),
@@ -243,4 +252,27 @@ fn every_sampler_passes_and_is_reported() {
         .ok()
         .text();
     assert!(text.contains("with chacha12, sampler lemire"), "{text}");
+}
+
+/// The exit statuses gate scripts: 0 fair, 3 unfair, 4 insufficient; documented in --help.
+#[test]
+fn verdicts_have_their_own_exit_statuses() {
+    fairdeal(&["fairness", "--seed", "1", "--trials", "30000"]).verdict(0);
+    fairdeal(&["fairness", "--algo", "biased", "--seed", "1"]).verdict(3);
+    let text = fairdeal(&["fairness", "--n", "8", "--trials", "100", "--seed", "42"])
+        .verdict(4)
+        .text();
+    assert!(
+        text.contains("INSUFFICIENT") && text.contains("201600"),
+        "{text}"
+    );
+    let text = fairdeal(&["fairness", "--n", "3", "--trials", "1", "--seed", "1"])
+        .verdict(4)
+        .text();
+    assert!(text.contains(", 1 shuffle, "), "{text}");
+    let help = fairdeal(&["fairness", "--help"]).ok().text();
+    assert!(
+        help.contains("Exit status: 0 fair; 3 unfair; 4 insufficient"),
+        "{help}"
+    );
 }

@@ -44,9 +44,19 @@ fn numbers(i: usize) -> String {
     i.to_string()
 }
 
+/// Audits `input` as JSON; the exit status must be the verdict's (0 fair, 3 unfair, 4
+/// insufficient).
 fn audit_json(input: &[u8]) -> Value {
-    let run = fairdeal_with_input(&["audit", "--json"], input).ok();
-    serde_json::from_slice(&run.stdout).expect("valid JSON")
+    let run = fairdeal_with_input(&["audit", "--json"], input);
+    let status = run.status;
+    let report: Value = serde_json::from_slice(&run.stdout).expect("valid JSON");
+    let expected = match report["verdict"].as_str() {
+        Some("unfair") => 3,
+        Some("insufficient") => 4,
+        _ => 0,
+    };
+    assert_eq!(status, Some(expected), "{report}");
+    report
 }
 
 fn p_of(report: &Value, test: &str) -> f64 {
@@ -91,7 +101,7 @@ fn audit_catches_the_biased_swap_from_its_output_alone() {
     assert!(p_of(&report, "position") < 1e-9);
     assert_eq!(report["decided_by"], "position");
     // The wrong-range swap moves elements too little: the over-represented cells say where.
-    let text = fairdeal_with_input(&["audit"], &input).ok().text();
+    let text = fairdeal_with_input(&["audit"], &input).verdict(3).text();
     assert!(
         text.contains("verdict: UNFAIR — decided by the position test"),
         "{text}"
@@ -190,19 +200,23 @@ fn audit_reads_card_names_commas_files_and_blank_lines() {
 
 #[test]
 fn malformed_audit_input_is_a_one_line_error_naming_the_line() {
-    let cases: [(&[u8], &str); 7] = [
+    let cases: [(&[u8], &str); 6] = [
         (b"a b c\nb c a\nc a\n", "line 3: 2 items, but line 1 has 3"),
         (b"a b c\nb c d\n", "line 2: item 'd' is not on line 1"),
         (b"a b c\n\nb b a\n", "line 3: item 'b' appears twice"),
         (b"a b a\n", "line 1: item 'a' appears twice"),
         (b"x\nx\n", "line 1 has 1 item(s)"),
         (b"", "no permutations"),
-        (b"1 2 3\n", "1 permutation"),
     ];
     for (input, expected) in cases {
         let line = fairdeal_with_input(&["audit"], input).error();
         assert!(line.contains(expected), "{line:?} lacks {expected:?}");
     }
+    // One line is not an error but too little to judge.
+    let text = fairdeal_with_input(&["audit"], b"1 2 3\n")
+        .verdict(4)
+        .text();
+    assert!(text.contains("1 permutation of 3 items"), "{text}");
     let mut long = b"1 2\n".to_vec();
     long.extend(std::iter::repeat_n(b'x', (1 << 20) + 10));
     let line = fairdeal_with_input(&["audit"], &long).error();
@@ -232,7 +246,7 @@ fn compare_flags_java_and_passes_the_good_generators() {
         "1",
         "--json",
     ])
-    .ok();
+    .verdict(3);
     let report: Value = serde_json::from_slice(&run.stdout).unwrap();
     assert_eq!(report["seed"], 1);
     assert_eq!(report["seed_from_os"], false);
@@ -255,7 +269,7 @@ fn compare_flags_java_and_passes_the_good_generators() {
             assert!(row.get(field).is_some(), "missing {field}");
         }
         assert!(row["ns_per_word"].as_f64().unwrap() > 0.0);
-        assert_eq!(row["tests"].as_array().unwrap().len(), 6);
+        assert_eq!(row["tests"].as_array().unwrap().len(), 8);
     }
     assert_eq!(rows[0]["fair"], false);
     assert!(
@@ -284,7 +298,7 @@ fn compare_prints_a_table_and_writes_heatmaps() {
         "--plot",
         dir.to_str().unwrap(),
     ])
-    .ok();
+    .verdict(3);
     let text = run.text();
     assert!(text.contains("UNFAIR (seeds-"), "{text}");
     assert!(text.contains("seeds-consecutive"), "{text}");
@@ -346,7 +360,7 @@ fn fairness_plots_are_bounded_heatmaps_and_only_svg() {
     fairdeal(&[
         "fairness", "--n", "1024", "--trials", "3", "--seed", "1", "--plot", p,
     ])
-    .ok();
+    .verdict(4);
     let svg = std::fs::read_to_string(&path).unwrap();
     assert!(svg.len() < 2_000_000, "{} bytes", svg.len());
     assert_eq!(svg.matches("<title>").count(), 64 * 64);
@@ -357,7 +371,7 @@ fn fairness_plots_are_bounded_heatmaps_and_only_svg() {
     fairdeal(&[
         "fairness", "--algo", "biased", "--n", "3", "--seed", "5", "--plot", p,
     ])
-    .ok();
+    .verdict(3);
     let svg = std::fs::read_to_string(&path).unwrap();
     assert_eq!(svg.matches("<title>").count(), 9);
     assert!(svg.contains("UNFAIR"));

@@ -2,8 +2,9 @@
 
 use fairdeal_core::{Rng, Shuffler};
 
-use crate::stats::{check_trials, chi_square_p_value};
-use crate::tally::AdjacencyTally;
+use crate::position::MAX_POSITION_N;
+use crate::stats::chi_square_p_value;
+use crate::tally::{check_permutation, check_size, impl_tally, tally_shuffles};
 use crate::{FairnessError, FairnessReport, TestKind};
 
 /// Shuffles `[0, n)` `trials` times and tests how often each element `b` comes right after
@@ -63,15 +64,10 @@ where
     R: Rng + ?Sized,
 {
     let mut tally = AdjacencyTally::new(n)?;
-    check_trials(trials, n)?;
-    let mut deck: Vec<usize> = (0..n).collect();
-    for _ in 0..trials {
-        for (slot, value) in deck.iter_mut().zip(0..) {
-            *slot = value;
-        }
-        shuffler.shuffle(&mut deck, rng);
-        tally.add(&deck)?;
-    }
+    tally_shuffles(&mut tally, n, trials, |deck| {
+        shuffler.shuffle(deck, rng);
+        Ok(())
+    })?;
     tally.report()
 }
 
@@ -106,3 +102,79 @@ pub(crate) fn adjacency_report(n: usize, trials: u64, counts: Vec<u64>) -> Fairn
         p_value: chi_square_p_value(chi2, df),
     }
 }
+
+/// Counts which element follows which, reading each permutation as a cycle (the last element
+/// is followed by the first), for the adjacency test (`3 <= n <= 1024`).
+///
+/// `counts[a * n + b]` is how often `b` came right after `a`; the diagonal stays 0. See
+/// [`adjacency_test`](crate::adjacency_test) for the statistic.
+///
+/// ```
+/// use fairdeal_fairness::AdjacencyTally;
+/// let mut tally = AdjacencyTally::new(3)?;
+/// tally.add(&[0, 1, 2])?; // 0→1, 1→2, 2→0
+/// assert_eq!(tally.report()?.counts, [0, 1, 0, 0, 0, 1, 1, 0, 0]);
+/// # Ok::<(), fairdeal_fairness::FairnessError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct AdjacencyTally {
+    n: usize,
+    trials: u64,
+    counts: Vec<u64>,
+    seen: Vec<bool>,
+}
+
+/// The smallest `n` the adjacency test accepts: below 3 every cycle is the same.
+pub const MIN_ADJACENCY_N: usize = 3;
+
+impl AdjacencyTally {
+    /// An empty `n × n` successor tally.
+    ///
+    /// # Errors
+    ///
+    /// [`FairnessError::SizeOutOfRange`] unless `3 <= n <= 1024`.
+    pub fn new(n: usize) -> Result<Self, FairnessError> {
+        check_size(TestKind::Adjacency, n, MIN_ADJACENCY_N, MAX_POSITION_N)?;
+        Ok(Self {
+            n,
+            trials: 0,
+            counts: vec![0; n * n],
+            seen: vec![false; n],
+        })
+    }
+
+    /// Counts the `n` (cyclic) successions of one permutation.
+    ///
+    /// # Errors
+    ///
+    /// [`FairnessError::NotAPermutation`] unless `perm` is an ordering of `[0, n)`.
+    pub fn add(&mut self, perm: &[usize]) -> Result<(), FairnessError> {
+        check_permutation(perm, self.n, &mut self.seen)?;
+        let mut previous = perm[self.n - 1];
+        for &next in perm {
+            self.counts[previous * self.n + next] += 1;
+            previous = next;
+        }
+        self.trials += 1;
+        Ok(())
+    }
+
+    /// How many permutations were counted.
+    pub fn trials(&self) -> u64 {
+        self.trials
+    }
+
+    /// The adjacency test's report.
+    ///
+    /// # Errors
+    ///
+    /// [`FairnessError::ZeroTrials`] before the first [`add`](Self::add).
+    pub fn report(&self) -> Result<FairnessReport, FairnessError> {
+        if self.trials == 0 {
+            return Err(FairnessError::ZeroTrials);
+        }
+        Ok(adjacency_report(self.n, self.trials, self.counts.clone()))
+    }
+}
+
+impl_tally!(AdjacencyTally);

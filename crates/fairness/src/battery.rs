@@ -7,9 +7,40 @@ use fairdeal_core::{Rng, Shuffler, stream_seed};
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    FairnessError, FairnessReport, PASS_THRESHOLD, SeedPattern, adjacency_test, permutation_test,
-    position_test, seed_sequence_test, serial_test,
+    FairnessError, FairnessReport, JudgeConfig, Judgement, PASS_THRESHOLD, PValueMethod,
+    SeedPattern, Tally, TestKind, adjacency_test, permutation_test, position_test,
+    seed_sequence_test, serial_test,
 };
+
+/// A battery's verdict. Serialized as `"fair"`, `"unfair"` or `"insufficient"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// No test rejects, and at least one distribution test could have.
+    Fair,
+    /// Some test rejects at the family-wise level.
+    Unfair,
+    /// No test rejects, and no distribution test (anything but the repeat tests) had the power
+    /// to: too few samples to judge.
+    Insufficient,
+}
+
+impl Verdict {
+    /// `"fair"`, `"unfair"` or `"insufficient"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Fair => "fair",
+            Self::Unfair => "unfair",
+            Self::Insufficient => "insufficient",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// The tests of the battery, in the order they run and are reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -29,6 +60,12 @@ pub enum TestName {
     Serial,
     /// Which element follows which ([`adjacency_test`]).
     Adjacency,
+    /// Whole orders that repeat an earlier one ([`repeat_test`](crate::repeat_test), `k = n`).
+    RepeatedOrders,
+    /// Leading 5-item hands that repeat an earlier one ([`repeat_test`](crate::repeat_test), `k = 5`).
+    RepeatedHands5,
+    /// Leading 7-item hands that repeat an earlier one ([`repeat_test`](crate::repeat_test), `k = 7`).
+    RepeatedHands7,
 }
 
 impl TestName {
@@ -45,6 +82,9 @@ impl TestName {
             Self::SeedsOneBitApart => "seeds-one-bit-apart",
             Self::Serial => "serial",
             Self::Adjacency => "adjacency",
+            Self::RepeatedOrders => "repeated-orders",
+            Self::RepeatedHands5 => "repeated-5-hands",
+            Self::RepeatedHands7 => "repeated-7-hands",
         }
     }
 }
@@ -89,9 +129,14 @@ pub struct BatteryTest {
     pub name: TestName,
     /// Its counts, statistic, degrees of freedom and upper-tail p-value.
     pub report: FairnessReport,
-    /// The two-sided p-value ([`FairnessReport::two_sided_p_value`]): the battery flags counts
-    /// that are too even as well as too uneven.
+    /// How its p-value was computed ([`FairnessReport::judge`]).
+    pub judgement: Judgement,
+    /// The valid p-value ([`Judgement::p_value`]): two-sided where that is valid, so the
+    /// battery flags counts that are too even as well as too uneven.
     pub p_value: f64,
+    /// Whether this test could reject at all at this size (its smallest possible p-value,
+    /// times the number of tests, is at most `alpha`).
+    pub has_power: bool,
     /// The p-value after Holm's correction over all the battery's tests.
     pub adjusted_p: f64,
     /// `adjusted_p > alpha`.
@@ -105,8 +150,12 @@ pub struct BatteryReport {
     pub tests: Vec<BatteryTest>,
     /// The family-wise significance level (the adjusted p-values are compared with it).
     pub alpha: f64,
-    /// `true` when no test's adjusted p-value is at or below `alpha`.
+    /// `true` when the verdict is [`Verdict::Fair`].
     pub fair: bool,
+    /// Fair, unfair, or insufficient (no distribution test had the power to reject).
+    pub verdict: Verdict,
+    /// When insufficient: about how many samples the distribution tests need.
+    pub samples_needed: Option<u64>,
     /// The test with the smallest adjusted p-value: the one that decided an unfair verdict
     /// (or came closest to it).
     pub decided_by: Option<TestName>,
@@ -131,15 +180,29 @@ impl BatteryReport {
     /// assert!(battery.tests[0].fair);
     /// ```
     pub fn from_reports(reports: Vec<(TestName, FairnessReport)>, alpha: f64) -> Self {
-        let p_values: Vec<f64> = reports.iter().map(|(_, r)| r.two_sided_p_value()).collect();
+        Self::judged(reports, alpha, &JudgeConfig::default())
+    }
+
+    /// As [`from_reports`](Self::from_reports), with the Monte Carlo replicates and seed of
+    /// `config` for the tests whose tables are too sparse for the chi-square rule.
+    pub fn judged(
+        reports: Vec<(TestName, FairnessReport)>,
+        alpha: f64,
+        config: &JudgeConfig,
+    ) -> Self {
+        let judgements: Vec<Judgement> = reports.iter().map(|(_, r)| r.judge(config)).collect();
+        let p_values: Vec<f64> = judgements.iter().map(|j| j.p_value).collect();
         let adjusted = holm_adjusted(&p_values);
+        let m = reports.len().max(1) as f64;
         let tests: Vec<BatteryTest> = reports
             .into_iter()
-            .zip(p_values.into_iter().zip(adjusted))
-            .map(|((name, report), (p_value, adjusted_p))| BatteryTest {
+            .zip(judgements.into_iter().zip(adjusted))
+            .map(|((name, report), (judgement, adjusted_p))| BatteryTest {
                 name,
                 report,
-                p_value,
+                p_value: judgement.p_value,
+                has_power: judgement.min_p_value * m <= alpha,
+                judgement,
                 adjusted_p,
                 fair: adjusted_p > alpha,
             })
@@ -148,8 +211,31 @@ impl BatteryReport {
             .iter()
             .min_by(|a, b| a.adjusted_p.total_cmp(&b.adjusted_p))
             .map(|t| t.name);
+        let distribution = || tests.iter().filter(|t| t.report.test != TestKind::Repeat);
+        let verdict = if !tests.iter().all(|t| t.fair) {
+            Verdict::Unfair
+        } else if distribution().any(|t| t.has_power) {
+            Verdict::Fair
+        } else {
+            Verdict::Insufficient
+        };
+        let samples_needed = (verdict == Verdict::Insufficient)
+            .then(|| {
+                distribution()
+                    .filter_map(|t| {
+                        // Two outcomes: the most extreme table has p = 2^(2 - T), which must
+                        // reach alpha / m.
+                        let binomial = (t.judgement.method == PValueMethod::ExactBinomial)
+                            .then(|| (2.0 + (m / alpha).log2()).ceil() as u64);
+                        t.judgement.samples_needed.or(binomial)
+                    })
+                    .min()
+            })
+            .flatten();
         Self {
-            fair: tests.iter().all(|t| t.fair),
+            fair: verdict == Verdict::Fair,
+            verdict,
+            samples_needed,
             tests,
             alpha,
             decided_by,
@@ -160,6 +246,83 @@ impl BatteryReport {
     pub fn test(&self, name: TestName) -> Option<&BatteryTest> {
         self.tests.iter().find(|t| t.name == name)
     }
+}
+
+/// Decks above this many items get the repeat tests in [`line_tallies`] (smaller ones have the
+/// permutation test, which sees every order).
+pub const REPEAT_MIN_N: usize = crate::MAX_PERMUTATION_N + 1;
+
+/// A test's name and the tally that feeds it, as [`line_tallies`] returns them.
+pub type NamedTally = (TestName, Box<dyn Tally>);
+
+/// The tests that apply to permutations of `n` items read from anywhere, one tally each, in
+/// report order: the permutation test (`n <= 8`), the position test, the serial test
+/// (consecutive lines), the adjacency test (`n >= 3`) and, from [`REPEAT_MIN_N`] items, the
+/// repeat tests (whole orders, leading 5- and 7-item hands). `fairdeal audit` feeds these its
+/// lines; `cargo xtask calibrate` feeds them fair and broken sources. Judge them with
+/// [`judge_tallies`].
+///
+/// # Errors
+///
+/// [`FairnessError::SizeOutOfRange`] unless `2 <= n <= 1024`.
+///
+/// ```
+/// use fairdeal_fairness::{line_tallies, TestName};
+/// let names: Vec<TestName> = line_tallies(52)?.iter().map(|(name, _)| *name).collect();
+/// assert_eq!(names[0], TestName::Position);
+/// assert!(names.contains(&TestName::RepeatedHands5));
+/// # Ok::<(), fairdeal_fairness::FairnessError>(())
+/// ```
+pub fn line_tallies(n: usize) -> Result<Vec<NamedTally>, FairnessError> {
+    let mut tallies: Vec<NamedTally> = Vec::new();
+    if n <= crate::MAX_PERMUTATION_N {
+        tallies.push((
+            TestName::Permutation,
+            Box::new(crate::PermutationTally::new(n)?),
+        ));
+    }
+    tallies.push((TestName::Position, Box::new(crate::PositionTally::new(n)?)));
+    tallies.push((TestName::Serial, Box::new(crate::SerialTally::new(n)?)));
+    if n >= crate::MIN_ADJACENCY_N {
+        tallies.push((
+            TestName::Adjacency,
+            Box::new(crate::AdjacencyTally::new(n)?),
+        ));
+    }
+    if n >= REPEAT_MIN_N {
+        for (name, k) in [
+            (TestName::RepeatedOrders, n),
+            (TestName::RepeatedHands5, 5),
+            (TestName::RepeatedHands7, 7),
+        ] {
+            tallies.push((name, Box::new(crate::RepeatTally::new(n, k)?)));
+        }
+    }
+    Ok(tallies)
+}
+
+/// The battery verdict over `tallies` at family-wise level `alpha`: every tally that counted
+/// something (the serial test needs two permutations) is reported and judged
+/// ([`BatteryReport::judged`]).
+///
+/// # Errors
+///
+/// [`FairnessError::ZeroTrials`] when no tally counted anything.
+pub fn judge_tallies(
+    tallies: &[NamedTally],
+    alpha: f64,
+    config: &JudgeConfig,
+) -> Result<BatteryReport, FairnessError> {
+    let mut reports = Vec::with_capacity(tallies.len());
+    for (name, tally) in tallies {
+        if tally.trials() > 0 {
+            reports.push((*name, tally.report()?));
+        }
+    }
+    if reports.is_empty() {
+        return Err(FairnessError::ZeroTrials);
+    }
+    Ok(BatteryReport::judged(reports, alpha, config))
 }
 
 /// How big the battery's samples are. The defaults run in well under a second per generator
@@ -210,7 +373,7 @@ impl Default for BatteryConfig {
 /// let config = BatteryConfig { small_trials: 24_000, deck_trials: 2_000, seeds: 2_400,
 ///     ..BatteryConfig::default() };
 /// let battery = run_battery(&Inplace::new(), rand_pcg::Pcg64::seed_from_u64, 7, &config)?;
-/// assert_eq!(battery.tests.len(), 6);
+/// assert_eq!(battery.tests.len(), 8);
 /// assert!(battery.fair);
 /// # Ok::<(), fairdeal_fairness::FairnessError>(())
 /// ```
@@ -272,5 +435,20 @@ where
             &mut make_rng(stream_seed(seed, 3)),
         )?,
     ));
+    // Repeated deals: the first shuffle of each of `seeds` consecutive seeds (one seed per
+    // game, as a dealer reseeding per hand would), whole orders and leading 5-card hands.
+    for (name, k) in [
+        (TestName::RepeatedOrders, deck),
+        (TestName::RepeatedHands5, 5.min(deck)),
+    ] {
+        let mut tally = crate::RepeatTally::new(deck, k)?;
+        let mut index = 0;
+        crate::tally::tally_shuffles(&mut tally, deck, config.seeds, |cards| {
+            shuffler.shuffle(cards, &mut make_rng(seed.wrapping_add(index)));
+            index += 1;
+            Ok(())
+        })?;
+        reports.push((name, tally.report()?));
+    }
     Ok(BatteryReport::from_reports(reports, PASS_THRESHOLD))
 }

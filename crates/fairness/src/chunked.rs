@@ -2,10 +2,13 @@
 
 use fairdeal_core::{Rng, Shard, Shuffler, stream_seed};
 
-use crate::permutation::{MAX_PERMUTATION_N, MIN_PERMUTATION_N, count_orders, permutation_report};
-use crate::position::{MAX_POSITION_N, MIN_POSITION_N, count_positions, position_report};
+use crate::permutation::{
+    MAX_PERMUTATION_N, MIN_PERMUTATION_N, PermutationTally, permutation_report,
+};
+use crate::position::{MAX_POSITION_N, MIN_POSITION_N, PositionTally, position_report};
 use crate::rank::factorial;
 use crate::stats::check_trials;
+use crate::tally::{Tally, tally_shuffles};
 use crate::{FairnessError, FairnessReport, TestKind};
 
 /// Shuffles per chunk of a [`chunk_seeded_test`]: chunk `c` shuffles with
@@ -103,20 +106,23 @@ where
             })?,
         None => 0..chunks,
     };
-    let mut counts = vec![0u64; cells];
+    // One tally over every chunk of the range, each chunk on its own seeded stream.
+    let mut tally: Box<dyn Tally> = match run.test {
+        TestKind::Permutation => Box::new(PermutationTally::new(run.n)?),
+        _ => Box::new(PositionTally::new(run.n)?),
+    };
     let mut done = 0;
     for chunk in range {
         let trials = CHUNK_TRIALS.min(run.trials - chunk * CHUNK_TRIALS);
         let mut rng = make_rng(stream_seed(run.seed, chunk));
-        match run.test {
-            TestKind::Permutation => count_orders(shuffler, run.n, trials, &mut rng, &mut counts)?,
-            _ => count_positions(run.n, run.n, trials, &mut counts, |deck| {
-                shuffler.shuffle(deck, &mut rng);
-                Ok(())
-            })?,
-        }
+        tally_shuffles(tally.as_mut(), run.n, trials, |deck| {
+            shuffler.shuffle(deck, &mut rng);
+            Ok(())
+        })?;
         done += trials;
     }
+    let counts = tally.report()?.counts;
+    debug_assert_eq!(counts.len(), cells);
     report_from_counts(run.test, run.n, done, counts)
 }
 

@@ -122,32 +122,40 @@ mod adjacency;
 mod battery;
 mod chunked;
 mod error;
+mod judge;
 mod lines;
 mod permutation;
 mod position;
 mod power;
 mod rank;
+mod repeat;
 mod report;
 mod sequence;
 mod stats;
 mod tally;
 
-pub use adjacency::adjacency_test;
+pub use adjacency::{AdjacencyTally, MIN_ADJACENCY_N, adjacency_test};
 pub use battery::{
-    BatteryConfig, BatteryReport, BatteryTest, TestName, holm_adjusted, run_battery,
+    BatteryConfig, BatteryReport, BatteryTest, NamedTally, REPEAT_MIN_N, TestName, Verdict,
+    holm_adjusted, judge_tallies, line_tallies, run_battery,
 };
 pub use chunked::{CHUNK_TRIALS, ChunkedRun, chunk_seeded_test, report_from_counts};
 pub use error::FairnessError;
+pub use judge::{
+    DEFAULT_REPLICATES, JudgeConfig, Judgement, MIN_REPLICATES, MONTE_CARLO_BUDGET, PValueMethod,
+    TWO_SIDED_MIN_DF,
+};
 pub use lines::{LineError, MAX_LINE_BYTES, PermutationParser, show_item, split_items};
-pub use permutation::{MAX_PERMUTATION_N, MIN_PERMUTATION_N, permutation_test};
-pub use position::{MAX_POSITION_N, MIN_POSITION_N, position_test, prefix_position_test};
+pub use permutation::{MAX_PERMUTATION_N, MIN_PERMUTATION_N, PermutationTally, permutation_test};
+pub use position::{
+    MAX_POSITION_N, MIN_POSITION_N, PositionTally, position_test, prefix_position_test,
+};
 pub use power::position_trials_needed;
 pub use rank::{MAX_RANK_N, factorial, rank_permutation, unrank_permutation};
+pub use repeat::{MAX_REPEAT_LINES, RepeatTally, repeat_test};
 pub use report::{FairnessReport, MIN_EXPECTED_COUNT, PASS_THRESHOLD, TestKind};
-pub use sequence::{SeedPattern, seed_sequence_test, serial_test};
-pub use tally::{
-    AdjacencyTally, MIN_ADJACENCY_N, OrderTally, PermutationTally, PositionTally, SerialTally,
-};
+pub use sequence::{OrderTally, SeedPattern, SerialTally, seed_sequence_test, serial_test};
+pub use tally::Tally;
 
 #[cfg(test)]
 mod tests;

@@ -83,13 +83,34 @@ pub enum LineError {
 
 /// Splits a line into its items: the runs of bytes other than ASCII whitespace and commas.
 ///
+/// A line written as a Python list or a JSON array — `[0, 1, 2]`, `['As', 'Kd']`,
+/// `["As","Kd"]` — reads as its elements: one pair of brackets around the whole line is
+/// dropped, and so is one pair of matching quotes around an item.
+///
 /// ```
 /// let items: Vec<&[u8]> = fairdeal_fairness::split_items(b" As,Kd\t10c ,, x\r\n").collect();
 /// assert_eq!(items, [&b"As"[..], b"Kd", b"10c", b"x"]);
+/// let items: Vec<&[u8]> = fairdeal_fairness::split_items(b"['As', \"Kd\", 3]").collect();
+/// assert_eq!(items, [&b"As"[..], b"Kd", b"3"]);
 /// ```
 pub fn split_items(line: &[u8]) -> impl Iterator<Item = &[u8]> {
-    line.split(|&b| b.is_ascii_whitespace() || b == b',')
+    let trimmed = line.trim_ascii();
+    let inner = trimmed
+        .strip_prefix(b"[")
+        .and_then(|rest| rest.strip_suffix(b"]"))
+        .unwrap_or(trimmed);
+    inner
+        .split(|&b| b.is_ascii_whitespace() || b == b',')
+        .map(unquote)
         .filter(|item| !item.is_empty())
+}
+
+/// An item without one pair of matching surrounding quotes (`'As'`, `"As"`).
+fn unquote(item: &[u8]) -> &[u8] {
+    match item {
+        [open @ (b'"' | b'\''), middle @ .., close] if open == close => middle,
+        _ => item,
+    }
 }
 
 /// An item as an error message or a report shows it: lossy UTF-8, at most 40 characters.

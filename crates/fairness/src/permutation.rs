@@ -3,7 +3,8 @@
 use fairdeal_core::{Rng, Shuffler};
 
 use crate::rank::{factorial, lehmer_rank};
-use crate::stats::{check_trials, chi_square_p_value};
+use crate::stats::chi_square_p_value;
+use crate::tally::{check_size, impl_tally, tally_shuffles};
 use crate::{FairnessError, FairnessReport, TestKind};
 
 /// The smallest `n` the permutation test accepts (`1!` has a single order: nothing to test).
@@ -55,50 +56,12 @@ where
     S: Shuffler + ?Sized,
     R: Rng + ?Sized,
 {
-    if !(MIN_PERMUTATION_N..=MAX_PERMUTATION_N).contains(&n) {
-        return Err(FairnessError::SizeOutOfRange {
-            test: TestKind::Permutation,
-            n,
-            min: MIN_PERMUTATION_N,
-            max: MAX_PERMUTATION_N,
-        });
-    }
-    check_trials(trials, n)?;
-    // n <= 8, so n! <= 40,320 fits everywhere.
-    let orders = factorial(n).unwrap_or(u64::MAX) as usize;
-    let mut counts = vec![0u64; orders];
-    count_orders(shuffler, n, trials, rng, &mut counts)?;
-    Ok(permutation_report(n, trials, counts))
-}
-
-/// Shuffles `[0, n)` `trials` times and adds one to `counts[rank]` of each order (`counts`
-/// holds `n!` cells, `n <= 8`).
-pub(crate) fn count_orders<S, R>(
-    shuffler: &S,
-    n: usize,
-    trials: u64,
-    rng: &mut R,
-    counts: &mut [u64],
-) -> Result<(), FairnessError>
-where
-    S: Shuffler + ?Sized,
-    R: Rng + ?Sized,
-{
-    let mut deck = [0usize; MAX_PERMUTATION_N];
-    let deck = deck
-        .get_mut(..n)
-        .ok_or(FairnessError::NotAPermutation { n })?;
-    for _ in 0..trials {
-        for (slot, value) in deck.iter_mut().zip(0..) {
-            *slot = value;
-        }
+    let mut tally = PermutationTally::new(n)?;
+    tally_shuffles(&mut tally, n, trials, |deck| {
         shuffler.shuffle(deck, rng);
-        let cell = lehmer_rank(deck)
-            .and_then(|rank| counts.get_mut(rank as usize))
-            .ok_or(FairnessError::NotAPermutation { n })?;
-        *cell += 1;
-    }
-    Ok(())
+        Ok(())
+    })?;
+    tally.report()
 }
 
 /// The chi-square report of `n!` order counts (index = lexicographic rank) from `trials`
@@ -124,3 +87,85 @@ pub(crate) fn permutation_report(n: usize, trials: u64, counts: Vec<u64>) -> Fai
         p_value: chi_square_p_value(chi2, df),
     }
 }
+
+/// Counts whole orders of `[0, n)` (`2 <= n <= 8`) for the permutation test.
+///
+/// ```
+/// use fairdeal_fairness::PermutationTally;
+/// let mut tally = PermutationTally::new(3)?;
+/// for perm in [[0, 1, 2], [2, 1, 0], [1, 0, 2], [0, 2, 1], [1, 2, 0], [2, 0, 1]] {
+///     tally.add(&perm)?;
+/// }
+/// let report = tally.report()?;
+/// assert_eq!(report.chi2, 0.0); // every order exactly once
+/// assert!(tally.add(&[0, 0, 1]).is_err());
+/// # Ok::<(), fairdeal_fairness::FairnessError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct PermutationTally {
+    n: usize,
+    trials: u64,
+    counts: Vec<u64>,
+}
+
+impl PermutationTally {
+    /// An empty tally for orders of `[0, n)`.
+    ///
+    /// # Errors
+    ///
+    /// [`FairnessError::SizeOutOfRange`] unless `2 <= n <= 8`.
+    pub fn new(n: usize) -> Result<Self, FairnessError> {
+        check_size(
+            TestKind::Permutation,
+            n,
+            MIN_PERMUTATION_N,
+            MAX_PERMUTATION_N,
+        )?;
+        let orders = factorial(n).unwrap_or(1) as usize;
+        Ok(Self {
+            n,
+            trials: 0,
+            counts: vec![0; orders],
+        })
+    }
+
+    /// Counts one order.
+    ///
+    /// # Errors
+    ///
+    /// [`FairnessError::NotAPermutation`] unless `perm` is an ordering of `[0, n)`; nothing is
+    /// counted then.
+    pub fn add(&mut self, perm: &[usize]) -> Result<(), FairnessError> {
+        let n = self.n;
+        let rank = (perm.len() == n)
+            .then(|| lehmer_rank(perm))
+            .flatten()
+            .ok_or(FairnessError::NotAPermutation { n })?;
+        let cell = self
+            .counts
+            .get_mut(rank as usize)
+            .ok_or(FairnessError::NotAPermutation { n })?;
+        *cell += 1;
+        self.trials += 1;
+        Ok(())
+    }
+
+    /// How many orders were counted.
+    pub fn trials(&self) -> u64 {
+        self.trials
+    }
+
+    /// The permutation test's report over the orders counted so far.
+    ///
+    /// # Errors
+    ///
+    /// [`FairnessError::ZeroTrials`] before the first [`add`](Self::add).
+    pub fn report(&self) -> Result<FairnessReport, FairnessError> {
+        if self.trials == 0 {
+            return Err(FairnessError::ZeroTrials);
+        }
+        Ok(permutation_report(self.n, self.trials, self.counts.clone()))
+    }
+}
+
+impl_tally!(PermutationTally);

@@ -2,7 +2,8 @@
 
 use fairdeal_core::{Rng, Shuffler};
 
-use crate::stats::{check_trials, chi_square_p_value};
+use crate::stats::chi_square_p_value;
+use crate::tally::{check_permutation, check_size, impl_tally, tally_shuffles};
 use crate::{FairnessError, FairnessReport, TestKind};
 
 /// The smallest `n` the position tests accept.
@@ -59,13 +60,12 @@ where
     S: Shuffler + ?Sized,
     R: Rng + ?Sized,
 {
-    check_position_args(TestKind::Position, n, n, trials)?;
-    let mut counts = vec![0u64; n * n];
-    count_positions(n, n, trials, &mut counts, |deck| {
+    let mut tally = PositionTally::new(n)?;
+    tally_shuffles(&mut tally, n, trials, |deck| {
         shuffler.shuffle(deck, rng);
         Ok(())
     })?;
-    Ok(position_report(TestKind::Position, n, n, trials, counts))
+    tally.report()
 }
 
 /// Calls [`Shuffler::shuffle_prefix`] with `k` on `[0, n)` `trials` times and tests the `n × k`
@@ -106,61 +106,13 @@ where
     S: Shuffler + ?Sized,
     R: Rng + ?Sized,
 {
-    check_position_args(TestKind::Prefix, n, k, trials)?;
-    let mut counts = vec![0u64; n * k];
-    count_positions(n, k, trials, &mut counts, |deck| {
+    let mut tally = PositionTally::prefix(n, k)?;
+    tally_shuffles(&mut tally, n, trials, |deck| {
         shuffler
             .shuffle_prefix(deck, k, rng)
             .map_err(|_| FairnessError::PrefixOutOfRange { k, n })
     })?;
-    Ok(position_report(TestKind::Prefix, n, k, trials, counts))
-}
-
-pub(crate) fn check_position_args(
-    test: TestKind,
-    n: usize,
-    k: usize,
-    trials: u64,
-) -> Result<(), FairnessError> {
-    if !(MIN_POSITION_N..=MAX_POSITION_N).contains(&n) {
-        return Err(FairnessError::SizeOutOfRange {
-            test,
-            n,
-            min: MIN_POSITION_N,
-            max: MAX_POSITION_N,
-        });
-    }
-    if !(1..=n).contains(&k) {
-        return Err(FairnessError::PrefixOutOfRange { k, n });
-    }
-    check_trials(trials, n)
-}
-
-/// Runs `trials` shuffles of a fresh `[0, n)` and adds element × position over the first `k`
-/// positions into `counts` (row-major, `k` columns).
-pub(crate) fn count_positions(
-    n: usize,
-    k: usize,
-    trials: u64,
-    counts: &mut [u64],
-    mut shuffle: impl FnMut(&mut [usize]) -> Result<(), FairnessError>,
-) -> Result<(), FairnessError> {
-    let mut deck = vec![0usize; n];
-    for _ in 0..trials {
-        for (slot, value) in deck.iter_mut().zip(0..) {
-            *slot = value;
-        }
-        shuffle(&mut deck)?;
-        for (position, &element) in deck[..k].iter().enumerate() {
-            // A safe-code shuffler can only permute, but a count must never index out of range.
-            let cell = (element < n)
-                .then(|| counts.get_mut(element * k + position))
-                .flatten()
-                .ok_or(FairnessError::NotAPermutation { n })?;
-            *cell += 1;
-        }
-    }
-    Ok(())
+    tally.report()
 }
 
 /// The chi-square statistic of an `n × k` element-by-position count matrix (crate docs: "The
@@ -209,3 +161,103 @@ pub(crate) fn position_report(
         p_value: chi_square_p_value(chi2, df),
     }
 }
+
+/// Counts where each element of `[0, n)` lands (`2 <= n <= 1024`) for the position test.
+///
+/// ```
+/// use fairdeal_fairness::PositionTally;
+/// let mut tally = PositionTally::new(2)?;
+/// tally.add(&[0, 1])?;
+/// tally.add(&[1, 0])?;
+/// assert_eq!(tally.report()?.counts, [1, 1, 1, 1]);
+/// # Ok::<(), fairdeal_fairness::FairnessError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct PositionTally {
+    n: usize,
+    /// The positions counted: `n`, or the prefix length of the prefix test.
+    k: usize,
+    test: TestKind,
+    trials: u64,
+    counts: Vec<u64>,
+    seen: Vec<bool>,
+}
+
+impl PositionTally {
+    /// An empty `n × n` element-by-position tally.
+    ///
+    /// # Errors
+    ///
+    /// [`FairnessError::SizeOutOfRange`] unless `2 <= n <= 1024`.
+    pub fn new(n: usize) -> Result<Self, FairnessError> {
+        check_size(TestKind::Position, n, MIN_POSITION_N, MAX_POSITION_N)?;
+        Ok(Self::with_columns(TestKind::Position, n, n))
+    }
+
+    /// An empty `n × k` tally of the first `k` positions, for the prefix test
+    /// ([`prefix_position_test`]): each permutation added must still be a whole ordering of
+    /// `[0, n)`, only its first `k` positions are counted.
+    ///
+    /// # Errors
+    ///
+    /// [`FairnessError::SizeOutOfRange`] unless `2 <= n <= 1024`,
+    /// [`FairnessError::PrefixOutOfRange`] unless `1 <= k <= n`.
+    pub fn prefix(n: usize, k: usize) -> Result<Self, FairnessError> {
+        check_size(TestKind::Prefix, n, MIN_POSITION_N, MAX_POSITION_N)?;
+        if !(1..=n).contains(&k) {
+            return Err(FairnessError::PrefixOutOfRange { k, n });
+        }
+        Ok(Self::with_columns(TestKind::Prefix, n, k))
+    }
+
+    fn with_columns(test: TestKind, n: usize, k: usize) -> Self {
+        Self {
+            n,
+            k,
+            test,
+            trials: 0,
+            counts: vec![0; n * k],
+            seen: vec![false; n],
+        }
+    }
+
+    /// Counts one permutation: element `perm[p]` landed at position `p`.
+    ///
+    /// # Errors
+    ///
+    /// [`FairnessError::NotAPermutation`] unless `perm` is an ordering of `[0, n)`; nothing is
+    /// counted then.
+    pub fn add(&mut self, perm: &[usize]) -> Result<(), FairnessError> {
+        check_permutation(perm, self.n, &mut self.seen)?;
+        for (position, &element) in perm[..self.k].iter().enumerate() {
+            self.counts[element * self.k + position] += 1;
+        }
+        self.trials += 1;
+        Ok(())
+    }
+
+    /// How many permutations were counted.
+    pub fn trials(&self) -> u64 {
+        self.trials
+    }
+
+    /// The position test's report (`(n - 1)²` degrees of freedom; `(n - 1)·k` for a prefix).
+    ///
+    /// # Errors
+    ///
+    /// [`FairnessError::ZeroTrials`] before the first [`add`](Self::add).
+    pub fn report(&self) -> Result<FairnessReport, FairnessError> {
+        if self.trials == 0 {
+            return Err(FairnessError::ZeroTrials);
+        }
+        Ok(position_report(
+            self.test,
+            self.n,
+            self.k,
+            self.trials,
+            self.counts.clone(),
+        ))
+    }
+}
+
+impl_tally!(PositionTally);

@@ -5,7 +5,6 @@ use core::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::rank::factorial;
-use crate::stats::chi_square_lower_p_value;
 
 /// The p-value below which fairdeal calls a shuffle unfair: `1e-6`.
 ///
@@ -36,6 +35,9 @@ pub enum TestKind {
     /// [`adjacency_test`](crate::adjacency_test): one count per (element, next element) pair,
     /// reading each permutation as a cycle.
     Adjacency,
+    /// [`repeat_test`](crate::repeat_test): one count, the lines that repeat an earlier one
+    /// (`df` holds the hand length `k`).
+    Repeat,
 }
 
 impl TestKind {
@@ -50,6 +52,7 @@ impl TestKind {
             Self::Position => "position",
             Self::Prefix => "prefix",
             Self::Adjacency => "adjacency",
+            Self::Repeat => "repeat",
         }
     }
 }
@@ -97,23 +100,23 @@ impl FairnessReport {
         self.p_value > alpha
     }
 
-    /// The two-sided p-value `min(1, 2·min(P(X >= chi2), P(X <= chi2)))`: small both when the
-    /// counts are too uneven (bias) and when they are too even to be chance — the mark of a
-    /// generator with a short period that cycles through its states, or of "shuffles" that step
-    /// through the orders in turn. The battery ([`run_battery`](crate::run_battery),
-    /// `fairdeal audit`) judges with this one; [`p_value`](Self::p_value) is the upper tail.
+    /// The p-value the battery judges with: [`judge`](Self::judge)'s with the default
+    /// [`JudgeConfig`](crate::JudgeConfig). Where valid it is two-sided,
+    /// `min(1, 2·min(P(X >= chi2), P(X <= chi2)))`: small both when the counts are too uneven
+    /// (bias) and when they are too even to be chance — the mark of a generator with a short
+    /// period that cycles through its states. [`p_value`](Self::p_value) is the chi-square
+    /// upper tail.
     ///
     /// ```
     /// use fairdeal_fairness::{FairnessReport, TestKind};
     /// let even = FairnessReport {
-    ///     test: TestKind::Position, n: 2, trials: 10, counts: vec![5; 4], chi2: 0.0, df: 1,
+    ///     test: TestKind::Position, n: 6, trials: 600, counts: vec![100; 36], chi2: 0.0, df: 25,
     ///     p_value: 1.0,
     /// };
     /// assert_eq!(even.two_sided_p_value(), 0.0);
     /// ```
     pub fn two_sided_p_value(&self) -> f64 {
-        let lower = chi_square_lower_p_value(self.chi2, self.df);
-        (2.0 * self.p_value.min(lower)).min(1.0)
+        self.judge(&crate::JudgeConfig::default()).p_value
     }
 
     /// How many times a fair shuffle is expected to hit each cell: `trials / n!` for the
@@ -125,6 +128,7 @@ impl FairnessReport {
             TestKind::Permutation => factorial(self.n).map_or(f64::INFINITY, |f| f as f64),
             TestKind::Position | TestKind::Prefix => self.n as f64,
             TestKind::Adjacency => self.n.saturating_sub(1).max(1) as f64,
+            TestKind::Repeat => return f64::INFINITY,
         };
         self.trials as f64 / cells
     }
@@ -144,7 +148,7 @@ impl FairnessReport {
     /// assert_eq!(rows, [[6, 4], [4, 6]]);
     /// ```
     pub fn matrix(&self) -> Option<core::slice::Chunks<'_, u64>> {
-        if self.test == TestKind::Permutation
+        if matches!(self.test, TestKind::Permutation | TestKind::Repeat)
             || self.n == 0
             || !self.counts.len().is_multiple_of(self.n)
         {

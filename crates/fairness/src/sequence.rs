@@ -4,8 +4,9 @@
 use fairdeal_core::{Rng, Shuffler};
 use serde::{Deserialize, Serialize};
 
-use crate::stats::check_trials;
-use crate::tally::{OrderTally, SerialTally};
+use crate::permutation::{MAX_PERMUTATION_N, PermutationTally};
+use crate::position::PositionTally;
+use crate::tally::{check_permutation, impl_tally, tally_shuffles};
 use crate::{FairnessError, FairnessReport};
 
 /// Which seeds the [`seed_sequence_test`] draws its first shuffles from.
@@ -85,16 +86,12 @@ where
     F: FnMut(u64) -> R,
 {
     let mut tally = OrderTally::new(n)?;
-    check_trials(seeds, n)?;
-    let mut deck: Vec<usize> = (0..n).collect();
-    for index in 0..seeds {
-        for (slot, value) in deck.iter_mut().zip(0..) {
-            *slot = value;
-        }
-        let mut rng = make_rng(pattern.seed(first_seed, index));
-        shuffler.shuffle(&mut deck, &mut rng);
-        tally.add(&deck)?;
-    }
+    let mut seeds_used = 0..seeds;
+    tally_shuffles(&mut tally, n, seeds, |deck| {
+        let index = seeds_used.next().unwrap_or(seeds);
+        shuffler.shuffle(deck, &mut make_rng(pattern.seed(first_seed, index)));
+        Ok(())
+    })?;
     tally.report()
 }
 
@@ -134,14 +131,155 @@ where
     R: Rng + ?Sized,
 {
     let mut tally = SerialTally::new(n)?;
-    check_trials(trials, n)?;
-    let mut deck: Vec<usize> = (0..n).collect();
-    for _ in 0..trials {
-        for (slot, value) in deck.iter_mut().zip(0..) {
-            *slot = value;
-        }
-        shuffler.shuffle(&mut deck, rng);
-        tally.add(&deck)?;
-    }
+    tally_shuffles(&mut tally, n, trials, |deck| {
+        shuffler.shuffle(deck, rng);
+        Ok(())
+    })?;
     tally.report()
 }
+
+/// The permutation tally for `n <= 8`, the position tally above: what the seed-sequence and
+/// serial tests count.
+#[derive(Debug, Clone)]
+pub enum OrderTally {
+    /// Every order counted (`n <= 8`).
+    Permutation(PermutationTally),
+    /// Element × position counted (`8 < n <= 1024`).
+    Position(PositionTally),
+}
+
+impl OrderTally {
+    /// The strongest tally that fits: whole orders up to `n = 8`, positions above.
+    ///
+    /// # Errors
+    ///
+    /// [`FairnessError::SizeOutOfRange`] unless `2 <= n <= 1024`.
+    pub fn new(n: usize) -> Result<Self, FairnessError> {
+        if n <= MAX_PERMUTATION_N {
+            PermutationTally::new(n).map(Self::Permutation)
+        } else {
+            PositionTally::new(n).map(Self::Position)
+        }
+    }
+
+    /// Counts one permutation.
+    ///
+    /// # Errors
+    ///
+    /// [`FairnessError::NotAPermutation`] unless `perm` is an ordering of `[0, n)`.
+    pub fn add(&mut self, perm: &[usize]) -> Result<(), FairnessError> {
+        match self {
+            Self::Permutation(tally) => tally.add(perm),
+            Self::Position(tally) => tally.add(perm),
+        }
+    }
+
+    /// How many permutations were counted.
+    pub fn trials(&self) -> u64 {
+        match self {
+            Self::Permutation(tally) => tally.trials(),
+            Self::Position(tally) => tally.trials(),
+        }
+    }
+
+    /// The report of the tally inside.
+    ///
+    /// # Errors
+    ///
+    /// [`FairnessError::ZeroTrials`] before the first [`add`](Self::add).
+    pub fn report(&self) -> Result<FairnessReport, FairnessError> {
+        match self {
+            Self::Permutation(tally) => tally.report(),
+            Self::Position(tally) => tally.report(),
+        }
+    }
+}
+
+/// Counts the *relative* order of consecutive permutations, for the serial test.
+///
+/// For consecutive permutations `σ_t`, `σ_{t+1}` it counts `π_t = σ_{t+1} ∘ σ_t⁻¹`, read as
+/// "the element at position `p` of shuffle `t` is found at position `π_t[p]` of shuffle `t+1`"
+/// (written as a permutation: position `q` of `π_t` holds the position in shuffle `t` of the
+/// element now at `q`). When the shuffles are independent and uniform, the `π_t` are
+/// themselves independent and uniform (the map from `(σ_0, σ_1, …)` to `(σ_0, π_0, π_1, …)` is
+/// a bijection), so the ordinary permutation test (`n <= 8`) or position test applies to them
+/// with `trials - 1` samples. A generator whose consecutive outputs are related moves elements
+/// from one shuffle to the next in a non-uniform way, which this sees even when every single
+/// shuffle looks fair.
+///
+/// ```
+/// use fairdeal_fairness::SerialTally;
+/// let mut tally = SerialTally::new(3)?;
+/// tally.add(&[2, 0, 1])?;
+/// tally.add(&[2, 0, 1])?; // the same again: relative order is the identity
+/// let report = tally.report()?;
+/// assert_eq!(report.trials, 1);
+/// assert_eq!(report.counts[0], 1); // rank 0 = identity
+/// # Ok::<(), fairdeal_fairness::FairnessError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct SerialTally {
+    n: usize,
+    /// `position_in_previous[e]`: where element `e` was in the previous permutation.
+    position_in_previous: Vec<usize>,
+    has_previous: bool,
+    relative: Vec<usize>,
+    seen: Vec<bool>,
+    inner: OrderTally,
+}
+
+impl SerialTally {
+    /// An empty serial tally over permutations of `[0, n)`.
+    ///
+    /// # Errors
+    ///
+    /// [`FairnessError::SizeOutOfRange`] unless `2 <= n <= 1024`.
+    pub fn new(n: usize) -> Result<Self, FairnessError> {
+        let inner = OrderTally::new(n)?;
+        Ok(Self {
+            n,
+            position_in_previous: vec![0; n],
+            has_previous: false,
+            relative: vec![0; n],
+            seen: vec![false; n],
+            inner,
+        })
+    }
+
+    /// Counts the relative order of `perm` to the previous permutation added (the first one
+    /// only sets the reference).
+    ///
+    /// # Errors
+    ///
+    /// [`FairnessError::NotAPermutation`] unless `perm` is an ordering of `[0, n)`.
+    pub fn add(&mut self, perm: &[usize]) -> Result<(), FairnessError> {
+        check_permutation(perm, self.n, &mut self.seen)?;
+        if self.has_previous {
+            for (slot, &element) in self.relative.iter_mut().zip(perm) {
+                *slot = self.position_in_previous[element];
+            }
+            self.inner.add(&self.relative)?;
+        }
+        for (position, &element) in perm.iter().enumerate() {
+            self.position_in_previous[element] = position;
+        }
+        self.has_previous = true;
+        Ok(())
+    }
+
+    /// How many consecutive pairs were counted (one less than the permutations added).
+    pub fn trials(&self) -> u64 {
+        self.inner.trials()
+    }
+
+    /// The permutation-test (`n <= 8`) or position-test report over the relative orders.
+    ///
+    /// # Errors
+    ///
+    /// [`FairnessError::ZeroTrials`] before two permutations were added.
+    pub fn report(&self) -> Result<FairnessReport, FairnessError> {
+        self.inner.report()
+    }
+}
+
+impl_tally!(OrderTally, SerialTally);

@@ -5,24 +5,26 @@
 //! identity); every later line must order exactly the same items. The lines stream through
 //! `fairdeal-fairness`'s tallies — memory is O(n²) for the counts, never O(lines) — and the
 //! battery's tests that apply to such data run at the end: the permutation test (n ≤ 8), the
-//! position test, the serial test (consecutive lines) and the adjacency test (n ≥ 3), combined
-//! with Holm's correction.
+//! position test, the serial test (consecutive lines), the adjacency test (n ≥ 3) and, above 8
+//! items, the repeat tests (repeated whole orders and leading 5- and 7-item hands, which
+//! remember up to `MAX_REPEAT_LINES` lines), combined with Holm's correction. The verdict and
+//! its exit status are `crate::verdict`'s.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::path::PathBuf;
 
-use anyhow::{Context as _, bail};
+use anyhow::Context as _;
 use fairdeal::fairness::{
-    AdjacencyTally, BatteryReport, FairnessReport, MAX_LINE_BYTES, MAX_PERMUTATION_N,
-    MIN_ADJACENCY_N, MIN_EXPECTED_COUNT, PASS_THRESHOLD, PermutationParser, PermutationTally,
-    PositionTally, SerialTally, TestName, position_trials_needed, show_item,
+    BatteryReport, FairnessReport, JudgeConfig, MAX_LINE_BYTES, PASS_THRESHOLD, PValueMethod,
+    PermutationParser, Tally, TestName, Verdict, judge_tallies, line_tallies,
+    position_trials_needed, show_item,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use crate::cmd::heatmap::{self, Heatmap};
-use crate::common::{Table, is_stdin, print_json, stdout, usage};
+use crate::common::{Table, is_stdin, plural, print_json, stdout, usage};
 
 /// Lines between progress-bar updates.
 const PROGRESS_EVERY: u64 = 16_384;
@@ -30,18 +32,27 @@ const PROGRESS_EVERY: u64 = 16_384;
 /// How many over- and under-represented cells the report lists.
 const EXTREMES: usize = 5;
 
+/// The smallest `--bias`: a 0.01 % excess needs about 10^12 lines, beyond any file.
+const MIN_BIAS: f64 = 1e-4;
+
+/// The largest `--bias`: ten times the fair rate.
+const MAX_BIAS: f64 = 10.0;
+
 /// The detection power the "lines needed" estimate aims for.
 const POWER: f64 = 0.9;
 
 /// Arguments of `fairdeal audit`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Input: one permutation per line, items separated by spaces, tabs or \
-    commas; items may be numbers, card names or any words. Every line must hold the same items \
-    as the first.\n\nExamples:\n  \
+    after_help = concat!("Input: one permutation per line, items separated by spaces, tabs or \
+    commas; items may be numbers, card names or any words, and a line may be a Python list or \
+    JSON array (`[0, 1, 2]`, `[\"As\", \"Kd\"]`). Every line must hold the same items as the \
+    first.\n\nVerdict: fair, unfair, or insufficient when the lines are too few for any test \
+    to have power (the report says about how many are needed).\n",
+    crate::verdict::exit_status_help!(), "\n\nExamples:\n  \
     python3 -c 'import random\nfor _ in range(100000):\n    l = list(range(10)); random.shuffle(l); print(*l)' | fairdeal audit\n  \
     fairdeal audit deals.txt --json\n  \
-    fairdeal audit deals.csv --plot bias.svg --bias 0.02"
+    fairdeal audit deals.csv --plot bias.svg --bias 0.02")
 )]
 pub(crate) struct Args {
     /// The file of permutations, or `-` (the default) for standard input.
@@ -66,27 +77,17 @@ pub(crate) struct Args {
 struct Audit {
     items: Vec<Vec<u8>>,
     lines: u64,
-    permutation: Option<PermutationTally>,
-    position: PositionTally,
-    serial: SerialTally,
-    adjacency: Option<AdjacencyTally>,
+    tallies: Vec<(TestName, Box<dyn Tally>)>,
 }
 
 impl Audit {
     /// Empty tallies for permutations of `n` items (`2 <= n <= MAX_POSITION_N`, which the
-    /// parser guarantees).
+    /// parser guarantees): the library's choice of tests for lines ([`line_tallies`]).
     fn new(n: usize) -> anyhow::Result<Self> {
         Ok(Self {
             items: Vec::new(),
             lines: 0,
-            permutation: (n <= MAX_PERMUTATION_N)
-                .then(|| PermutationTally::new(n))
-                .transpose()?,
-            position: PositionTally::new(n)?,
-            serial: SerialTally::new(n)?,
-            adjacency: (n >= MIN_ADJACENCY_N)
-                .then(|| AdjacencyTally::new(n))
-                .transpose()?,
+            tallies: line_tallies(n)?,
         })
     }
 
@@ -96,29 +97,20 @@ impl Audit {
 
     /// Counts one permutation of `[0, n)` (the parser's output, which the tallies accept).
     fn count(&mut self, perm: &[usize]) -> anyhow::Result<()> {
-        if let Some(tally) = &mut self.permutation {
-            tally.add(perm)?;
-        }
-        self.position.add(perm)?;
-        self.serial.add(perm)?;
-        if let Some(tally) = &mut self.adjacency {
+        for (_, tally) in &mut self.tallies {
             tally.add(perm)?;
         }
         self.lines += 1;
         Ok(())
     }
 
+    /// Every test that counted something (the serial test needs two lines), judged together.
     fn battery(&self) -> anyhow::Result<BatteryReport> {
-        let mut reports = Vec::with_capacity(4);
-        if let Some(tally) = &self.permutation {
-            reports.push((TestName::Permutation, tally.report()?));
-        }
-        reports.push((TestName::Position, self.position.report()?));
-        reports.push((TestName::Serial, self.serial.report()?));
-        if let Some(tally) = &self.adjacency {
-            reports.push((TestName::Adjacency, tally.report()?));
-        }
-        Ok(BatteryReport::from_reports(reports, PASS_THRESHOLD))
+        Ok(judge_tallies(
+            &self.tallies,
+            PASS_THRESHOLD,
+            &JudgeConfig::default(),
+        )?)
     }
 }
 
@@ -178,9 +170,6 @@ fn read_all(reader: &mut impl BufRead, bar: &ProgressBar) -> anyhow::Result<Audi
         audit.count(perm)?;
     }
     let mut audit = audit.context("the input holds no permutations")?;
-    if audit.lines < 2 {
-        bail!("the input holds 1 permutation: the tests need many lines");
-    }
     audit.items = parser.items().to_vec();
     Ok(audit)
 }
@@ -196,6 +185,8 @@ fn lines_needed(n: usize, bias: f64, tests: usize) -> Option<f64> {
 #[derive(Debug, Serialize)]
 struct JsonReport {
     verdict: &'static str,
+    /// When insufficient: about how many lines any test needs to have power.
+    lines_needed_to_judge: Option<u64>,
     lines: u64,
     n: usize,
     items: Vec<String>,
@@ -219,6 +210,11 @@ struct JsonTest {
     upper_tail_p_value: f64,
     holm_adjusted_p_value: f64,
     expected_per_cell: f64,
+    p_value_method: &'static str,
+    replicates: Option<u64>,
+    two_sided: bool,
+    /// Whether this test could reject anything at this many lines.
+    has_power: bool,
     verdict: &'static str,
 }
 
@@ -291,14 +287,16 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         plot,
         bias,
     } = args;
-    if !(bias.is_finite() && bias > 0.0 && bias <= 10.0) {
+    if !(bias.is_finite() && (MIN_BIAS..=MAX_BIAS).contains(&bias)) {
         return Err(usage(format!(
-            "--bias must be a fraction above 0 and at most 10 (got {})",
-            bias
+            "--bias must be a fraction from {MIN_BIAS} to {MAX_BIAS} (got {bias:.3e})"
         )));
     }
     if let Some(path) = &plot {
         heatmap::check_svg_path(path)?;
+        if !is_stdin(&input) {
+            heatmap::check_not_input(path, &input)?;
+        }
     }
     let audit = if is_stdin(&input) {
         let bar = progress(None);
@@ -324,12 +322,18 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let detectable_now = needed.map(|lines| bias * (lines / audit.lines as f64).sqrt());
     let mut warnings = Vec::new();
     for test in &battery.tests {
-        let expected = test.report.expected_count();
-        if expected < MIN_EXPECTED_COUNT {
+        if test.judgement.method == PValueMethod::MonteCarlo {
             warnings.push(format!(
-                "{}: only {expected:.1} expected per cell; the chi-square approximation needs \
-                 about {MIN_EXPECTED_COUNT} or more, so its p-value is rough: give more lines",
-                test.name
+                "{}: only {:.1} expected per cell, too few for the chi-square approximation: \
+                 its p-value is simulated ({} replicates){}",
+                test.name,
+                test.report.expected_count(),
+                test.judgement.replicates.unwrap_or(0),
+                if test.has_power {
+                    ""
+                } else {
+                    ", and cannot reach the verdict's level"
+                }
             ));
         }
     }
@@ -353,7 +357,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
                     input.display().to_string()
                 },
                 audit.lines,
-                verdict(battery.fair).to_uppercase()
+                battery.verdict.name().to_uppercase()
             ),
             n,
             counts: &counts,
@@ -378,6 +382,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             upper_tail_p_value: t.report.p_value,
             holm_adjusted_p_value: t.adjusted_p,
             expected_per_cell: t.report.expected_count(),
+            p_value_method: t.judgement.method.name(),
+            replicates: t.judgement.replicates,
+            two_sided: t.judgement.two_sided(),
+            has_power: t.has_power,
             verdict: verdict(t.fair),
         })
         .collect();
@@ -389,13 +397,15 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         detectable_bias_now: detectable_now,
     };
     let report = JsonReport {
-        verdict: verdict(battery.fair),
+        verdict: battery.verdict.name(),
+        // The serial test counts pairs: one line more than its samples.
+        lines_needed_to_judge: battery.samples_needed.map(|samples| samples + 1),
         lines: audit.lines,
         n,
         items: audit.items.iter().map(|t| show_item(t)).collect(),
         alpha: battery.alpha,
         correction: "holm",
-        decided_by: (!battery.fair)
+        decided_by: (battery.verdict == Verdict::Unfair)
             .then_some(battery.decided_by)
             .flatten()
             .map(TestName::name),
@@ -406,12 +416,13 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         warnings,
     };
     if json {
-        return print_json(&report);
+        print_json(&report)?;
+    } else {
+        let mut out = stdout();
+        write_text(&mut out, &report)?;
+        out.flush()?;
     }
-    let mut out = stdout();
-    write_text(&mut out, &report)?;
-    out.flush()?;
-    Ok(())
+    crate::verdict::finish(battery.verdict)
 }
 
 fn format_p(p: f64) -> String {
@@ -428,8 +439,8 @@ fn write_text(out: &mut impl Write, report: &JsonReport) -> io::Result<()> {
     let preview: Vec<&str> = report.items.iter().take(8).map(String::as_str).collect();
     writeln!(
         out,
-        "{} permutations of {} items ({}{})",
-        report.lines,
+        "{} of {} items ({}{})",
+        plural(report.lines, "permutation", "permutations"),
         report.n,
         preview.join(" "),
         if report.n > 8 { " …" } else { "" }
@@ -440,7 +451,8 @@ fn write_text(out: &mut impl Write, report: &JsonReport) -> io::Result<()> {
             "test",
             "statistic",
             "df",
-            "p (two-sided)",
+            "p",
+            "method",
             "Holm-adjusted",
             "verdict",
         ],
@@ -453,8 +465,22 @@ fn write_text(out: &mut impl Write, report: &JsonReport) -> io::Result<()> {
                     format!("{:.1}", t.statistic),
                     t.df.to_string(),
                     format_p(t.p_value),
+                    format!(
+                        "{}{}, {}",
+                        t.p_value_method,
+                        t.replicates.map_or_else(String::new, |r| format!(" ({r})")),
+                        if t.two_sided {
+                            "two-sided"
+                        } else {
+                            "one-sided"
+                        }
+                    ),
                     format_p(t.holm_adjusted_p_value),
-                    t.verdict.to_owned(),
+                    if t.has_power || t.verdict != "fair" {
+                        t.verdict.to_owned()
+                    } else {
+                        "no power".to_owned()
+                    },
                 ]
             })
             .collect(),
@@ -496,7 +522,7 @@ fn write_text(out: &mut impl Write, report: &JsonReport) -> io::Result<()> {
         writeln!(
             out,
             "power: to catch one item landing at one position {:.1}% more often than fair \
-             ({:.0}% of the time), about {needed:.0} lines are needed ({}); these {} lines catch \
+             ({:.0}% of the time), about {needed:.0} lines are needed ({}); these {} catch \
              about {:.2}% or more",
             d.bias * 100.0,
             d.power * 100.0,
@@ -505,7 +531,7 @@ fn write_text(out: &mut impl Write, report: &JsonReport) -> io::Result<()> {
             } else {
                 "you have them".to_owned()
             },
-            report.lines,
+            plural(report.lines, "line", "lines"),
             now * 100.0
         )?;
     }
@@ -513,6 +539,15 @@ fn write_text(out: &mut impl Write, report: &JsonReport) -> io::Result<()> {
         writeln!(out, "warning: {warning}")?;
     }
     match (report.verdict, report.decided_by) {
+        ("insufficient", _) => writeln!(
+            out,
+            "verdict: INSUFFICIENT — too few lines to judge: no test could reach p <= {:e} \
+             after Holm's correction; about {} lines needed",
+            report.alpha,
+            report
+                .lines_needed_to_judge
+                .map_or_else(|| "more".to_owned(), |l| l.to_string())
+        ),
         ("fair", _) => writeln!(
             out,
             "verdict: FAIR — no test rejects at p <= {:e} after Holm's correction over {} tests",

@@ -31,11 +31,13 @@ const SHUFFLES_PER_ROUND: u64 = 2_000;
 
 /// Arguments of `fairdeal compare`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  \
+#[command(after_help = concat!("Examples:\n  \
     fairdeal compare                          # every backend, seed from the OS (reported)\n  \
     fairdeal compare --backends java,pcg64 --seed 1\n  \
     fairdeal compare --seed 1 --json\n  \
-    fairdeal compare --seed 1 --plot figures/ # bias heatmaps per backend")]
+    fairdeal compare --seed 1 --plot figures/ # bias heatmaps per backend\n\n",
+    "The exit status is the worst backend's verdict (java fails the consecutive-seeds test). ",
+    crate::verdict::exit_status_help!()))]
 pub(crate) struct Args {
     /// Comma-separated backends to compare (default: all; see `fairdeal backends`).
     #[arg(long, value_name = "A,B,…", value_delimiter = ',')]
@@ -201,6 +203,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     } else {
         let mut chosen = Vec::new();
         for name in &names {
+            if name.trim().is_empty() {
+                return Err(usage("empty backend name in --backends"));
+            }
             let info =
                 fairdeal::rng::backend_info(name.trim()).map_err(|e| usage(e.to_string()))?;
             if !chosen.contains(&info.name) {
@@ -217,6 +222,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             .next_u64(),
     };
     if let Some(dir) = &plot_dir {
+        if dir.exists() && !dir.is_dir() {
+            return Err(usage(format!(
+                "--plot '{}' is not a directory (compare writes several plots into one)",
+                dir.display()
+            )));
+        }
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create plot directory '{}'", dir.display()))?;
     }
@@ -247,8 +258,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     }
     bar.finish_and_clear();
 
+    // The worst backend decides: unfair over insufficient over fair.
+    let verdict = crate::verdict::worst(rows.iter().map(|row| row.battery.verdict));
     if json {
-        return print_json(&JsonReport {
+        print_json(&JsonReport {
             algorithm: &algo,
             seed,
             seed_from_os: seed_arg.is_none(),
@@ -257,12 +270,13 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             battery: &config,
             load_average: load,
             backends: &rows,
-        });
+        })?;
+    } else {
+        let mut out = stdout();
+        write_text(&mut out, &rows, &algo, seed, seed_arg.is_none(), load)?;
+        out.flush()?;
     }
-    let mut out = stdout();
-    write_text(&mut out, &rows, &algo, seed, seed_arg.is_none(), load)?;
-    out.flush()?;
-    Ok(())
+    crate::verdict::finish(verdict)
 }
 
 fn short_p(p: f64) -> String {

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use fairdeal::Shard;
 use fairdeal::fairness::{
-    ChunkedRun, FairnessReport, MAX_PERMUTATION_N, PASS_THRESHOLD, TestKind, chunk_seeded_test,
-    unrank_permutation,
+    BatteryReport, BatteryTest, ChunkedRun, FairnessReport, MAX_PERMUTATION_N, PASS_THRESHOLD,
+    TestKind, TestName, Verdict, chunk_seeded_test, unrank_permutation,
 };
 use fairdeal::rng::Backend;
 use fairdeal::{AlgorithmInfo, DEFAULT_ALGORITHM, Rng, ShuffleError, Shuffler};
@@ -37,10 +37,11 @@ const FULL_LISTING_MAX: usize = 120;
 
 /// Arguments of `fairdeal fairness`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  \
+#[command(after_help = concat!("Examples:\n  \
     fairdeal fairness                         # 100,000 shuffles of [1, 2, 3], default algorithm\n  \
     fairdeal fairness --algo biased --seed 1  # the wrong-range swap: rejected\n  \
-    fairdeal fairness --n 52 --trials 20000 --json  # position test")]
+    fairdeal fairness --n 52 --trials 20000 --json  # position test\n\n",
+    crate::verdict::exit_status_help!()))]
 #[command(mut_arg("algo", |a| a.help(format!(
     "Shuffling algorithm to test (see `fairdeal algorithms`) [default: {DEFAULT_ALGORITHM}]"
 ))))]
@@ -102,11 +103,19 @@ struct JsonReport<'a> {
     expected: f64,
     chi2: f64,
     df: u64,
+    /// The valid p-value the verdict uses.
     p_value: f64,
+    /// The chi-square upper tail (valid only with 5 or more expected per cell).
+    chi2_upper_tail_p_value: f64,
+    p_value_method: &'static str,
+    replicates: Option<u64>,
+    two_sided: bool,
     alpha: f64,
     fair: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     shard: Option<Value>,
+    verdict: &'static str,
+    samples_needed: Option<u64>,
 }
 
 /// Runs `fairdeal fairness`.
@@ -155,20 +164,21 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             .unwrap_or_default();
         crate::cmd::merge::shard_json(crate::cmd::merge::FAIRNESS, shard, chunks, args.trials)
     });
-    print_report(
+    // The verdict's exit status comes last, after the shard note.
+    let finished = print_report(
         &report,
         &selection,
         seed,
         given_seed.is_none(),
         args.json,
         shard,
-    )?;
+    );
     if let (Some(shard), false) = (args.shard, args.json) {
         let mut out = stdout();
         crate::cmd::merge::write_shard_note(&mut out, shard, args.trials, "shuffles")?;
         out.flush()?;
     }
-    Ok(())
+    finished
 }
 
 /// Prints a report (text or JSON), `shard` a shard's `shard` object (`fairdeal merge` prints
@@ -181,6 +191,8 @@ pub(crate) fn print_report(
     json: bool,
     shard: Option<Value>,
 ) -> anyhow::Result<()> {
+    let judged = judge(report);
+    let test = &judged.tests[0];
     if json {
         print_json(&JsonReport {
             algorithm: &selection.algorithm,
@@ -195,17 +207,23 @@ pub(crate) fn print_report(
             expected: report.expected_count(),
             chi2: report.chi2,
             df: report.df,
-            p_value: report.p_value,
+            p_value: test.p_value,
+            chi2_upper_tail_p_value: report.p_value,
+            p_value_method: test.judgement.method.name(),
+            replicates: test.judgement.replicates,
+            two_sided: test.judgement.two_sided(),
             alpha: PASS_THRESHOLD,
-            fair: report.is_fair(PASS_THRESHOLD),
+            fair: judged.verdict == Verdict::Fair,
+            verdict: judged.verdict.name(),
+            samples_needed: judged.samples_needed,
             shard,
-        })
+        })?;
     } else {
         let mut out = stdout();
         write_text(&mut out, report, selection, seed)?;
         out.flush()?;
-        Ok(())
     }
+    crate::verdict::finish(judged.verdict)
 }
 
 struct Experiment {
@@ -313,7 +331,7 @@ fn cell_label(report: &FairnessReport, index: usize) -> String {
             }
             Err(_) => format!("#{index}"),
         },
-        TestKind::Position | TestKind::Prefix | TestKind::Adjacency => {
+        TestKind::Position | TestKind::Prefix | TestKind::Adjacency | TestKind::Repeat => {
             let columns = (report.counts.len() / report.n.max(1)).max(1);
             format!("{} at position {}", index / columns, index % columns)
         }
@@ -333,18 +351,18 @@ fn write_text(
     };
     let what = match report.test {
         TestKind::Permutation => format!("every order of [0..{})", report.n),
-        TestKind::Position | TestKind::Prefix | TestKind::Adjacency => {
+        TestKind::Position | TestKind::Prefix | TestKind::Adjacency | TestKind::Repeat => {
             format!("where each of {} elements lands", report.n)
         }
     };
     writeln!(
         out,
-        "{} test: {} with {}{} (seed {seed}), {} shuffles, counting {what}",
+        "{} test: {} with {}{} (seed {seed}), {}, counting {what}",
         report.test,
         selection.algorithm,
         selection.backend,
         sampler_note(&selection.sampler),
-        report.trials
+        crate::common::plural(report.trials, "shuffle", "shuffles")
     )?;
 
     let counts = &report.counts;
@@ -374,7 +392,9 @@ fn write_text(
     };
     let first_column = match report.test {
         TestKind::Permutation => "order",
-        TestKind::Position | TestKind::Prefix | TestKind::Adjacency => "element at position",
+        TestKind::Position | TestKind::Prefix | TestKind::Adjacency | TestKind::Repeat => {
+            "element at position"
+        }
     };
     let header = vec![first_column, "count", "expected", "deviation"];
     if counts.len() <= FULL_LISTING_MAX {
@@ -403,35 +423,61 @@ fn write_text(
     }
     writeln!(out)?;
 
+    let judged = judge(report);
+    let test = &judged.tests[0];
     writeln!(
         out,
-        "chi2 = {:.3}, df = {}, p-value = {}",
+        "chi2 = {:.3}, df = {}, p-value = {} ({})",
         report.chi2,
         report.df,
-        format_p(report.p_value)
+        format_p(test.p_value),
+        method_note(test)
     )?;
-    if report.is_fair(PASS_THRESHOLD) {
-        writeln!(
+    match judged.verdict {
+        Verdict::Fair => writeln!(
             out,
             "verdict: FAIR — p-value > {PASS_THRESHOLD:e}: the counts are consistent with every \
              outcome being equally likely"
-        )?;
-    } else {
-        writeln!(
+        )?,
+        Verdict::Unfair => writeln!(
             out,
-            "verdict: UNFAIR — p-value <= {PASS_THRESHOLD:e}: counts this uneven are \
-             practically impossible for a fair shuffle"
-        )?;
-    }
-    if expected < fairdeal::fairness::MIN_EXPECTED_COUNT {
-        writeln!(
+            "verdict: UNFAIR — p-value <= {PASS_THRESHOLD:e}: counts this uneven (or this even) \
+             are practically impossible for a fair shuffle"
+        )?,
+        Verdict::Insufficient => writeln!(
             out,
-            "warning: only {expected:.1} expected per cell; the chi-square approximation needs \
-             about {} or more: use more --trials",
-            fairdeal::fairness::MIN_EXPECTED_COUNT
-        )?;
+            "verdict: INSUFFICIENT — too few shuffles to judge: no outcome of {} could reach \
+             p <= {PASS_THRESHOLD:e}; about {} are needed",
+            crate::common::plural(report.trials, "shuffle", "shuffles"),
+            judged
+                .samples_needed
+                .map_or_else(|| "more".to_owned(), |l| l.to_string())
+        )?,
     }
     Ok(())
+}
+
+/// The run's verdict, decided where every judge's is ([`BatteryReport`]).
+fn judge(report: &FairnessReport) -> BatteryReport {
+    let name = match report.test {
+        TestKind::Permutation => TestName::Permutation,
+        _ => TestName::Position,
+    };
+    BatteryReport::from_reports(vec![(name, report.clone())], PASS_THRESHOLD)
+}
+
+/// How the p-value was computed, for the text output.
+fn method_note(test: &BatteryTest) -> String {
+    let judgement = &test.judgement;
+    let sides = if judgement.two_sided() {
+        "two-sided"
+    } else {
+        "upper tail"
+    };
+    match judgement.replicates {
+        Some(r) => format!("{}, {r} replicates, {sides}", judgement.method.name()),
+        None => format!("{}, {sides}", judgement.method.name()),
+    }
 }
 
 /// p-values span hundreds of orders of magnitude: fixed notation for ordinary ones, scientific
@@ -459,10 +505,10 @@ fn plot(
         TestKind::Permutation => heatmap::positions_from_orders(n, &report.counts),
         _ => report.counts.clone(),
     };
-    let verdict = if report.is_fair(PASS_THRESHOLD) {
-        "fair"
-    } else {
-        "UNFAIR"
+    let verdict = match judge(report).verdict {
+        Verdict::Fair => "fair",
+        Verdict::Unfair => "UNFAIR",
+        Verdict::Insufficient => "insufficient",
     };
     Heatmap {
         title: format!(

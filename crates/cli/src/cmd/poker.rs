@@ -72,11 +72,13 @@ enum PokerCommand {
 #[command(
     group(clap::ArgGroup::new("mode").required(true).args(["exhaustive", "hands"])),
     mut_arg("algo", |a| a.help(algo_help())),
-    after_help = "Examples:\n  \
+    after_help = concat!("Examples:\n  \
     fairdeal poker table --exhaustive                 # all 133,784,560 7-card hands\n  \
     fairdeal poker table --exhaustive --cards 5 --json\n  \
     fairdeal poker table --hands 10000000 --seed 1    # partial shuffle, 7 swaps per hand\n  \
-    fairdeal poker table --hands 1000000 --algo biased --fresh-deck --seed 1   # rejected"
+    fairdeal poker table --hands 1000000 --algo biased --fresh-deck --seed 1   # rejected\n\n",
+    "A Monte Carlo table is judged against the exact one. ",
+    crate::verdict::exit_status_help!())
 )]
 struct TableArgs {
     /// Enumerate every hand (no randomness: --algo, --backend, --seed and --fresh-deck do
@@ -266,15 +268,17 @@ fn run_table(args: &TableArgs) -> anyhow::Result<()> {
                 .unwrap_or_default();
             crate::cmd::merge::shard_json(crate::cmd::merge::POKER_TABLE, shard, chunks, hands)
         });
-        print_table(
+        let finished = print_table(
             7,
             &report.counts,
             &report.exact,
             Some((&report, &sel, seed, args.fresh_deck)),
             args.json,
             shard,
-        )?;
-        return shard_note(args.shard, args.json, hands, "hands");
+        );
+        // The verdict's exit status comes last, after the shard note.
+        shard_note(args.shard, args.json, hands, "hands")?;
+        return finished;
     }
     let counts = on_threads(args.threads.threads, || poker::exact_counts(args.cards))?
         .map_err(|e| poker_error(&e))?;
@@ -308,8 +312,13 @@ pub(crate) fn print_table(
     json: bool,
     shard: Option<Value>,
 ) -> anyhow::Result<()> {
+    // The exit status of a Monte Carlo table (`crate::verdict`); an exact table is fair.
+    let verdict = match mc {
+        Some((r, ..)) if !r.agrees(1e-6) => fairdeal::fairness::Verdict::Unfair,
+        _ => fairdeal::fairness::Verdict::Fair,
+    };
     if json {
-        return print_json(&TableJson {
+        print_json(&TableJson {
             cards,
             total: counts.total(),
             counts: ByCategory(counts.counts),
@@ -325,7 +334,8 @@ pub(crate) fn print_table(
             }),
             p_value: mc.map(|(r, ..)| r.p_value),
             shard,
-        });
+        })?;
+        return crate::verdict::finish(verdict);
     }
     let total = counts.total();
     let mut header = vec!["category", "count", "fraction", "exact"];
@@ -383,7 +393,7 @@ pub(crate) fn print_table(
         )?;
     }
     out.flush()?;
-    Ok(())
+    crate::verdict::finish(verdict)
 }
 
 /// A p-value as people read it: `0.3002`, `1`, `5.148e-84` once it is small, and `< 1e-300`

@@ -35,6 +35,16 @@ impl Run {
         self
     }
 
+    /// Asserts a judge's verdict exit status (0 fair, 3 unfair, 4 insufficient) and nothing on
+    /// stderr.
+    #[track_caller]
+    #[allow(dead_code)] // not every test binary judges
+    pub fn verdict(self, status: i32) -> Self {
+        assert_eq!(self.status, Some(status), "stderr: {}", self.stderr);
+        assert!(self.stderr.is_empty(), "unexpected stderr: {}", self.stderr);
+        self
+    }
+
     /// Asserts the error contract: non-zero status, nothing on stdout, and exactly one line on
     /// stderr of the form `fairdeal: error: ...`. Returns that line.
     #[track_caller]

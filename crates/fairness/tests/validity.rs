@@ -1,0 +1,189 @@
+//! Valid verdicts on any input size: exact and Monte Carlo p-values where the chi-square rule
+//! fails, the `insufficient` verdict, and the repeat test with its negative controls.
+
+use fairdeal_core::{IndexSampler, Lemire, SeedableRng, Shuffler};
+use fairdeal_fairness::{
+    AdjacencyTally, BatteryReport, JudgeConfig, PASS_THRESHOLD, PValueMethod, PermutationTally,
+    PositionTally, RepeatTally, SerialTally, Tally, TestName, Verdict, repeat_test,
+};
+use fairdeal_inplace::Inplace;
+use fairdeal_naive::Biased;
+use rand_pcg::Pcg64;
+
+const REJECT: f64 = 1e-9;
+
+/// Feeds `lines` into fresh audit-style tallies and judges them as `fairdeal audit` does.
+fn audit(n: usize, lines: &[Vec<usize>]) -> BatteryReport {
+    let mut tallies: Vec<(TestName, Box<dyn Tally>)> = Vec::new();
+    if n <= 8 {
+        tallies.push((
+            TestName::Permutation,
+            Box::new(PermutationTally::new(n).unwrap()),
+        ));
+    }
+    tallies.push((TestName::Position, Box::new(PositionTally::new(n).unwrap())));
+    tallies.push((TestName::Serial, Box::new(SerialTally::new(n).unwrap())));
+    if n >= 3 {
+        tallies.push((
+            TestName::Adjacency,
+            Box::new(AdjacencyTally::new(n).unwrap()),
+        ));
+    }
+    if n > 8 {
+        tallies.push((
+            TestName::RepeatedOrders,
+            Box::new(RepeatTally::new(n, n).unwrap()),
+        ));
+    }
+    for line in lines {
+        for (_, tally) in &mut tallies {
+            tally.add(line).unwrap();
+        }
+    }
+    let reports = tallies
+        .iter()
+        .filter(|(_, t)| t.trials() > 0)
+        .map(|(name, t)| (*name, t.report().unwrap()))
+        .collect();
+    BatteryReport::judged(reports, PASS_THRESHOLD, &JudgeConfig::default())
+}
+
+fn fair_lines(n: usize, count: usize, seed: u64) -> Vec<Vec<usize>> {
+    let mut rng = Pcg64::seed_from_u64(seed);
+    (0..count)
+        .map(|_| {
+            let mut deck: Vec<usize> = (0..n).collect();
+            Inplace::new().shuffle(&mut deck, &mut rng);
+            deck
+        })
+        .collect()
+}
+
+#[test]
+fn two_balanced_lines_are_insufficient_not_unfair() {
+    let battery = audit(2, &[vec![0, 1], vec![1, 0]]);
+    assert_eq!(battery.verdict, Verdict::Insufficient, "{battery:?}");
+    let battery = audit(5, &[vec![0, 3, 2, 1, 4], vec![0, 3, 2, 1, 4]]);
+    assert_eq!(battery.verdict, Verdict::Insufficient, "{battery:?}");
+    assert!(battery.samples_needed.is_some());
+}
+
+#[test]
+fn an_exactly_balanced_count_of_two_items_is_fair() {
+    // 500 of each order of 2 items, in random order: about 2.5 % of fair files look like this.
+    let mut balanced: Vec<Vec<usize>> = (0..1000)
+        .map(|i| if i < 500 { vec![0, 1] } else { vec![1, 0] })
+        .collect();
+    Inplace::new().shuffle(&mut balanced, &mut Pcg64::seed_from_u64(3));
+    let battery = audit(2, &balanced);
+    let permutation = battery.test(TestName::Permutation).unwrap();
+    assert_eq!(permutation.judgement.method, PValueMethod::ExactBinomial);
+    assert!(permutation.p_value > 0.04, "{}", permutation.p_value);
+    assert_eq!(battery.verdict, Verdict::Fair, "{battery:?}");
+    // Negative control: 1000 lines all alike.
+    let battery = audit(2, &vec![vec![0, 1]; 1000]);
+    assert_eq!(battery.verdict, Verdict::Unfair);
+}
+
+#[test]
+fn one_repeated_line_in_a_sparse_table_is_not_unfair() {
+    let mut lines = fair_lines(8, 29, 1);
+    lines.push(lines[0].clone());
+    let battery = audit(8, &lines);
+    assert_ne!(battery.verdict, Verdict::Unfair, "{battery:?}");
+    let permutation = battery.test(TestName::Permutation).unwrap();
+    assert_eq!(permutation.judgement.method, PValueMethod::MonteCarlo);
+}
+
+#[test]
+fn monte_carlo_p_values_are_deterministic_for_a_seed() {
+    let lines = fair_lines(8, 200, 2);
+    let mut tally = PermutationTally::new(8).unwrap();
+    for line in &lines {
+        tally.add(line).unwrap();
+    }
+    let report = tally.report().unwrap();
+    let config = JudgeConfig {
+        replicates: 199,
+        seed: 7,
+    };
+    let first = report.judge(&config);
+    assert_eq!(first, report.judge(&config));
+    assert_eq!(first.replicates, Some(199));
+    // Negative control: 200 copies of one order are far outside every simulated table.
+    let mut tally = PermutationTally::new(8).unwrap();
+    for _ in 0..200 {
+        tally.add(&lines[0]).unwrap();
+    }
+    let judged = tally.report().unwrap().judge(&config);
+    assert_eq!(judged.upper_p, 1.0 / 200.0);
+}
+
+#[test]
+fn the_repeat_test_catches_500_repeats_in_10000_deals() {
+    let mut lines = fair_lines(52, 9_500, 5);
+    let repeats: Vec<Vec<usize>> = lines[..500].to_vec();
+    lines.extend(repeats);
+    let battery = audit(52, &lines);
+    assert_eq!(battery.verdict, Verdict::Unfair);
+    assert_eq!(battery.decided_by, Some(TestName::RepeatedOrders));
+    let repeated = battery.test(TestName::RepeatedOrders).unwrap();
+    assert_eq!(repeated.report.counts, [500]);
+    assert!(repeated.p_value < REJECT);
+}
+
+#[test]
+fn the_repeat_test_passes_fair_decks_and_hands() {
+    let mut rng = Pcg64::seed_from_u64(6);
+    for k in [52, 7, 5] {
+        let report = repeat_test(&Inplace::new(), 52, k, 20_000, &mut rng).unwrap();
+        assert!(report.p_value > PASS_THRESHOLD, "k = {k}: {report:?}");
+    }
+}
+
+/// A dealer that seeds a good generator from a 16-bit value per deal: at most 65,536 decks.
+#[test]
+fn a_dealer_seeding_from_16_bits_fails_the_repeat_test() {
+    let mut seeds = Pcg64::seed_from_u64(8);
+    for (k, deals) in [(52, 2_000), (5, 2_000)] {
+        let mut tally = RepeatTally::new(52, k).unwrap();
+        for _ in 0..deals {
+            let seed = Lemire.index_below(&mut seeds, 1 << 16) as u64;
+            let mut deck: Vec<usize> = (0..52).collect();
+            Inplace::new().shuffle(&mut deck, &mut Pcg64::seed_from_u64(seed));
+            tally.add(&deck).unwrap();
+        }
+        let report = tally.report().unwrap();
+        assert!(report.counts[0] > 10, "k = {k}: {report:?}");
+        assert!(report.p_value < REJECT, "k = {k}: {report:?}");
+    }
+}
+
+/// The wrong-range swap on 6 items: 6^6 paths onto 720 orders, so some orders come up more
+/// often and repeat more than chance allows.
+#[test]
+fn the_biased_swap_on_small_decks_fails_the_repeat_test() {
+    let mut rng = Pcg64::seed_from_u64(9);
+    let biased = repeat_test(&Biased::new(), 8, 8, 20_000, &mut rng).unwrap();
+    assert!(biased.p_value < REJECT, "{biased:?}");
+    let fair = repeat_test(&Inplace::new(), 8, 8, 20_000, &mut rng).unwrap();
+    assert!(fair.p_value > PASS_THRESHOLD, "{fair:?}");
+}
+
+#[test]
+fn sparse_fairness_runs_are_insufficient_not_unfair() {
+    // `fairdeal fairness --n 8 --trials 100`: 100 orders among 40,320.
+    for seed in [39, 42, 344] {
+        let lines = fair_lines(8, 100, seed);
+        let mut tally = PermutationTally::new(8).unwrap();
+        for line in &lines {
+            tally.add(line).unwrap();
+        }
+        let battery = BatteryReport::from_reports(
+            vec![(TestName::Permutation, tally.report().unwrap())],
+            PASS_THRESHOLD,
+        );
+        assert_eq!(battery.verdict, Verdict::Insufficient, "seed {seed}");
+        assert_eq!(battery.samples_needed, Some(5 * 40_320));
+    }
+}
