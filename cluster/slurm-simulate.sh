@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A blackjack simulation as a Slurm job array of shards, merged exactly by a dependent job.
-# See docs/distributed-montecarlo.md.
+# See docs/distributed.md, "Monte Carlo shards".
 set -euo pipefail
 
 usage() {
