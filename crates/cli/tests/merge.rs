@@ -10,9 +10,10 @@ use std::path::PathBuf;
 use common::{fairdeal, fresh_dir};
 use serde_json::Value;
 
-/// Runs `fairdeal ARGS` and parses its stdout as JSON.
-fn json(args: &[&str]) -> Value {
-    let run = fairdeal(args).ok();
+/// Runs `fairdeal ARGS`, which must exit with the verdict status `status` (0 but for a judge's
+/// verdict: 3 unfair), and parses its stdout as JSON.
+fn json(args: &[&str], status: i32) -> Value {
+    let run = fairdeal(args).verdict(status);
     serde_json::from_slice(&run.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}"))
 }
 
@@ -25,14 +26,14 @@ fn without_timing(mut doc: Value) -> Value {
 }
 
 /// Runs `ARGS --shard i/N --json` for every i, each into a file of `dir`.
-fn shards(dir: &str, args: &[&str], count: u64) -> Vec<PathBuf> {
+fn shards(dir: &str, args: &[&str], count: u64, status: i32) -> Vec<PathBuf> {
     let dir = fresh_dir(dir);
     (1..=count)
         .map(|i| {
             let shard = format!("{i}/{count}");
             let mut full = args.to_vec();
             full.extend(["--shard", &shard, "--json"]);
-            let run = fairdeal(&full).ok();
+            let run = fairdeal(&full).verdict(status);
             let path = dir.join(format!("shard-{i}.json"));
             std::fs::write(&path, &run.stdout).unwrap();
             path
@@ -45,12 +46,13 @@ fn paths(files: &[PathBuf]) -> Vec<&str> {
 }
 
 /// Shards 1/3..3/3 of `args`, merged, equal the unsharded run: JSON without `seconds`, and the
-/// text output line for line except the lines that mention the time.
-fn merged_equals_whole(name: &str, args: &[&str]) {
-    let files = shards(name, args, 3);
+/// text output line for line except the lines that mention the time. Every run exits with
+/// `status`: a judged run's verdict (0 fair, 3 unfair) is the same whole, in shards and merged.
+fn merged_equals_whole(name: &str, args: &[&str], status: i32) {
+    let files = shards(name, args, 3, status);
     let mut whole_args = args.to_vec();
     whole_args.push("--json");
-    let whole = without_timing(json(&whole_args));
+    let whole = without_timing(json(&whole_args, status));
     // Each shard is a part, not the whole: its tallies are smaller.
     for file in &files {
         let part: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
@@ -63,7 +65,7 @@ fn merged_equals_whole(name: &str, args: &[&str]) {
     // In any order.
     let mut merge = vec!["merge", "--json"];
     merge.extend(paths(&files).iter().rev());
-    assert_eq!(without_timing(json(&merge)), whole, "{name}");
+    assert_eq!(without_timing(json(&merge, status)), whole, "{name}");
 
     let mut merge_text = vec!["merge"];
     merge_text.extend(paths(&files));
@@ -73,8 +75,8 @@ fn merged_equals_whole(name: &str, args: &[&str]) {
             .map(str::to_owned)
             .collect()
     };
-    let merged = untimed(fairdeal(&merge_text).ok().text());
-    let direct = untimed(fairdeal(args).ok().text());
+    let merged = untimed(fairdeal(&merge_text).verdict(status).text());
+    let direct = untimed(fairdeal(args).verdict(status).text());
     assert_eq!(merged, direct, "{name}: text");
 }
 
@@ -97,6 +99,7 @@ fn blackjack_simulate_shards_merge_into_the_whole_run() {
             "--spread",
             "1-6",
         ],
+        0,
     );
 }
 
@@ -113,6 +116,7 @@ fn poker_table_shards_merge_into_the_whole_run() {
             "12",
             "--fresh-deck",
         ],
+        0,
     );
 }
 
@@ -124,6 +128,7 @@ fn poker_equity_shards_merge_into_the_whole_run() {
             "poker", "equity", "AsKs", "random", "QhQd", "--board", "2c7d9h", "--dead", "Jc",
             "--trials", "40000", "--seed", "13",
         ],
+        0,
     );
 }
 
@@ -133,12 +138,14 @@ fn fairness_shards_merge_into_the_whole_run() {
     merged_equals_whole(
         "perm",
         &["fairness", "--n", "4", "--trials", "140000", "--seed", "14"],
+        0,
     );
     merged_equals_whole(
         "pos",
         &[
             "fairness", "--n", "10", "--trials", "140000", "--seed", "15", "--algo", "biased",
         ],
+        3,
     );
 }
 
@@ -163,7 +170,7 @@ fn files_that_are_not_one_complete_run_are_refused() {
         "--seed",
         "21",
     ];
-    let run = shards("refuse-base", &base, 3);
+    let run = shards("refuse-base", &base, 3, 0);
     let run = paths(&run);
     let seed = shards(
         "refuse-seed",
@@ -176,6 +183,7 @@ fn files_that_are_not_one_complete_run_are_refused() {
             "22",
         ],
         3,
+        0,
     );
     let rules = shards(
         "refuse-rules",
@@ -189,6 +197,7 @@ fn files_that_are_not_one_complete_run_are_refused() {
             "--h17",
         ],
         3,
+        0,
     );
     let rounds = shards(
         "refuse-rounds",
@@ -201,12 +210,14 @@ fn files_that_are_not_one_complete_run_are_refused() {
             "21",
         ],
         3,
+        0,
     );
-    let two = shards("refuse-two", &base, 2);
+    let two = shards("refuse-two", &base, 2, 0);
     let poker = shards(
         "refuse-poker",
         &["poker", "table", "--hands", "140000", "--seed", "21"],
         3,
+        0,
     );
     let (seed, rules, rounds, two, poker) = (
         paths(&seed),

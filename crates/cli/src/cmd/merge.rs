@@ -217,7 +217,19 @@ fn identity(command: &str, doc: &Map<String, Value>) -> Map<String, Value> {
         POKER_TABLE => &["total", "counts", "p_value"],
         POKER_EQUITY => &["trials"],
         _ => &[
-            "trials", "counts", "expected", "chi2", "df", "p_value", "fair",
+            "trials",
+            "counts",
+            "expected",
+            "chi2",
+            "df",
+            "p_value",
+            "chi2_upper_tail_p_value",
+            "p_value_method",
+            "replicates",
+            "two_sided",
+            "fair",
+            "verdict",
+            "samples_needed",
         ],
     };
     for key in drop.iter().chain(&["shard", "seconds"]) {
