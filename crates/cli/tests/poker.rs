@@ -62,7 +62,12 @@ fn monte_carlo_table_is_reproducible_and_judged() {
         "5",
         "--json",
     ]);
-    assert_eq!(biased.status, Some(0));
+    assert_eq!(
+        biased.status,
+        Some(3),
+        "a rejected table exits 3: {}",
+        biased.stderr
+    );
     assert!(
         biased
             .stderr

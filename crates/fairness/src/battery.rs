@@ -167,12 +167,16 @@ impl BatteryReport {
     ///
     /// ```
     /// use fairdeal_fairness::{BatteryReport, FairnessReport, TestKind, TestName};
-    /// let report = |p_value| FairnessReport {
-    ///     test: TestKind::Position, n: 2, trials: 10, counts: vec![5; 4], chi2: 1.0, df: 1,
-    ///     p_value,
+    /// // Each report's p-value is recomputed from its counts (here exact binomials, 2 items).
+    /// let report = |trials, counts| FairnessReport {
+    ///     test: TestKind::Position, n: 2, trials, counts, chi2: 0.0, df: 1, p_value: 1.0,
     /// };
     /// let battery = BatteryReport::from_reports(
-    ///     vec![(TestName::Position, report(0.5)), (TestName::Serial, report(1e-12))],
+    ///     vec![
+    ///         (TestName::Position, report(10, vec![5; 4])),
+    ///         // Element 0 first in all 40 shuffles: p = 2 · 2^-40.
+    ///         (TestName::Serial, report(40, vec![40, 0, 0, 40])),
+    ///     ],
     ///     1e-6,
     /// );
     /// assert!(!battery.fair);

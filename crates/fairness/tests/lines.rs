@@ -6,8 +6,10 @@ use fairdeal_fairness::{LineError, MAX_POSITION_N, PermutationParser, split_item
 use proptest::prelude::*;
 
 /// Items as people write them: numbers, card names, words, punctuation, non-ASCII.
+/// (No quotes: a pair of quotes around an item is syntax, as in Python's list repr, and is
+/// removed; `quoted_items_read_as_their_text` covers them.)
 fn item() -> impl Strategy<Value = String> {
-    "[A-Za-z0-9_.:;'\"♠♥♦♣é-]{1,6}"
+    "[A-Za-z0-9_.:;♠♥♦♣é-]{1,6}"
 }
 
 /// Separators: any run of spaces, tabs and commas (at least one byte).
@@ -146,4 +148,25 @@ fn the_first_line_bounds_the_work() {
     let err = parser.parse_line(line.as_bytes()).unwrap_err();
     assert!(err.to_string().contains("at most 1024"), "{err}");
     assert_eq!(parser.n(), None);
+}
+
+/// Python's list repr and JSON arrays: brackets around the line and a pair of quotes around
+/// an item are syntax, so `['As', 'Kd']`, `["As","Kd"]` and `As Kd` are the same line.
+#[test]
+fn quoted_items_read_as_their_text() {
+    let mut parser = PermutationParser::new();
+    assert_eq!(
+        parser.parse_line(b"['As', 'Kd', 'Qh']\n").unwrap(),
+        Some(&[0, 1, 2][..])
+    );
+    assert_eq!(
+        parser.parse_line(b"[\"Qh\",\"As\",\"Kd\"]\n").unwrap(),
+        Some(&[2, 0, 1][..])
+    );
+    assert_eq!(
+        parser.parse_line(b"Kd Qh As\n").unwrap(),
+        Some(&[1, 2, 0][..])
+    );
+    // An unmatched quote is part of the item: `'As` is not `As`.
+    assert!(parser.parse_line(b"'As Kd Qh\n").is_err());
 }

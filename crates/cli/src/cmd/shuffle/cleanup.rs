@@ -34,6 +34,9 @@ pub(super) fn install() -> anyhow::Result<()> {
                 .spawn(move || {
                     if let Some(signal) = signals.forever().next() {
                         remove_all();
+                        // Then die by the signal itself, as without the handler (the caller
+                        // sees the signal; a shell reports 128 + signal).
+                        let _ = signal_hook::low_level::emulate_default_handler(signal);
                         std::process::exit(128 + signal);
                     }
                 })
