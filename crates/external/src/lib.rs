@@ -75,9 +75,7 @@ pub use budget::{
     physical_memory,
 };
 pub use error::ExternalError;
-pub use spillfile::{
-    ScratchDir, Sealed, Segment, SegmentReader, SpillFile, anonymous_file, temp_parent,
-};
+pub use spillfile::{Sealed, Segment, SegmentReader, SpillFile, anonymous_file, temp_parent};
 
 /// Buckets per level of the scatter: 32, so a label is five random bits, twelve labels per
 /// 64-bit word. One level handles inputs up to about 32 budgets, two up to about 1,024.

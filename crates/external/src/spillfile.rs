@@ -4,8 +4,7 @@
 //!   only remove bits), and by default it is *anonymous*: opened with `O_TMPFILE` where the
 //!   file system supports it, else created under a random name and unlinked at once. No other
 //!   user can open it, and no signal (not even SIGKILL or the OOM killer) can leave it behind:
-//!   the kernel frees it when the last descriptor closes. A [`ScratchDir`] (mode 0700) holds
-//!   *named* spill files for callers that must hand a file to another process.
+//!   the kernel frees it when the last descriptor closes.
 //! - **Verified.** Data goes in as [`Segment`]s: runs of appended bytes (possibly interleaved
 //!   with other segments of the same file) whose length and xxh3-64 checksum are counted as
 //!   they are written. A sealed segment ([`Sealed`]) is read back only whole, and a short read
@@ -45,77 +44,6 @@ pub fn temp_parent(explicit: Option<&Path>) -> PathBuf {
         _ if cfg!(unix) => PathBuf::from("/tmp"),
         _ => std::env::temp_dir(),
     }
-}
-
-/// A private directory (mode 0700, whatever the umask) for named spill files, removed with
-/// its contents when dropped.
-#[derive(Debug)]
-pub struct ScratchDir {
-    dir: tempfile::TempDir,
-}
-
-impl ScratchDir {
-    /// Creates `fairdeal-XXXXXX` under `parent`.
-    ///
-    /// # Errors
-    ///
-    /// [`ExternalError::TempCreate`] naming `parent`.
-    pub fn new_in(parent: &Path) -> Result<Self, ExternalError> {
-        let mut builder = tempfile::Builder::new();
-        builder.prefix("fairdeal-");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt as _;
-            builder.permissions(std::fs::Permissions::from_mode(0o700));
-        }
-        let dir = builder
-            .tempdir_in(parent)
-            .map_err(|source| ExternalError::TempCreate {
-                dir: parent.to_path_buf(),
-                source: strip_path(source),
-            })?;
-        Ok(Self { dir })
-    }
-
-    /// The directory.
-    pub fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// A new named spill file `name` in this directory (mode 0600), for a caller that hands
-    /// it to another process; removed with the directory. Prefer
-    /// [`SpillFile::anonymous_in`] otherwise.
-    ///
-    /// # Errors
-    ///
-    /// [`ExternalError::TempCreate`] (also when `name` exists).
-    pub fn named(&self, name: &str) -> Result<SpillFile, ExternalError> {
-        let path = self.path().join(name);
-        let file = private_options()
-            .create_new(true)
-            .open(&path)
-            .map_err(|source| ExternalError::TempCreate {
-                dir: self.path().to_path_buf(),
-                source,
-            })?;
-        Ok(SpillFile {
-            file,
-            dir: self.path().to_path_buf(),
-            len: 0,
-        })
-    }
-}
-
-/// Read-write, mode 0600 on creation.
-fn private_options() -> std::fs::OpenOptions {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true).write(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        options.mode(0o600);
-    }
-    options
 }
 
 /// `tempfile` appends " at path …" to its errors, naming a file that never existed.
@@ -190,31 +118,6 @@ impl SpillFile {
             file: anonymous_file(dir)?,
             dir: dir.to_path_buf(),
             len: 0,
-        })
-    }
-
-    /// Opens a named spill file written by another process, to read segments it describes
-    /// with [`Sealed::whole`].
-    ///
-    /// # Errors
-    ///
-    /// [`ExternalError::TempRead`].
-    pub fn open(path: &Path) -> Result<Self, ExternalError> {
-        let file = File::open(path).map_err(|source| ExternalError::TempRead {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let len = file
-            .metadata()
-            .map_err(|source| ExternalError::TempRead {
-                path: path.to_path_buf(),
-                source,
-            })?
-            .len();
-        Ok(Self {
-            file,
-            dir: path.parent().unwrap_or(path).to_path_buf(),
-            len,
         })
     }
 
@@ -478,20 +381,6 @@ pub struct Sealed {
 }
 
 impl Sealed {
-    /// The segment that is the first `bytes` bytes of a file, with this checksum: how a
-    /// process describes a named spill file written by another one.
-    pub fn whole(bytes: u64, checksum: u64) -> Self {
-        Self {
-            extents: if bytes == 0 {
-                Vec::new()
-            } else {
-                vec![(0, bytes)]
-            },
-            bytes,
-            checksum,
-        }
-    }
-
     /// Its length in bytes.
     pub fn bytes(&self) -> u64 {
         self.bytes
@@ -575,12 +464,6 @@ impl Read for SegmentReader<'_> {
 mod tests {
     use super::*;
 
-    #[cfg(unix)]
-    fn mode(path: &Path) -> u32 {
-        use std::os::unix::fs::PermissionsExt as _;
-        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
-    }
-
     #[test]
     fn interleaved_segments_read_back_whole() {
         let dir = tempfile::tempdir().unwrap();
@@ -652,30 +535,9 @@ mod tests {
         assert_eq!(file.read_segment(&sealed).unwrap(), vec![b'x'; 10_000]);
     }
 
-    #[cfg(unix)]
-    #[test]
-    fn scratch_dirs_and_named_files_are_private_whatever_the_umask() {
-        // The umask is process-wide; 0 is the most permissive, and other tests only create
-        // private files, which it cannot widen.
-        let parent = tempfile::tempdir().unwrap();
-        let scratch = ScratchDir::new_in(parent.path()).unwrap();
-        assert_eq!(mode(scratch.path()), 0o700);
-        let mut named = scratch.named("shard-0").unwrap();
-        assert_eq!(mode(&scratch.path().join("shard-0")), 0o600);
-        let mut segment = Segment::new();
-        named.append(&mut segment, b"a\nb\n").unwrap();
-        let sealed = segment.seal();
-        let reopened = SpillFile::open(&scratch.path().join("shard-0")).unwrap();
-        let whole = Sealed::whole(sealed.bytes(), sealed.checksum());
-        assert_eq!(reopened.read_segment(&whole).unwrap(), b"a\nb\n");
-        let path = scratch.path().to_path_buf();
-        drop(scratch);
-        assert!(!path.exists());
-    }
-
     #[test]
     fn errors_name_the_directory_once() {
-        let error = ScratchDir::new_in(Path::new("/nonexistent/dir")).unwrap_err();
+        let error = SpillFile::anonymous_in(Path::new("/nonexistent/dir")).unwrap_err();
         assert_eq!(
             error.to_string(),
             "cannot create a temporary file in '/nonexistent/dir'"
