@@ -48,17 +48,13 @@ pub(super) fn install() -> anyhow::Result<()> {
         .context("cannot install the signal handler that removes temporary files")
 }
 
-/// Removes every registered path (a directory with its contents).
+/// Removes every registered path (only files are registered: `-o`'s hidden name).
 fn remove_all() {
     let paths = PATHS
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     for path in paths.iter() {
-        if path.is_dir() {
-            let _ = std::fs::remove_dir_all(path);
-        } else {
-            let _ = std::fs::remove_file(path);
-        }
+        let _ = std::fs::remove_file(path);
     }
 }
 
