@@ -10,6 +10,7 @@
 
 mod common;
 
+use fairdeal_testkit::splitmix64_bytes;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -101,22 +102,6 @@ fn workspace(name: &str) -> (PathBuf, PathBuf) {
     (dir, link)
 }
 
-/// splitmix64 bytes: deterministic random sources.
-fn random_bytes(seed: u64, length: usize) -> Vec<u8> {
-    let mut state = seed;
-    let mut out = Vec::with_capacity(length + 8);
-    while out.len() < length {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        out.extend_from_slice(&z.to_le_bytes());
-    }
-    out.truncate(length);
-    out
-}
-
 fn sorted_lines(bytes: &[u8]) -> Vec<&[u8]> {
     let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
     lines.sort_unstable();
@@ -147,8 +132,8 @@ fn gnu_and_uutils_behaviours_match_gnu_shuf() {
     .unwrap();
     std::fs::write(dir.join("nonl"), b"a\nb\nc").unwrap();
     std::fs::write(dir.join("empty"), b"").unwrap();
-    std::fs::write(dir.join("r1k"), random_bytes(9, 1000)).unwrap();
-    std::fs::write(dir.join("r2"), random_bytes(9, 2)).unwrap();
+    std::fs::write(dir.join("r1k"), splitmix64_bytes(9, 1000)).unwrap();
+    std::fs::write(dir.join("r2"), splitmix64_bytes(9, 2)).unwrap();
     let max = u64::MAX.to_string();
     let one_to_max = format!("-i1-{max}");
     let zero_to_max = format!("-i0-{max}");
@@ -297,8 +282,8 @@ fn the_comparison_can_fail() {
     // comparisons below are not vacuous.
     let Some(gnu) = reference() else { return };
     let (dir, ours) = workspace("shuf-negative");
-    std::fs::write(dir.join("a"), random_bytes(1, 4096)).unwrap();
-    std::fs::write(dir.join("b"), random_bytes(2, 4096)).unwrap();
+    std::fs::write(dir.join("a"), splitmix64_bytes(1, 4096)).unwrap();
+    std::fs::write(dir.join("b"), splitmix64_bytes(2, 4096)).unwrap();
     let mine = run(&ours, &["--random-source=a", "-i1-100"], Stdin::Empty, &dir);
     let theirs = run(&gnu, &["--random-source=b", "-i1-100"], Stdin::Empty, &dir);
     assert_eq!((mine.status, theirs.status), (Some(0), Some(0)));
@@ -330,7 +315,7 @@ fn random_source_output_is_gnu_shuf_byte_for_byte() {
         (16, 3_000_000),
     ] {
         let name = format!("random-{size}");
-        std::fs::write(dir.join(&name), random_bytes(seed, size)).unwrap();
+        std::fs::write(dir.join(&name), splitmix64_bytes(seed, size)).unwrap();
         let source = format!("--random-source={name}");
         let s = source.as_str();
         let mut cases: Vec<(Vec<&str>, Stdin<'_>)> = vec![

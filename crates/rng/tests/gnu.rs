@@ -2,28 +2,12 @@
 //! `fixtures/gnu_shuf.txt` (made by `fixtures/gen/gen_gnu.py` from the real `shuf`), and, when
 //! `shuf` is installed, the live program on sources the fixture does not contain.
 
+use fairdeal_testkit::splitmix64_bytes;
 use std::process::{Command, Stdio};
 
 use fairdeal_rng::{GnuError, GnuRandom};
 
 const FIXTURE: &str = include_str!("../fixtures/gnu_shuf.txt");
-
-/// The fixture's random sources: splitmix64 from `seed`, each output little-endian, cut to
-/// `length` bytes (as `gen_gnu.py` makes them).
-fn splitmix_bytes(seed: u64, length: usize) -> Vec<u8> {
-    let mut state = seed;
-    let mut out = Vec::with_capacity(length + 8);
-    while out.len() < length {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        out.extend_from_slice(&z.to_le_bytes());
-    }
-    out.truncate(length);
-    out
-}
 
 /// What `shuf` prints for one case (the numbers, also those printed before an error) and its
 /// exit status (1 when the source ran out).
@@ -72,7 +56,7 @@ fn matches_the_gnu_shuf_fixture() {
         let mut number = || fields.next().unwrap().parse::<u64>().unwrap();
         let (seed, length, n, k, status) = (number(), number(), number(), number(), number());
         let expected: Vec<u64> = fields.map(|v| v.parse().unwrap()).collect();
-        let bytes = splitmix_bytes(seed, length as usize);
+        let bytes = splitmix64_bytes(seed, length as usize);
         let (got, got_status) = port(mode, &bytes, n, k);
         assert_eq!(
             (got, i64::from(got_status)),
@@ -103,7 +87,7 @@ fn the_fixture_test_can_fail() {
         .skip(6)
         .map(|v| v.parse().unwrap())
         .collect();
-    let mut bytes = splitmix_bytes(1, 4096);
+    let mut bytes = splitmix64_bytes(1, 4096);
     assert_eq!(port("perm", &bytes, 1000, 1000).0, expected);
     bytes[0] ^= 1;
     assert_ne!(port("perm", &bytes, 1000, 1000).0, expected);
@@ -163,7 +147,7 @@ fn live_shuf(bytes: &[u8], args: &[String], stdin: Option<&[u8]>) -> Option<(Vec
 fn matches_the_live_gnu_shuf_on_new_sources() {
     // Seeds and lengths absent from the fixture (which uses seeds 1..=3).
     for (seed, length) in [(77u64, 5usize), (1234, 100), (99_999, 3000), (2026, 20_000)] {
-        let bytes = splitmix_bytes(seed, length);
+        let bytes = splitmix64_bytes(seed, length);
         for (n, k) in [(7u64, 7u64), (300, 300), (4000, 4000), (1 << 20, 9)] {
             let args = vec![format!("-i0-{}", n - 1), format!("-n{k}")];
             let Some(reference) = live_shuf(&bytes, &args, None) else {

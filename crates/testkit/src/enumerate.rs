@@ -487,11 +487,7 @@ impl TryRng for CountingWords {
     }
     fn try_next_u64(&mut self) -> Result<u64, Infallible> {
         WORDS_DRAWN.with(|w| w.set(w.get() + 1));
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Ok(z ^ (z >> 31))
+        Ok(crate::splitmix64_next(&mut self.state))
     }
     fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
         for chunk in dst.chunks_mut(8) {

@@ -28,6 +28,35 @@ pub mod enumerate;
 mod uniform;
 mod weak;
 
+/// The next word of Vigna's splitmix64 from `state` (advanced in place): the one copy the
+/// tests' deterministic byte streams and word counters use.
+pub fn splitmix64_next(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// `length` deterministic random bytes: splitmix64 from `seed`, each word little-endian, the
+/// last one cut (the random sources of the GNU `shuf` fixtures, as `gen_gnu.py` makes them).
+///
+/// ```
+/// let bytes = fairdeal_testkit::splitmix64_bytes(0, 12);
+/// assert_eq!(bytes.len(), 12);
+/// // Vigna's splitmix64.c seeded with 0 yields 0xE220A8397B1DCDAF first.
+/// assert_eq!(bytes[..8], 0xE220_A839_7B1D_CDAFu64.to_le_bytes());
+/// ```
+pub fn splitmix64_bytes(seed: u64, length: usize) -> Vec<u8> {
+    let mut state = seed;
+    let mut out = Vec::with_capacity(length + 8);
+    while out.len() < length {
+        out.extend_from_slice(&splitmix64_next(&mut state).to_le_bytes());
+    }
+    out.truncate(length);
+    out
+}
+
 pub use uniform::assert_shuffler_uniform;
 pub use weak::{Lcg16, Randu, Replay};
 
