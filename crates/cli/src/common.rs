@@ -525,10 +525,107 @@ pub(crate) fn parse_threads(text: &str) -> Result<NonZeroUsize, String> {
         })
 }
 
-/// A rayon pool of `threads` threads, or of one thread per core when `None`.
+/// The stack of every worker thread the pools start, set explicitly (Rust's default, which
+/// `RUST_MIN_STACK` could change) so that a thread's cost is known before it starts.
+pub(crate) const WORKER_STACK: u64 = 2 << 20;
+
+/// The address space glibc's malloc reserves for the arena of each thread that allocates
+/// (`HEAP_MAX_SIZE`, 64 MiB on 64-bit targets): a thread's allocations are served from it, but
+/// the whole reservation counts against `ulimit -v` (`RLIMIT_AS`).
+pub(crate) const ARENA_RESERVATION: u64 = 64 << 20;
+
+/// The address space each worker thread beyond the calling one takes: its stack, the stack's
+/// guard page, and its malloc arena.
+pub(crate) const PER_WORKER: u64 = WORKER_STACK + 4096 + ARENA_RESERVATION;
+
+/// The address space kept free for the work itself, whatever else a command states: the
+/// tables and buffers the engines map apart from any arena, and the calling thread's heap.
+/// As much as one more worker: the largest engine table (the poker evaluator's) takes far
+/// less (measured in `crates/cli/tests/limits.rs`).
+pub(crate) const WORK_RESERVE: u64 = PER_WORKER;
+
+/// How many threads a pool runs on when `left` bytes of address space are free (`None`: no
+/// limit) and the work needs `work` bytes beyond [`WORK_RESERVE`]: the calling thread, which
+/// costs nothing new, plus as many of the other `asked − 1` workers as fit at [`PER_WORKER`]
+/// each. Refused when even the work reserve does not fit: then no thread count helps.
+fn fitting_threads(asked: usize, left: Option<u64>, work: u64) -> Result<usize, String> {
+    let Some(left) = left else {
+        return Ok(asked);
+    };
+    if left < WORK_RESERVE {
+        return Err(format!(
+            "the address-space limit (ulimit -v) leaves {} MiB free, less than the {} MiB kept \
+             for the work; raise ulimit -v by at least {} MiB",
+            left >> 20,
+            WORK_RESERVE >> 20,
+            (WORK_RESERVE - left).div_ceil(1 << 20)
+        ));
+    }
+    let room = left - WORK_RESERVE - work.min(left - WORK_RESERVE);
+    let extra = usize::try_from(room / PER_WORKER).unwrap_or(usize::MAX);
+    Ok(asked.min(extra.saturating_add(1)))
+}
+
+/// Address space this process may still map: `RLIMIT_AS` (`ulimit -v`) minus `VmSize` from
+/// `/proc/self/status`; `None` without a limit (or where it cannot be read).
+fn address_space_left() -> Option<u64> {
+    let limit = rustix::process::getrlimit(rustix::process::Resource::As).current?;
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let used = vm_size(&status)?;
+    Some(limit.saturating_sub(used))
+}
+
+/// `VmSize:   245448 kB` → bytes.
+fn vm_size(status: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with("VmSize:"))?;
+    let kib: u64 = line["VmSize:".len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    kib.checked_mul(1024)
+}
+
+/// A rayon pool of `threads` threads, or of one thread per core when `None`: the one place
+/// every command's threads start ([`thread_pool_for`] with no work beyond the reserve).
 pub(crate) fn thread_pool(threads: Option<NonZeroUsize>) -> anyhow::Result<rayon::ThreadPool> {
+    thread_pool_for(threads, 0)
+}
+
+/// A rayon pool for work that maps `work` bytes beyond [`WORK_RESERVE`] (`shuffle`'s memory
+/// budget), sized before any thread starts: the calling thread is worker 0 (rayon's
+/// `use_current_thread`), so one worker always runs, and the others are as many as the
+/// address space left under `ulimit -v` holds at [`PER_WORKER`] each. Fewer threads than asked
+/// give a note on stderr (results do not depend on the count); a start-up failure is one line
+/// (`cannot start the worker threads: …`, exit 1), never an abort.
+pub(crate) fn thread_pool_for(
+    threads: Option<NonZeroUsize>,
+    work: u64,
+) -> anyhow::Result<rayon::ThreadPool> {
+    let cores = || std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+    let asked = threads.map_or_else(cores, NonZeroUsize::get);
+    let left = address_space_left();
+    let fit = fitting_threads(asked, left, work)
+        .map_err(anyhow::Error::msg)
+        .context("cannot start the worker threads")?;
+    if fit < asked {
+        eprintln!(
+            "fairdeal: note: running on {} instead of {asked}: the address-space limit \
+             (ulimit -v) leaves {} MiB free, and each further thread takes {} MiB (its {} MiB \
+             stack and the {} MiB glibc's malloc reserves for its arena); the results are the \
+             same",
+            plural(fit as u64, "thread", "threads"),
+            left.unwrap_or(0) >> 20,
+            PER_WORKER.div_ceil(1 << 20),
+            WORKER_STACK >> 20,
+            ARENA_RESERVATION >> 20,
+        );
+    }
     rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.map_or(0, NonZeroUsize::get))
+        .num_threads(fit)
+        .stack_size(WORKER_STACK as usize)
+        .use_current_thread()
         .build()
         .context("cannot start the worker threads")
 }
@@ -621,6 +718,31 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn threads_are_sized_to_the_address_space_left() {
+        const MIB: u64 = 1 << 20;
+        // No limit: as asked.
+        assert_eq!(fitting_threads(16, None, u64::MAX), Ok(16));
+        // Room for the reserve and three more workers: the caller plus three.
+        let left = WORK_RESERVE + 3 * PER_WORKER + MIB;
+        assert_eq!(fitting_threads(16, Some(left), 0), Ok(4));
+        assert_eq!(fitting_threads(2, Some(left), 0), Ok(2));
+        // What the work holds comes first.
+        assert_eq!(fitting_threads(16, Some(left), 2 * PER_WORKER), Ok(2));
+        assert_eq!(fitting_threads(16, Some(left), u64::MAX), Ok(1));
+        // The reserve alone: the calling thread only.
+        assert_eq!(fitting_threads(1024, Some(WORK_RESERVE), 0), Ok(1));
+        // Not even the reserve: refused, saying what would work.
+        let err = fitting_threads(1, Some(WORK_RESERVE - 10 * MIB), 0).unwrap_err();
+        assert!(err.contains("ulimit -v"), "{err}");
+        assert!(err.contains("raise ulimit -v by at least 10 MiB"), "{err}");
+        assert_eq!(
+            vm_size("Name:\tfairdeal\nVmPeak:\t  245448 kB\nVmSize:\t  245000 kB\n"),
+            Some(245_000 * 1024)
+        );
+        assert_eq!(vm_size("VmRSS: 1 kB"), None);
     }
 
     #[test]

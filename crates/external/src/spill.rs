@@ -220,9 +220,12 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
     }
 
     /// Shuffles and writes the in-memory buckets in label order, each with its own generator
-    /// drawn as [`ExternalShuffle::gather`] draws them. A second thread indexes and shuffles
-    /// the next bucket while this one writes the current one (measured in
-    /// `docs/benchmarks.md`: it pays on two cores).
+    /// drawn as [`ExternalShuffle::gather`] draws them. On a pool of two or more threads, one
+    /// worker indexes and shuffles the next bucket while this one writes the current one
+    /// (measured in `docs/benchmarks.md`: it pays on two cores); that worker is a task of the
+    /// caller's pool (`rayon::in_place_scope`), so the bucket shuffles stay on the threads the
+    /// caller sized and no other thread starts. On one thread, each bucket is shuffled, then
+    /// written.
     fn gather_memory<G>(
         &self,
         buckets: &[Bucket],
@@ -234,10 +237,20 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         G: Rng + SeedableRng + Send,
     {
         let children: Vec<G> = buckets.iter().map(|_| G::from_rng(rng)).collect();
-        std::thread::scope(|scope| {
+        let work = buckets.iter().zip(memory).zip(children);
+        if rayon::current_num_threads() < 2 {
+            for ((bucket, stored), mut child) in work {
+                if bucket.records > 0 {
+                    let shuffled = self.shuffled_bucket(bucket, stored, &mut child)?;
+                    write_records(&shuffled, bucket, run)?;
+                }
+            }
+            return Ok(());
+        }
+        rayon::in_place_scope(|scope| {
             let (sender, receiver) = std::sync::mpsc::sync_channel(1);
-            scope.spawn(move || {
-                for ((bucket, stored), mut child) in buckets.iter().zip(memory).zip(children) {
+            scope.spawn(move |_| {
+                for ((bucket, stored), mut child) in work {
                     if bucket.records == 0 {
                         continue;
                     }

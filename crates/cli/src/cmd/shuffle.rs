@@ -327,6 +327,15 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         Some(threads) => threads,
         None => Some(NonZeroUsize::MIN),
     };
+    // The workers share the address space with what the plan holds (the records up to the
+    // budget and the buffers beside it, or the range's numbers) and with the signal thread.
+    let holds = match &plan {
+        Plan::Records { .. } => budget
+            .bytes()
+            .saturating_add(fairdeal_external::BUFFER_BYTES as u64),
+        Plan::Range { estimate, .. } => *estimate,
+    };
+    let work = holds.saturating_add(crate::common::PER_WORKER);
     let job = Job {
         plan,
         input,
@@ -336,7 +345,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         output: args.output,
         verbose: args.verbose > 0,
     };
-    crate::common::thread_pool(threads)?.install(|| with_selection(&selection, job))
+    crate::common::thread_pool_for(threads, work)?.install(|| with_selection(&selection, job))
 }
 
 /// `--random-source FILE`: GNU shuf's draws from FILE's bytes ([`super::shuf::run_gnu`]).

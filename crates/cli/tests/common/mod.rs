@@ -149,3 +149,30 @@ pub fn fresh_dir(name: &str) -> PathBuf {
 pub fn is_empty_dir(dir: &Path) -> bool {
     std::fs::read_dir(dir).unwrap().next().is_none()
 }
+
+/// A command prefix that runs the rest of a command line as an unprivileged user: nothing when
+/// the tests already run as one, else `setpriv` (or `runuser`) as `nobody` (65534), both from
+/// util-linux. `None` when running as root without either: the caller skips, saying why.
+pub fn as_nobody() -> Option<Vec<&'static str>> {
+    let uid = Command::new("id").arg("-u").output().ok()?;
+    if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
+        return Some(Vec::new());
+    }
+    let candidates: [&[&'static str]; 2] = [
+        &[
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+        ],
+        &["runuser", "-u", "nobody", "--"],
+    ];
+    candidates.into_iter().find_map(|prefix| {
+        let works = Command::new(prefix[0])
+            .args(&prefix[1..])
+            .arg("true")
+            .status()
+            .is_ok_and(|s| s.success());
+        works.then(|| prefix.to_vec())
+    })
+}

@@ -1,0 +1,244 @@
+//! Resource limits shape a run, they never crash it: under `ulimit -v` every command that starts
+//! worker threads either runs (on as many threads as the address space left holds, with a note)
+//! or fails with one `fairdeal: error:` line and exit status 1, never an abort (status 134,
+//! "memory allocation of N bytes failed"). Each thread's glibc malloc arena reserves 64 MiB of
+//! address space, which is what used to exhaust the limit.
+
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::os::unix::process::ExitStatusExt as _;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fairdeal");
+
+/// Every command that runs on a thread pool, each asking for more threads than the limits
+/// below hold, and the commands without one.
+const COMMANDS: &[&[&str]] = &[
+    &[
+        "poker",
+        "table",
+        "--hands",
+        "100000",
+        "--seed",
+        "1",
+        "--threads",
+        "8",
+    ],
+    &["poker", "equity", "AsAh", "KsKd", "--threads", "16"],
+    &[
+        "poker",
+        "equity",
+        "AsAh",
+        "KsKd",
+        "--board",
+        "2c3d4h",
+        "--threads",
+        "16",
+    ],
+    &["blackjack", "exact", "--decks", "8", "--threads", "16"],
+    &[
+        "blackjack",
+        "simulate",
+        "--rounds",
+        "20000",
+        "--seed",
+        "1",
+        "--threads",
+        "16",
+    ],
+    &[
+        "shuffle",
+        "-i",
+        "1-1000000",
+        "--seed",
+        "1",
+        "--threads",
+        "16",
+    ],
+    &["shuffle", "--seed", "1", "--threads", "8", "INPUT"],
+    &["shuffle", "--seed", "1", "--memory", "1M", "INPUT"],
+    &["fairness", "--n", "5", "--trials", "1000", "--seed", "1"],
+    &["compare", "--backends", "pcg64", "--seed", "1"],
+];
+
+/// Runs `fairdeal ARGS` under `ulimit -v KIB` (the shell `exec`s the binary, so a signal that
+/// kills it is the shell's status too).
+fn under_ulimit_v(kib: u64, args: &[&str]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!(r#"ulimit -v {kib} && exec "$0" "$@""#))
+        .arg(BIN)
+        .args(args)
+        .output()
+        .expect("run sh")
+}
+
+/// The contract: exit 0, or exit 1 with exactly one error line, the last; every other stderr
+/// line a note. Returns a description of the breach, if any.
+fn breach(output: &Output) -> Option<String> {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    let errors = lines
+        .iter()
+        .filter(|l| l.starts_with("fairdeal: error: "))
+        .count();
+    let notes = lines
+        .iter()
+        .filter(|l| l.starts_with("fairdeal: note: "))
+        .count();
+    let ok = match output.status.code() {
+        Some(0) => errors == 0 && notes == lines.len(),
+        Some(1) => {
+            errors == 1
+                && notes + 1 == lines.len()
+                && lines
+                    .last()
+                    .is_some_and(|l| l.starts_with("fairdeal: error: "))
+        }
+        _ => false,
+    };
+    (!ok).then(|| {
+        format!(
+            "status {:?} (signal {:?}), stderr {stderr:?}",
+            output.status.code(),
+            output.status.signal()
+        )
+    })
+}
+
+#[test]
+fn the_checker_catches_an_abort_and_a_stray_line() {
+    // Negative controls: what the old binary did (abort, status 134) and a second error line.
+    let abort = Command::new("sh")
+        .args([
+            "-c",
+            "echo 'memory allocation of 64 bytes failed' >&2; kill -ABRT $$",
+        ])
+        .output()
+        .unwrap();
+    assert!(breach(&abort).is_some());
+    let two = Command::new("sh")
+        .args([
+            "-c",
+            "printf 'fairdeal: error: a\\nfairdeal: error: b\\n' >&2; exit 1",
+        ])
+        .output()
+        .unwrap();
+    assert!(breach(&two).is_some());
+    let panic = Command::new("sh")
+        .args(["-c", "echo 'thread main panicked' >&2; exit 101"])
+        .output()
+        .unwrap();
+    assert!(breach(&panic).is_some());
+}
+
+#[test]
+fn every_command_runs_or_fails_in_one_line_under_ulimit_v() {
+    let dir = common::fresh_dir("limits");
+    // 3,000,000 lines (20 MB): above the size at which a whole shuffle scatters its lines into
+    // buckets, and, at --memory 1M, through temporary files.
+    let input = dir.join("lines.txt");
+    let text: String = (0..3_000_000).map(|i| format!("{i}\n")).collect();
+    std::fs::write(&input, text).unwrap();
+    let input = input.to_str().unwrap();
+    let mut breaches = Vec::new();
+    let mut ran = 0;
+    // KiB: from less than a worker's 66 MiB beside the binary to a few workers.
+    for kib in [150_000, 200_000, 300_000, 450_000] {
+        for command in COMMANDS {
+            let args: Vec<&str> = command
+                .iter()
+                .map(|&a| if a == "INPUT" { input } else { a })
+                .collect();
+            // The abort was intermittent (a race between the threads' arenas): a few times.
+            for _ in 0..3 {
+                let output = under_ulimit_v(kib, &args);
+                ran += usize::from(output.status.success());
+                if let Some(breach) = breach(&output) {
+                    breaches.push(format!("ulimit -v {kib} {args:?}: {breach}"));
+                }
+            }
+        }
+    }
+    assert!(breaches.is_empty(), "{breaches:#?}");
+    // Most runs succeed on fewer threads: the limit shapes the run.
+    assert!(
+        ran > COMMANDS.len() * 4 * 3 / 2,
+        "only {ran} runs succeeded"
+    );
+}
+
+#[test]
+fn fewer_threads_than_asked_are_noted_and_give_the_same_result() {
+    let args = [
+        "poker",
+        "table",
+        "--hands",
+        "20000",
+        "--seed",
+        "7",
+        "--threads",
+        "16",
+        "--json",
+    ];
+    let free = common::fairdeal(&args).ok();
+    let limited = under_ulimit_v(250_000, &args);
+    assert_eq!(limited.status.code(), Some(0), "{limited:?}");
+    let note = String::from_utf8(limited.stderr).unwrap();
+    assert_eq!(note.lines().count(), 1, "{note}");
+    assert!(
+        note.starts_with("fairdeal: note: running on ") && note.contains("instead of 16"),
+        "{note}"
+    );
+    assert!(note.contains("ulimit -v"), "{note}");
+    assert_eq!(limited.stdout, free.stdout);
+}
+
+#[test]
+fn no_room_even_for_the_work_is_refused_before_any_thread_starts() {
+    // 68 MiB: the binary and its libraries map a few MiB of it, so less than the 66 MiB kept
+    // for the work is left.
+    let output = under_ulimit_v(70_000, &["blackjack", "exact", "--decks", "1"]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("fairdeal: error: cannot start the worker threads: the address-space limit (ulimit -v) leaves "),
+        "{stderr}"
+    );
+    assert!(stderr.contains("raise ulimit -v by at least"), "{stderr}");
+}
+
+#[test]
+fn a_thread_that_cannot_start_is_one_line() {
+    // `ulimit -u` binds only an unprivileged user (root ignores it): run as nobody.
+    let Some(runner) = common::as_nobody() else {
+        eprintln!("skipped: neither setpriv nor runuser can run a command as nobody");
+        return;
+    };
+    let mut command = match runner.split_first() {
+        Some((first, rest)) => {
+            let mut command = Command::new(first);
+            command.args(rest).arg("bash");
+            command
+        }
+        None => Command::new("bash"),
+    };
+    let output = command
+        .args(["-c", r#"ulimit -u 4 && exec "$0" "$@""#, BIN])
+        .args(["poker", "equity", "AsAh", "KsKd", "--board", "2c3d4h"])
+        .args(["--threads", "100"])
+        .output()
+        .expect("run as nobody");
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let line = stderr.trim_end();
+    let prefix = "fairdeal: error: cannot start the worker threads: ";
+    assert!(line.starts_with(prefix), "{line}");
+    // The operating system's message once (rayon's error prints its cause and returns it).
+    let cause = &line[prefix.len()..];
+    assert_eq!(line.matches(cause).count(), 1, "{line}");
+}
