@@ -2,7 +2,8 @@
 //! its spill files are private and anonymous (nothing to read for other users, nothing left
 //! by SIGKILL or any other signal), a spill damaged under it is an error (exit 1, `-o` left
 //! untouched), limits on descriptors shape the run instead of breaking it, and `-o` writes as
-//! GNU `shuf -o` does (through symbolic links, keeping hard links and the mode).
+//! GNU `shuf -o` does (through symbolic links, keeping hard links and the mode, and in place
+//! when its directory is read-only, checked as an unprivileged user).
 #![cfg(target_os = "linux")]
 
 mod common;
@@ -359,4 +360,97 @@ fn o_keeps_hard_links_and_the_mode_and_may_be_the_input() {
         .filter(|n| n.starts_with('.'))
         .collect();
     assert!(names.is_empty(), "{names:?}");
+}
+
+/// Runs `fairdeal ARGS` in `dir` as an unprivileged user, or `None` (printing why) where no
+/// such user can be had.
+fn as_nobody(args: &[&str], dir: &Path) -> Option<Run> {
+    let Some(prefix) = common::as_nobody() else {
+        eprintln!("skipped: running as root without setpriv or runuser");
+        return None;
+    };
+    let mut command = match prefix.split_first() {
+        Some((first, rest)) => {
+            let mut command = Command::new(first);
+            command.args(rest).arg(BIN);
+            command
+        }
+        None => Command::new(BIN),
+    };
+    let output = command
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run fairdeal as nobody");
+    Some(Run {
+        status: output.status.code(),
+        stdout: output.stdout,
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    })
+}
+
+#[test]
+fn o_in_a_read_only_directory_writes_a_writable_file_in_place() {
+    // A writable file in a directory nobody may create files in: nothing can be staged
+    // beside it, so it is written in place (GNU `shuf -o` succeeds too). Root may create files
+    // anywhere, so the run is made as an unprivileged user.
+    let dir = fresh_dir("o-read-only-dir");
+    let rd = dir.join("rd");
+    std::fs::create_dir(&rd).unwrap();
+    let file = rd.join("w.txt");
+    std::fs::write(&file, "1\n2\n3\n4\n5\n").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+    std::fs::set_permissions(&rd, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let sorted = |path: &Path| {
+        let mut lines: Vec<u32> = std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(|l| l.parse().unwrap())
+            .collect();
+        lines.sort_unstable();
+        lines
+    };
+    let Some(run) = as_nobody(&["shuffle", "-i", "1-3", "-o", "rd/w.txt"], &dir) else {
+        return;
+    };
+    run.ok();
+    assert_eq!(sorted(&file), [1, 2, 3]);
+    // The file is also the input (read whole before the first write truncates it), in
+    // memory and through temporary files (in a directory of its own).
+    let tmp = dir.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let lines: String = (1..=2000).map(|i| format!("{i}\n")).collect();
+    for memory in ["1G", "1K"] {
+        std::fs::write(&file, &lines).unwrap();
+        let args = [
+            "shuffle", "rd/w.txt", "-o", "rd/w.txt", "--memory", memory, "-T", "tmp",
+        ];
+        as_nobody(&args, &dir).unwrap().ok();
+        assert_eq!(
+            sorted(&file),
+            (1..=2000).collect::<Vec<_>>(),
+            "--memory {memory}"
+        );
+    }
+    assert!(is_empty_dir(&tmp));
+    let names: Vec<_> = std::fs::read_dir(&rd)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["w.txt"], "nothing staged beside it");
+
+    // Negative control: a file nobody may write either. The message names the user's file,
+    // never a staging name.
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let line = as_nobody(&["shuffle", "-i", "1-3", "-o", "rd/w.txt"], &dir)
+        .unwrap()
+        .error();
+    assert_eq!(
+        line,
+        "fairdeal: error: cannot create output file 'rd/w.txt': Permission denied"
+    );
+    assert_eq!(sorted(&file).len(), 2000, "the file is untouched");
+    std::fs::set_permissions(&rd, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
