@@ -125,23 +125,25 @@ fn sigkill_and_other_signals_mid_spill_leave_no_file() {
 
 /// Damage done to the spill through `/proc/PID/fd` (as a process of the same user, or a
 /// disk error, could) before the shuffle reads it back.
-fn damaged_run(damage: impl FnOnce(&std::fs::File)) -> (Run, PathBuf, PathBuf) {
-    let t = fresh_dir("damage-T");
-    let o = fresh_dir("damage-o");
+/// `name` keeps the directories of tests running at the same time apart.
+fn damaged_run(
+    name: &str,
+    args: &[&str],
+    damage: impl FnOnce(&std::fs::File),
+) -> (Run, PathBuf, PathBuf) {
+    let t = fresh_dir(&format!("damage-{name}-T"));
+    let o = fresh_dir(&format!("damage-{name}-o"));
     let out = o.join("out.txt");
     std::fs::write(&out, b"previous content\n").unwrap();
-    let (child, mut stdin) = start_spilling(
-        &[
-            "shuffle",
-            "--memory",
-            "64K",
-            "-T",
-            t.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ],
-        &t,
-    );
+    let mut all = vec![
+        "shuffle",
+        "-T",
+        t.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    all.extend(args);
+    let (child, mut stdin) = start_spilling(&all, &t);
     let files = spill_files(child.id(), &t);
     let spill = std::fs::OpenOptions::new()
         .write(true)
@@ -159,8 +161,21 @@ fn damaged_run(damage: impl FnOnce(&std::fs::File)) -> (Run, PathBuf, PathBuf) {
     (run, out, t)
 }
 
+/// The scatter's spill (`--memory 64K`), and the spool of `-r` beyond the budget (whose 8
+/// bytes per line of 301,000 lines need a few MiB).
+const SPILLING: [&[&str]; 2] = [
+    &["--memory", "64K"],
+    &["-r", "-n", "200000", "--memory", "4M"],
+];
+
 #[test]
 fn a_damaged_spill_is_exit_1_and_leaves_the_output_untouched() {
+    for args in SPILLING {
+        damaged_spill_is_refused(args);
+    }
+}
+
+fn damaged_spill_is_refused(args: &[&str]) {
     for (what, damage) in [
         (
             "a changed byte",
@@ -172,17 +187,16 @@ fn a_damaged_spill_is_exit_1_and_leaves_the_output_untouched() {
             Box::new(|f: &std::fs::File| f.set_len(1000).unwrap()),
         ),
     ] {
-        let (run, out, t) = damaged_run(damage);
+        let (run, out, t) = damaged_run("refused", args, damage);
         let line = run.error();
         assert!(
             line.starts_with("fairdeal: error: temporary data in '")
                 && line.contains("was damaged while the shuffle ran"),
-            "{what}: {line}"
+            "{args:?}, {what}: {line}"
         );
-        assert_eq!(
-            std::fs::read(&out).unwrap(),
-            b"previous content\n",
-            "{what}"
+        assert!(
+            std::fs::read(&out).unwrap() == b"previous content\n",
+            "{args:?}, {what}: the output was replaced"
         );
         assert_eq!(std::fs::read_dir(out.parent().unwrap()).unwrap().count(), 1);
         assert!(is_empty_dir(&t));
@@ -191,7 +205,7 @@ fn a_damaged_spill_is_exit_1_and_leaves_the_output_untouched() {
 
 #[test]
 fn negative_control_an_undamaged_spill_gives_every_record() {
-    let (run, out, _t) = damaged_run(|_| {});
+    let (run, out, _t) = damaged_run("control", SPILLING[0], |_| {});
     assert_eq!(run.status, Some(0), "{}", run.stderr);
     let mut got: Vec<Vec<u8>> = std::fs::read(&out)
         .unwrap()
@@ -205,6 +219,23 @@ fn negative_control_an_undamaged_spill_gives_every_record() {
         .collect();
     expected.sort();
     assert_eq!(got, expected);
+}
+
+#[test]
+fn negative_control_an_undamaged_spool_gives_picks_of_the_input() {
+    let (run, out, t) = damaged_run("spool-control", SPILLING[1], |_| {});
+    assert_eq!(run.status, Some(0), "{}", run.stderr);
+    let input = records(0, 301_000);
+    let known: std::collections::HashSet<&[u8]> = input.split(|&b| b == b'\n').collect();
+    let got = std::fs::read(&out).unwrap();
+    let picks: Vec<&[u8]> = got
+        .strip_suffix(b"\n")
+        .unwrap()
+        .split(|&b| b == b'\n')
+        .collect();
+    assert_eq!(picks.len(), 200_000);
+    assert!(picks.iter().all(|p| known.contains(p)));
+    assert!(is_empty_dir(&t));
 }
 
 /// Runs a shell script with `$F` set to the binary, in `dir`.

@@ -711,7 +711,7 @@ impl<B: Backend> Executor<B> {
                 let spooled = Spooled::write(reader, separator, &self.temp_parent, budget)?;
                 let records = spooled.offsets.len() - 1;
                 let (sampler, rng) = (&self.sampler, &mut self.rng);
-                repeat_spooled(spooled, *head_count, self.output.as_deref(), |_| {
+                repeat_spooled(&spooled, *head_count, self.output.as_deref(), |_| {
                     sampler.index_below(rng, records)
                 })
             }
@@ -890,12 +890,24 @@ impl<W: Write> Write for Head<W> {
     }
 }
 
-/// Input beyond the budget, copied to a temporary file for `-r`, with the offset of every
-/// record (8 bytes each: the records, not their bytes, must fit the budget).
+/// The spool's blocks: runs of whole records of at least this many bytes, each a checksummed
+/// segment of the spill file, read back whole (and verified) for every pick of one of its
+/// records.
+const SPOOL_BLOCK: u64 = 64 << 10;
+
+/// A block up to this size is read into memory and verified before its record is written; a
+/// longer one (a record longer than this) is streamed, and verified at its end.
+const SPOOL_READ_WHOLE: u64 = 1 << 20;
+
+/// Input beyond the budget, copied to a private spill file for `-r`
+/// ([`fairdeal_external::SpillFile`]) as checksummed blocks of whole records, with the offset of
+/// every record (8 bytes each: the records, not their bytes, must fit the budget).
 struct Spooled {
-    file: File,
-    /// Where each record starts, then the end of the last one.
+    file: fairdeal_external::SpillFile,
+    /// Where each record starts in the file, then the end of the last one.
     offsets: Vec<u64>,
+    /// Where each block starts, and the block: its length and checksum.
+    blocks: Vec<(u64, fairdeal_external::Sealed)>,
 }
 
 impl Spooled {
@@ -905,13 +917,12 @@ impl Spooled {
         scratch: &Path,
         budget: MemoryBudget,
     ) -> anyhow::Result<Self> {
-        let cannot = || format!("cannot write a temporary file in '{}'", scratch.display());
-        let mut file =
-            io::BufWriter::with_capacity(256 << 10, fairdeal_external::anonymous_file(scratch)?);
+        let mut file = fairdeal_external::SpillFile::anonymous_in(scratch)?;
         let most_records = budget.bytes() / 8;
         let mut offsets = vec![0u64];
+        let mut blocks = Vec::new();
+        let mut block = (0u64, fairdeal_external::Segment::new());
         let mut buf = vec![0u8; 256 << 10];
-        let mut position = 0u64;
         let mut last = separator;
         loop {
             let n = match reader.read(&mut buf) {
@@ -920,71 +931,126 @@ impl Spooled {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(anyhow::Error::new(e).context("cannot read input")),
             };
-            for (i, &b) in buf[..n].iter().enumerate() {
-                if b == separator {
-                    if offsets.len() as u64 > most_records {
-                        return Err(anyhow::anyhow!(
-                            "--repeat on input beyond --memory {budget} keeps 8 bytes per \
-                             line in memory, and the input has more than {most_records} lines \
-                             (raise --memory)"
-                        ));
-                    }
-                    offsets
-                        .try_reserve(1)
-                        .map_err(|_| out_of_memory(offsets.len() * 16))?;
-                    offsets.push(position + i as u64 + 1);
+            let mut rest = &buf[..n];
+            while !rest.is_empty() {
+                let Some(end) = memchr_position(separator, rest) else {
+                    file.append(&mut block.1, rest)?;
+                    break;
+                };
+                let (record, tail) = rest.split_at(end + 1);
+                file.append(&mut block.1, record)?;
+                rest = tail;
+                if offsets.len() as u64 > most_records {
+                    return Err(anyhow::anyhow!(
+                        "--repeat on input beyond --memory {budget} keeps 8 bytes per line in \
+                         memory, and the input has more than {most_records} lines (raise \
+                         --memory)"
+                    ));
+                }
+                offsets
+                    .try_reserve(1)
+                    .map_err(|_| out_of_memory(offsets.len() * 16))?;
+                offsets.push(file.len());
+                if block.1.bytes() >= SPOOL_BLOCK {
+                    let full = std::mem::replace(&mut block, (file.len(), Default::default()));
+                    blocks.push((full.0, full.1.seal()));
                 }
             }
-            file.write_all(&buf[..n]).with_context(cannot)?;
-            position += n as u64;
             last = buf[n - 1];
         }
         if last != separator {
-            file.write_all(&[separator]).with_context(cannot)?;
-            offsets.push(position + 1);
+            file.append(&mut block.1, &[separator])?;
+            offsets.push(file.len());
         }
-        let file = file
-            .into_inner()
-            .map_err(|e| anyhow::Error::new(e.into_error()))
-            .with_context(cannot)?;
-        Ok(Self { file, offsets })
+        if block.1.bytes() > 0 {
+            blocks.push((block.0, block.1.seal()));
+        }
+        Ok(Self {
+            file,
+            offsets,
+            blocks,
+        })
+    }
+
+    /// Writes record `i` to `out`, from its block read back and verified.
+    fn write_record(
+        &self,
+        i: usize,
+        buf: &mut Vec<u8>,
+        out: &mut impl Write,
+    ) -> anyhow::Result<()> {
+        let (start, end) = (self.offsets[i], self.offsets[i + 1]);
+        // The block holding the record: the last one starting at or before it.
+        let b = self.blocks.partition_point(|(at, _)| *at <= start) - 1;
+        let (at, block) = &self.blocks[b];
+        let (from, to) = ((start - at) as usize, (end - at) as usize);
+        if block.bytes() <= SPOOL_READ_WHOLE {
+            buf.resize(block.bytes() as usize, 0);
+            self.file.read_segment_into(block, buf)?;
+            return out.write_all(&buf[from..to]).context("cannot write output");
+        }
+        // A long record: streamed, the block's checksum checked at its end (before `-o` is
+        // put in place).
+        let mut reader = self.file.segment_reader(block);
+        let mut skip = from as u64;
+        let mut copy = (to - from) as u64;
+        buf.resize(64 << 10, 0);
+        loop {
+            let n = match reader.read(buf) {
+                Ok(0) => return Ok(()),
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                // The damage the reader found, else the read error.
+                Err(e) => {
+                    let dir = self.file.dir().display().to_string();
+                    let cannot = || format!("cannot read a temporary file in '{dir}'");
+                    if !e
+                        .get_ref()
+                        .is_some_and(|inner| inner.is::<fairdeal_external::ExternalError>())
+                    {
+                        return Err(anyhow::Error::new(e).context(cannot()));
+                    }
+                    let damage = e.into_inner().and_then(|inner| {
+                        inner.downcast::<fairdeal_external::ExternalError>().ok()
+                    });
+                    return Err(damage.map_or_else(
+                        || anyhow::anyhow!(cannot()),
+                        |damage| anyhow::Error::new(*damage),
+                    ));
+                }
+            };
+            let skipped = skip.min(n as u64) as usize;
+            skip -= skipped as u64;
+            let copied = copy.min((n - skipped) as u64) as usize;
+            copy -= copied as u64;
+            out.write_all(&buf[skipped..skipped + copied])
+                .context("cannot write output")?;
+        }
     }
 }
 
+/// The position of the first `separator` in `bytes`.
+fn memchr_position(separator: u8, bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == separator)
+}
+
 /// `-r` on spooled records: `k` independent uniform picks (or endless), each read back from
-/// the temporary file.
+/// its verified block of the spill file.
 fn repeat_spooled(
-    mut spooled: Spooled,
+    spooled: &Spooled,
     head_count: Option<usize>,
     output: Option<&Path>,
     mut pick: impl FnMut(usize) -> usize,
 ) -> anyhow::Result<()> {
-    use std::io::{Seek as _, SeekFrom};
     let records = spooled.offsets.len() - 1;
     if records == 0 {
         return Err(anyhow::anyhow!("no lines to repeat"));
     }
     let mut out = Output::create(output)?;
-    let mut buf = vec![0u8; 64 << 10];
+    let mut buf = Vec::new();
     let mut left = head_count;
     while left != Some(0) {
-        let i = pick(records);
-        let (start, end) = (spooled.offsets[i], spooled.offsets[i + 1]);
-        spooled
-            .file
-            .seek(SeekFrom::Start(start))
-            .context("cannot read temporary file")?;
-        let mut remaining = end - start;
-        while remaining > 0 {
-            let chunk = remaining.min(buf.len() as u64) as usize;
-            spooled
-                .file
-                .read_exact(&mut buf[..chunk])
-                .context("cannot read temporary file")?;
-            out.write_all(&buf[..chunk])
-                .context("cannot write output")?;
-            remaining -= chunk as u64;
-        }
+        spooled.write_record(pick(records), &mut buf, &mut out)?;
         left = left.map(|k| k - 1);
     }
     out.commit()
