@@ -892,8 +892,12 @@ impl<W: Write> Write for Head<W> {
 
 /// The spool's blocks: runs of whole records of at least this many bytes, each a checksummed
 /// segment of the spill file, read back whole (and verified) for every pick of one of its
-/// records.
-const SPOOL_BLOCK: u64 = 64 << 10;
+/// records. One page: a pick reads and hashes about 4 KiB, and a block's bookkeeping
+/// ([`SPOOL_BYTES_PER_BLOCK`]) is about 2 % of the spooled bytes.
+const SPOOL_BLOCK: u64 = 4 << 10;
+
+/// Memory per block: its start, its sealed segment and the segment's one extent on the heap.
+const SPOOL_BYTES_PER_BLOCK: u64 = 96;
 
 /// A block up to this size is read into memory and verified before its record is written; a
 /// longer one (a record longer than this) is streamed, and verified at its end.
@@ -918,12 +922,27 @@ impl Spooled {
         budget: MemoryBudget,
     ) -> anyhow::Result<Self> {
         let mut file = fairdeal_external::SpillFile::anonymous_in(scratch)?;
-        let most_records = budget.bytes() / 8;
         let mut offsets = vec![0u64];
         let mut blocks = Vec::new();
+        // The block being written: where it starts, its segment, and its bytes not yet
+        // appended (one append per block, or per 256 KiB of a long record).
         let mut block = (0u64, fairdeal_external::Segment::new());
+        let mut pending: Vec<u8> = Vec::with_capacity(SPOOL_BLOCK as usize * 2);
         let mut buf = vec![0u8; 256 << 10];
         let mut last = separator;
+        let seal = |file: &mut fairdeal_external::SpillFile,
+                    block: &mut (u64, fairdeal_external::Segment),
+                    pending: &mut Vec<u8>,
+                    blocks: &mut Vec<(u64, fairdeal_external::Sealed)>|
+         -> anyhow::Result<()> {
+            file.append(&mut block.1, pending)?;
+            pending.clear();
+            let full = std::mem::replace(block, (file.len(), Default::default()));
+            if full.1.bytes() > 0 {
+                blocks.push((full.0, full.1.seal()));
+            }
+            Ok(())
+        };
         loop {
             let n = match reader.read(&mut buf) {
                 Ok(0) => break,
@@ -934,37 +953,43 @@ impl Spooled {
             let mut rest = &buf[..n];
             while !rest.is_empty() {
                 let Some(end) = memchr_position(separator, rest) else {
-                    file.append(&mut block.1, rest)?;
+                    pending.extend_from_slice(rest);
+                    if pending.len() >= 256 << 10 {
+                        file.append(&mut block.1, &pending)?;
+                        pending.clear();
+                    }
                     break;
                 };
                 let (record, tail) = rest.split_at(end + 1);
-                file.append(&mut block.1, record)?;
+                pending.extend_from_slice(record);
                 rest = tail;
-                if offsets.len() as u64 > most_records {
+                let held = (offsets.len() as u64)
+                    .saturating_mul(8)
+                    .saturating_add((blocks.len() as u64).saturating_mul(SPOOL_BYTES_PER_BLOCK));
+                if held > budget.bytes() {
                     return Err(anyhow::anyhow!(
-                        "--repeat on input beyond --memory {budget} keeps 8 bytes per line in \
-                         memory, and the input has more than {most_records} lines (raise \
-                         --memory)"
+                        "--repeat on input beyond --memory {budget} keeps 8 bytes per line and \
+                         {SPOOL_BYTES_PER_BLOCK} per {} KiB in memory, and the input has more \
+                         than {} lines (raise --memory)",
+                        SPOOL_BLOCK >> 10,
+                        offsets.len() - 1
                     ));
                 }
                 offsets
                     .try_reserve(1)
                     .map_err(|_| out_of_memory(offsets.len() * 16))?;
-                offsets.push(file.len());
-                if block.1.bytes() >= SPOOL_BLOCK {
-                    let full = std::mem::replace(&mut block, (file.len(), Default::default()));
-                    blocks.push((full.0, full.1.seal()));
+                offsets.push(file.len() + pending.len() as u64);
+                if block.1.bytes() + pending.len() as u64 >= SPOOL_BLOCK {
+                    seal(&mut file, &mut block, &mut pending, &mut blocks)?;
                 }
             }
             last = buf[n - 1];
         }
         if last != separator {
-            file.append(&mut block.1, &[separator])?;
-            offsets.push(file.len());
+            pending.push(separator);
+            offsets.push(file.len() + pending.len() as u64);
         }
-        if block.1.bytes() > 0 {
-            blocks.push((block.0, block.1.seal()));
-        }
+        seal(&mut file, &mut block, &mut pending, &mut blocks)?;
         Ok(Self {
             file,
             offsets,
