@@ -238,6 +238,23 @@ impl<T: Copy, S: Shuffler> Dealing<T, S> {
         card
     }
 
+    /// The next `N` cards: `N` [`draw`](Dealing::draw)s, with one check instead of `N` when
+    /// they are all randomised already.
+    #[inline]
+    pub(crate) fn draw_array<R: Rng + ?Sized, const N: usize>(&mut self, rng: &mut R) -> [T; N] {
+        let pos = self.pos;
+        if self.ready - pos >= N
+            && let Some(cards) = self
+                .cards
+                .get(pos..pos + N)
+                .and_then(|s| <[T; N]>::try_from(s).ok())
+        {
+            self.pos = pos + N;
+            return cards;
+        }
+        core::array::from_fn(|_| self.draw(rng))
+    }
+
     #[cold]
     fn refill<R: Rng + ?Sized>(&mut self, rng: &mut R) {
         if self.pos == self.cards.len() {
@@ -311,6 +328,12 @@ mod tests {
                 assert_eq!(a, values.start_round(&mut rng_v), "round {round}");
                 other.start_round(&mut rng_o);
                 // Rounds of 4 to 12 cards, so refills past the cut card happen too.
+                if round % 2 == 0 {
+                    let first: [u8; 4] = values.draw_array(&mut rng_v);
+                    for v in first {
+                        assert_eq!(v, card_value(cards.draw(&mut rng_c)), "round {round}");
+                    }
+                }
                 for _ in 0..4 + round % 9 {
                     let card = cards.draw(&mut rng_c);
                     assert_eq!(card_value(card), values.draw(&mut rng_v), "round {round}");

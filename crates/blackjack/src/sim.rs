@@ -304,6 +304,17 @@ impl<S: Shuffler, R: Rng + ?Sized, const COUNT: bool> CardSource for ShoeSource<
         }
         v
     }
+
+    #[inline]
+    fn next_values<const N: usize>(&mut self) -> [u8; N] {
+        let values = self.shoe.draw_array(self.rng);
+        if COUNT {
+            for &v in &values {
+                self.running += hi_lo_tag(v);
+            }
+        }
+        values
+    }
 }
 
 /// Plays `rounds` rounds from a fresh shoe with `rng`; the building block of every run.

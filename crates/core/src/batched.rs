@@ -396,16 +396,9 @@ where
     R: Rng + ?Sized,
     F: FnMut(usize, usize),
 {
-    // The prefix products b₁, b₁b₂, …, P: the last is the batch's product for the check, the
-    // others let every die be rolled independently of the one before (`roll_flat`).
-    let mut prefix = [0u64; K];
-    let mut product = 1u64;
-    for (slot, &bound) in prefix.iter_mut().zip(&bounds) {
-        product *= bound;
-        *slot = product;
-    }
+    let product = bounds.iter().product();
     let x = draw_accepted(|| rng.next_u64(), product);
-    roll_flat(x, bounds, prefix, |bound, die| f(bound as usize, die as usize));
+    roll(x, bounds, |bound, die| f(bound as usize, die as usize));
 }
 
 /// An unsigned machine word and the operations batched dice need. Implemented for `u64` (the
@@ -417,8 +410,6 @@ trait Word: Copy + Ord {
     fn wrapping_mul(self, other: Self) -> Self;
     /// `2^BITS mod self`, for `self >= 1`.
     fn wrap_rem(self) -> Self;
-    /// `self - other mod 2^BITS`.
-    fn wrapping_sub(self, other: Self) -> Self;
 }
 
 impl Word for u64 {
@@ -435,10 +426,6 @@ impl Word for u64 {
     fn wrap_rem(self) -> Self {
         self.wrapping_neg() % self
     }
-    #[inline(always)]
-    fn wrapping_sub(self, other: Self) -> Self {
-        u64::wrapping_sub(self, other)
-    }
 }
 
 /// Rolls the dice of the word `x`, one per bound: each die is the high half of `x · bound`, and
@@ -452,34 +439,6 @@ fn roll<W: Word>(mut x: W, bounds: impl IntoIterator<Item = W>, mut f: impl FnMu
         x = low;
     }
     x
-}
-
-/// The dice [`roll`] gives, without its chain of dependent multiplications. Rolling `x` through
-/// the bounds `b₁ … b_i` leaves, as the high half of `x · (b₁⋯b_i)`, the number
-/// `H_i = ((d₁·b₂ + d₂)·b₃ + …)·b_i + d_i` (the dice so far in mixed radix: each step of `roll`
-/// multiplies the carried low half by the next bound, which is the same as multiplying `x` by
-/// the product). So `d_i = H_i − b_i·H_{i−1}` (with `H_0 = 0`), and every `H_i` is one
-/// multiplication of `x` by the prefix product `prefix[i] = b₁⋯b_i`, independent of the others:
-/// the processor rolls all dice at once instead of waiting for each multiplication in turn
-/// (same dice; `roll_flat_equals_roll` checks it on every 16-bit word). The prefix products
-/// must not overflow, which holds whenever the whole product fits in a word.
-#[inline(always)]
-fn roll_flat<W: Word, const K: usize>(
-    x: W,
-    bounds: [W; K],
-    prefix: [W; K],
-    mut f: impl FnMut(W, W),
-) {
-    let mut before: Option<W> = None;
-    for (&bound, &product) in bounds.iter().zip(&prefix) {
-        let (high, _) = x.widening_mul(product);
-        let die = match before {
-            Some(h) => high.wrapping_sub(h.wrapping_mul(bound)),
-            None => high,
-        };
-        f(bound, die);
-        before = Some(high);
-    }
 }
 
 /// Whether a word is kept for a batch whose bounds multiply to `product` (at least 1), given
@@ -521,9 +480,6 @@ mod tests {
         }
         fn wrap_rem(self) -> Self {
             self.wrapping_neg() % self
-        }
-        fn wrapping_sub(self, other: Self) -> Self {
-            u16::wrapping_sub(self, other)
         }
     }
 
@@ -589,64 +545,6 @@ mod tests {
         // Every pair of bounds with a product below 2^16 in a sweep of sizes.
         for a in (1..=300u16).step_by(7) {
             for b in (1..=200u16).step_by(11) {
-                if u32::from(a) * u32::from(b) <= u32::from(u16::MAX) {
-                    check([a, b]);
-                    check([b, a]);
-                }
-            }
-        }
-    }
-
-    /// The flat roll the sampler runs gives exactly the dice of the sequential chain, on every
-    /// 16-bit word, for batches whose products reach the top of the word; a flat roll with one
-    /// prefix product wrong gives other dice on some words (the comparison can fail).
-    #[test]
-    fn roll_flat_equals_roll() {
-        fn dice<const K: usize>(x: u16, bounds: [u16; K], prefix: [u16; K], flat: bool) -> Vec<u16> {
-            let mut out = Vec::new();
-            if flat {
-                roll_flat(x, bounds, prefix, |_, die| out.push(die));
-            } else {
-                roll(x, bounds, |_, die| out.push(die));
-            }
-            out
-        }
-        fn check<const K: usize>(bounds: [u16; K]) {
-            let mut prefix = [0u16; K];
-            let mut product = 1u16;
-            for (slot, &b) in prefix.iter_mut().zip(&bounds) {
-                product *= b;
-                *slot = product;
-            }
-            for x in 0..=u16::MAX {
-                assert_eq!(
-                    dice(x, bounds, prefix, true),
-                    dice(x, bounds, prefix, false),
-                    "word {x}, bounds {bounds:?}"
-                );
-            }
-            if K >= 2 && bounds[0] > 1 {
-                let mut wrong = prefix;
-                wrong[0] -= 1;
-                assert!(
-                    (0..=u16::MAX)
-                        .any(|x| dice(x, bounds, wrong, true) != dice(x, bounds, prefix, false)),
-                    "bounds {bounds:?}: a wrong prefix product went unnoticed"
-                );
-            }
-        }
-        check([7]);
-        check([65_535]);
-        check([52, 51]);
-        check([255, 256]);
-        check([40, 39, 38]);
-        check([10, 9, 8, 7]);
-        check([6, 5, 4, 3, 2]);
-        check([2, 3, 4, 5, 6, 7, 8]);
-        check([2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
-        check([1, 1, 1, 1000]);
-        for a in (2..=300u16).step_by(13) {
-            for b in (1..=200u16).step_by(17) {
                 if u32::from(a) * u32::from(b) <= u32::from(u16::MAX) {
                     check([a, b]);
                     check([b, a]);
