@@ -10,6 +10,13 @@ use crate::strategy::{Action, Strategy, add_card, two_card_total};
 /// Where the engine gets its cards: blackjack values 1 (ace) to 10.
 pub(crate) trait CardSource {
     fn next_value(&mut self) -> u8;
+
+    /// The next `N` values, in order: `N` calls of [`next_value`](CardSource::next_value),
+    /// which a source may serve at once (a round's first cards).
+    #[inline]
+    fn next_values<const N: usize>(&mut self) -> [u8; N] {
+        core::array::from_fn(|_| self.next_value())
+    }
 }
 
 /// Outcome counts of a simulation.
@@ -272,11 +279,14 @@ impl<'a> Engine<'a> {
         let rules = &self.rules;
         let b = i64::from(bet);
         counts.rounds += 1;
-        let c1 = src.next_value();
-        let up = src.next_value();
-        let c2 = src.next_value();
         let peek = rules.hole_card == HoleCard::Peek;
-        let mut hole = if peek { src.next_value() } else { 0 };
+        // Player, upcard, player, and under the peek the hole card: the general round's order.
+        let [c1, up, c2, mut hole] = if peek {
+            src.next_values::<4>()
+        } else {
+            let [c1, up, c2] = src.next_values::<3>();
+            [c1, up, c2, 0]
+        };
         let u = usize::from(up - 1);
         let natural = |a: u8, b: u8| (a == 1 && b == 10) || (a == 10 && b == 1);
         let dealer_natural_up = up == 1 || up == 10;

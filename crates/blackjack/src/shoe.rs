@@ -75,7 +75,83 @@ pub fn card_value(card: Card) -> u8 {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Shoe<S> {
-    cards: Vec<Card>,
+    inner: Dealing<Card, S>,
+}
+
+impl<S: Shuffler> Shoe<S> {
+    /// A shoe for `rules` (decks, penetration, seats) dealt with `shuffler`.
+    ///
+    /// # Errors
+    ///
+    /// The rules' [`RulesError`] if they are invalid.
+    pub fn new(rules: &Rules, shuffler: S) -> Result<Shoe<S>, RulesError> {
+        rules.validate()?;
+        let cards = fairdeal_cards::shoe(usize::from(rules.decks))
+            .map_err(|_| RulesError::Decks(rules.decks))?;
+        Ok(Shoe {
+            inner: Dealing::new(rules, cards, shuffler)?,
+        })
+    }
+
+    /// Prepares the next round: reshuffles if the cut card came out in an earlier round, if
+    /// this is a continuous shuffler, or if nothing has been dealt yet. Returns whether it
+    /// reshuffled.
+    pub fn start_round<R: Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
+        self.inner.start_round(rng)
+    }
+
+    /// Deals the next card.
+    #[inline]
+    pub fn draw<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Card {
+        self.inner.draw(rng)
+    }
+
+    /// Cards not yet dealt since the last shuffle (what a counter divides by).
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.inner.remaining()
+    }
+
+    /// Cards in the full shoe.
+    pub fn len(&self) -> usize {
+        self.inner.cards.len()
+    }
+
+    /// Always false: a shoe holds at least one deck.
+    pub fn is_empty(&self) -> bool {
+        self.inner.cards.is_empty()
+    }
+
+    /// How many times the shoe has been (re)shuffled.
+    pub fn shuffles(&self) -> u64 {
+        self.inner.shuffles
+    }
+
+    /// The cards dealt since the last shuffle, in order.
+    pub fn dealt(&self) -> &[Card] {
+        &self.inner.cards[..self.inner.pos]
+    }
+}
+
+/// The shoe the simulation deals from: the same cards in the same order as [`Shoe`] with the
+/// same shuffler and generator (the shuffler's swaps depend on positions only), each stored as
+/// its blackjack value, so a draw is one load with no card-to-value lookup.
+pub(crate) type ValueShoe<S> = Dealing<u8, S>;
+
+impl<S: Shuffler> ValueShoe<S> {
+    /// The value shoe of [`Shoe::new`]`(rules, shuffler)`.
+    pub(crate) fn values(rules: &Rules, shuffler: S) -> Result<ValueShoe<S>, RulesError> {
+        rules.validate()?;
+        let cards = fairdeal_cards::shoe(usize::from(rules.decks))
+            .map_err(|_| RulesError::Decks(rules.decks))?;
+        Dealing::new(rules, cards.into_iter().map(card_value).collect(), shuffler)
+    }
+}
+
+/// The dealing machinery of [`Shoe`], for any kind of card.
+#[derive(Debug, Clone)]
+pub(crate) struct Dealing<T, S> {
+    cards: Vec<T>,
     shuffler: S,
     /// Next card to deal.
     pos: usize,
@@ -92,18 +168,11 @@ pub struct Shoe<S> {
     shuffles: u64,
 }
 
-impl<S: Shuffler> Shoe<S> {
-    /// A shoe for `rules` (decks, penetration, seats) dealt with `shuffler`.
-    ///
-    /// # Errors
-    ///
-    /// The rules' [`RulesError`] if they are invalid.
-    pub fn new(rules: &Rules, shuffler: S) -> Result<Shoe<S>, RulesError> {
-        rules.validate()?;
-        let cards = fairdeal_cards::shoe(usize::from(rules.decks))
-            .map_err(|_| RulesError::Decks(rules.decks))?;
+impl<T: Copy, S: Shuffler> Dealing<T, S> {
+    /// Takes validated rules.
+    fn new(rules: &Rules, cards: Vec<T>, shuffler: S) -> Result<Dealing<T, S>, RulesError> {
         let len = cards.len();
-        Ok(Shoe {
+        Ok(Dealing {
             cards,
             shuffler,
             pos: len,
@@ -117,29 +186,33 @@ impl<S: Shuffler> Shoe<S> {
         })
     }
 
-    /// Prepares the next round: reshuffles if the cut card came out in an earlier round, if
-    /// this is a continuous shuffler, or if nothing has been dealt yet. Returns whether it
-    /// reshuffled.
-    pub fn start_round<R: Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
+    /// See [`Shoe::start_round`].
+    #[inline]
+    pub(crate) fn start_round<R: Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
         let reshuffle = self.force_reshuffle
             || match self.cut {
                 Some(cut) => self.pos >= cut,
                 None => true,
             };
         if reshuffle {
-            self.force_reshuffle = false;
-            self.pos = 0;
-            self.ready = 0;
-            self.round_start = 0;
-            self.shuffles += 1;
-            // With a cut card, randomise everything up to it in one call (one swap per card
-            // with a partial shuffler); a continuous shuffler needs about one round.
-            let first = self.cut.unwrap_or(self.block).min(self.cards.len());
-            self.randomise(first, rng);
+            self.reshuffle(rng);
         } else {
             self.round_start = self.pos;
         }
         reshuffle
+    }
+
+    #[inline(never)]
+    fn reshuffle<R: Rng + ?Sized>(&mut self, rng: &mut R) {
+        self.force_reshuffle = false;
+        self.pos = 0;
+        self.ready = 0;
+        self.round_start = 0;
+        self.shuffles += 1;
+        // With a cut card, randomise everything up to it in one call (one swap per card
+        // with a partial shuffler); a continuous shuffler needs about one round.
+        let first = self.cut.unwrap_or(self.block).min(self.cards.len());
+        self.randomise(first, rng);
     }
 
     fn randomise<R: Rng + ?Sized>(&mut self, k: usize, rng: &mut R) {
@@ -154,15 +227,33 @@ impl<S: Shuffler> Shoe<S> {
         }
     }
 
-    /// Deals the next card.
+    /// See [`Shoe::draw`].
     #[inline]
-    pub fn draw<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Card {
+    pub(crate) fn draw<R: Rng + ?Sized>(&mut self, rng: &mut R) -> T {
         if self.pos == self.ready {
             self.refill(rng);
         }
         let card = self.cards[self.pos];
         self.pos += 1;
         card
+    }
+
+    /// The next `N` cards: `N` [`draw`](Dealing::draw)s, with one check instead of `N` when
+    /// they are all randomised already. Forced inline: as a call (the CLI's build) it cost 28
+    /// instructions per round.
+    #[inline(always)]
+    pub(crate) fn draw_array<R: Rng + ?Sized, const N: usize>(&mut self, rng: &mut R) -> [T; N] {
+        let pos = self.pos;
+        if self.ready - pos >= N
+            && let Some(cards) = self
+                .cards
+                .get(pos..pos + N)
+                .and_then(|s| <[T; N]>::try_from(s).ok())
+        {
+            self.pos = pos + N;
+            return cards;
+        }
+        core::array::from_fn(|_| self.draw(rng))
     }
 
     #[cold]
@@ -186,29 +277,74 @@ impl<S: Shuffler> Shoe<S> {
         self.randomise(self.block, rng);
     }
 
-    /// Cards not yet dealt since the last shuffle (what a counter divides by).
+    /// See [`Shoe::remaining`].
     #[inline]
-    pub fn remaining(&self) -> usize {
+    pub(crate) fn remaining(&self) -> usize {
         self.cards.len() - self.pos
     }
 
-    /// Cards in the full shoe.
-    pub fn len(&self) -> usize {
-        self.cards.len()
-    }
-
-    /// Always false: a shoe holds at least one deck.
-    pub fn is_empty(&self) -> bool {
-        self.cards.is_empty()
-    }
-
-    /// How many times the shoe has been (re)shuffled.
-    pub fn shuffles(&self) -> u64 {
-        self.shuffles
-    }
-
-    /// The cards dealt since the last shuffle, in order.
-    pub fn dealt(&self) -> &[Card] {
+    /// The values dealt since the last shuffle, in order.
+    #[cfg(test)]
+    pub(crate) fn dealt(&self) -> &[T] {
         &self.cards[..self.pos]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Penetration;
+    use rand::SeedableRng;
+
+    /// The simulation's value shoe deals exactly the values of the cards [`Shoe`] deals with the
+    /// same shuffler and seed, through reshuffles at the cut card, a continuous shuffler and
+    /// refills past the cut card; a value shoe with another seed deals other values (the
+    /// comparison can fail).
+    #[test]
+    fn the_value_shoe_deals_the_values_of_the_shoes_cards() {
+        let base = Rules::default();
+        for rules in [
+            base,
+            Rules {
+                decks: 1,
+                penetration: Penetration::CutCard(0.5),
+                ..base
+            },
+            Rules {
+                penetration: Penetration::Continuous,
+                seats: 3,
+                ..base
+            },
+        ] {
+            let shuffler = fairdeal_partial::Partial::new();
+            let mut cards = Shoe::new(&rules, shuffler).unwrap();
+            let mut values = ValueShoe::values(&rules, shuffler).unwrap();
+            let mut other = ValueShoe::values(&rules, shuffler).unwrap();
+            let mut rng_c = rand_pcg::Pcg64Mcg::seed_from_u64(5);
+            let mut rng_v = rng_c.clone();
+            let mut rng_o = rand_pcg::Pcg64Mcg::seed_from_u64(6);
+            let (mut dealt, mut differ) = (0, false);
+            for round in 0..2_000 {
+                let a = cards.start_round(&mut rng_c);
+                assert_eq!(a, values.start_round(&mut rng_v), "round {round}");
+                other.start_round(&mut rng_o);
+                // Rounds of 4 to 12 cards, so refills past the cut card happen too.
+                if round % 2 == 0 {
+                    let first: [u8; 4] = values.draw_array(&mut rng_v);
+                    for v in first {
+                        assert_eq!(v, card_value(cards.draw(&mut rng_c)), "round {round}");
+                    }
+                }
+                for _ in 0..4 + round % 9 {
+                    let card = cards.draw(&mut rng_c);
+                    assert_eq!(card_value(card), values.draw(&mut rng_v), "round {round}");
+                    differ |= other.draw(&mut rng_o) != card_value(card);
+                    dealt += 1;
+                }
+                assert_eq!(cards.remaining(), values.remaining());
+            }
+            assert_eq!(cards.shuffles(), values.shuffles);
+            assert!(dealt > 10 * cards.len() && differ);
+        }
     }
 }

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use crate::count::{Betting, hi_lo_tag, true_count_floor};
 use crate::exact::CompositionStrategy;
 use crate::game::{CardSource, Counts, Engine, Scratch};
-use crate::shoe::{Shoe, card_value};
+use crate::shoe::ValueShoe;
 use crate::strategy::Strategy;
 
 /// Rounds per chunk. Chunk `c` is played from a fresh shoe with an RNG made from
@@ -290,7 +290,7 @@ impl SimResult {
 
 /// A shoe plus an RNG plus (when `COUNT`) a Hi-Lo running count, as the engine's card source.
 struct ShoeSource<'a, S, R: ?Sized, const COUNT: bool> {
-    shoe: &'a mut Shoe<S>,
+    shoe: &'a mut ValueShoe<S>,
     rng: &'a mut R,
     running: i32,
 }
@@ -298,18 +298,29 @@ struct ShoeSource<'a, S, R: ?Sized, const COUNT: bool> {
 impl<S: Shuffler, R: Rng + ?Sized, const COUNT: bool> CardSource for ShoeSource<'_, S, R, COUNT> {
     #[inline]
     fn next_value(&mut self) -> u8 {
-        let v = card_value(self.shoe.draw(self.rng));
+        let v = self.shoe.draw(self.rng);
         if COUNT {
             self.running += hi_lo_tag(v);
         }
         v
+    }
+
+    #[inline]
+    fn next_values<const N: usize>(&mut self) -> [u8; N] {
+        let values = self.shoe.draw_array(self.rng);
+        if COUNT {
+            for &v in &values {
+                self.running += hi_lo_tag(v);
+            }
+        }
+        values
     }
 }
 
 /// Plays `rounds` rounds from a fresh shoe with `rng`; the building block of every run.
 fn play_chunk<S, R>(
     engine: &Engine<'_>,
-    shoe: &mut Shoe<S>,
+    shoe: &mut ValueShoe<S>,
     rng: &mut R,
     rounds: u64,
     betting: &Betting,
@@ -491,7 +502,7 @@ where
     let run = |c: u64| -> Result<(Counts, Sums), SimError> {
         let rounds = CHUNK_ROUNDS.min(config.rounds - c * CHUNK_ROUNDS);
         let mut rng = make_rng(stream_seed(config.seed, c));
-        let mut shoe = Shoe::new(&rules, shuffler.clone())?;
+        let mut shoe = ValueShoe::values(&rules, shuffler.clone())?;
         let out = play_chunk(engine, &mut shoe, &mut rng, rounds, &config.betting, seats);
         if let Some(progress) = config.progress {
             progress(rounds);
@@ -611,7 +622,7 @@ mod tests {
     ) -> (Option<u64>, Counts) {
         let rules = fast.rules();
         let (ea, eb) = (Engine::new(fast), Engine::new(general));
-        let mut shoe_a = Shoe::new(rules, fairdeal_partial::Partial::new()).unwrap();
+        let mut shoe_a = ValueShoe::values(rules, fairdeal_partial::Partial::new()).unwrap();
         let mut shoe_b = shoe_a.clone();
         let mut rng_a = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
         let mut rng_b = rng_a.clone();

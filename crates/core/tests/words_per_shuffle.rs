@@ -140,3 +140,110 @@ fn one_word_per_index_breaks_the_bounds() {
     }
     assert!(mean_words(&Lemire, 52, Run::Down { low: 46 }, 1000, 5) > 1.0);
 }
+
+/// A generator that notes each word it hands out, so a run's bounds can be cut into the
+/// batches each word served.
+struct Marking<'a, R> {
+    inner: R,
+    fresh: &'a core::cell::Cell<bool>,
+}
+
+impl<R: Rng> TryRng for Marking<'_, R> {
+    type Error = Infallible;
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        unreachable!("batches draw 64-bit words")
+    }
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        self.fresh.set(true);
+        Ok(self.inner.next_u64())
+    }
+    fn try_fill_bytes(&mut self, _: &mut [u8]) -> Result<(), Infallible> {
+        unreachable!("batches draw 64-bit words")
+    }
+}
+
+/// The batches (lists of bounds) of one descending run `n, n - 1, …, 2` of `Batched`: the
+/// dice are handed on in order, so a batch starts at each die after a fresh word. A redrawn
+/// batch is one batch (the rejected word serves no die).
+fn batches_of(n: usize) -> Vec<Vec<u64>> {
+    let fresh = core::cell::Cell::new(false);
+    let mut rng = Marking {
+        inner: ChaCha12Rng::seed_from_u64(1),
+        fresh: &fresh,
+    };
+    let mut out: Vec<Vec<u64>> = Vec::new();
+    Batched.for_each_index_descending(&mut rng, n, 2, |bound, _| {
+        if fresh.replace(false) || out.is_empty() {
+            out.push(Vec::new());
+        }
+        out.last_mut().expect("pushed").push(bound as u64);
+    });
+    out
+}
+
+/// Expected words of a batch of `words` 64-bit words whose bounds multiply to `product`:
+/// one try takes `words` words and is kept with probability 1 − (2^(64·words) mod P) / 2^(64·words).
+fn expected_words(product: u128, words: u32) -> f64 {
+    let bits = 64 * words;
+    let (rem, scale) = if bits == 64 {
+        let p = product as u64;
+        ((p.wrapping_neg() % p) as f64, 2f64.powi(64))
+    } else {
+        // 2^128 mod P for P < 2^128.
+        (
+            (((u128::MAX % product) + 1) % product) as f64,
+            2f64.powi(128),
+        )
+    };
+    f64::from(words) / (1.0 - rem / scale)
+}
+
+/// The word counts above are what the batching predicts: the exact expectation of each
+/// batch (one word, redrawn with probability (2^64 mod P) / 2^64) summed over the batches of
+/// the run agrees with the counted mean within 1 %. It also prints the two limits that
+/// decide how close to log2(N!)/64 a batched sampler can get (docs/benchmarks.md):
+///
+/// * every exact sampler that keeps no state between shuffles reads whole words, and a path
+///   of w words can give one of N! orders its probability 1/N! only if 2^(64·w) >= N!; so
+///   every shuffle reads at least ⌈log2(N!)/64⌉ words: 4 for 52 cards, 1.135× the minimum;
+/// * at N = 10^4 a bound holds about 13.3 bits, so four dice fill 53 of a word's 64 bits
+///   (five would need 66): one-word batches stay near 1.2× there, while batches of two
+///   words (products up to 2^124, 128-bit arithmetic per die) would reach below 1.1×.
+#[test]
+fn counted_words_match_the_batch_model() {
+    println!(
+        "  {:>6} {:>9} {:>9} {:>9} {:>9}",
+        "N", "counted", "model", "floor", "2-word"
+    );
+    for (i, (n, runs, _)) in shuffle_bounds().into_iter().enumerate() {
+        let min = minimum_words(n as u64);
+        let counted = mean_words(&Batched, n, Run::Down { low: 2 }, runs, 12 + i as u64);
+        let batches = batches_of(n);
+        let model: f64 = batches
+            .iter()
+            .map(|b| expected_words(b.iter().map(|&x| u128::from(x)).product(), 1))
+            .sum();
+        assert!(
+            (counted / model - 1.0).abs() < 0.01,
+            "N = {n}: counted {counted}, model {model}"
+        );
+        // Greedy batches of two words: as many bounds as fit a product of 2^124.
+        let mut two_word = 0.0;
+        let mut product = 1u128;
+        for bound in (2..=n as u128).rev() {
+            if product.checked_mul(bound).is_none_or(|p| p > 1 << 124) {
+                two_word += expected_words(product, 2);
+                product = 1;
+            }
+            product *= bound;
+        }
+        two_word += expected_words(product, 2);
+        println!(
+            "  {n:>6} {:>8.4}× {:>8.4}× {:>8.4}× {:>8.4}×",
+            counted / min,
+            model / min,
+            min.ceil() / min,
+            two_word / min
+        );
+    }
+}

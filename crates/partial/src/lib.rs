@@ -179,8 +179,10 @@ impl<S: IndexSampler> Partial<S> {
         // Position i draws below n - i, so the bounds run n, n - 1, …, n - k + 1. Position n - 1
         // has only itself to swap with: the bound 1 is never drawn.
         let lowest = (n - k + 1).max(2);
+        // `move`: the closure owns `n`, so it stays in a register; captured by reference it was
+        // reloaded after every swap (a store to `data` might alias it), one load per card.
         self.sampler
-            .for_each_index_descending(rng, n, lowest, |bound, j| {
+            .for_each_index_descending(rng, n, lowest, move |bound, j| {
                 let i = n - bound;
                 data.swap(i, i + j);
             });
