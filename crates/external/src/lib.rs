@@ -460,6 +460,11 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         let Some(file) = level.file else {
             return Ok(());
         };
+        if self.pipelines(&level.buckets) {
+            self.gather_pipelined(&file, &level.buckets, children, run)?;
+            run.release(file);
+            return Ok(());
+        }
         for ((bucket, sealed), mut child) in level.buckets.iter().zip(children) {
             if bucket.records == 0 {
                 continue;
@@ -497,6 +502,120 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         }
         run.release(file);
         Ok(())
+    }
+
+    /// Whether a level's buckets can be gathered two at a time: every non-empty one fits the
+    /// budget on its own, and the two largest (the most a reader and a writer hold at once)
+    /// fit it together.
+    fn pipelines(&self, buckets: &[(Bucket, Sealed)]) -> bool {
+        let mut largest = [Bucket::default(); 2];
+        for (bucket, _) in buckets {
+            if bucket.records == 0 {
+                continue;
+            }
+            if !self.budget.holds(bucket.bytes, bucket.records) {
+                return false;
+            }
+            let need = |b: &Bucket| b.bytes + b.records * INDEX_BYTES_PER_RECORD;
+            if need(bucket) > need(&largest[0]) {
+                largest = [*bucket, largest[0]];
+            } else if need(bucket) > need(&largest[1]) {
+                largest[1] = *bucket;
+            }
+        }
+        self.budget.holds(
+            largest[0].bytes + largest[1].bytes,
+            largest[0].records + largest[1].records,
+        )
+    }
+
+    /// [`ExternalShuffle::gather`] for a level whose buckets all fit, two at a time: a second
+    /// thread reads, checks, indexes and shuffles bucket *i + 1* while this one writes bucket
+    /// *i* (the overlap `gather_memory` makes for buckets in memory). The same generators in the
+    /// same order, so the same output. The two buffers are handed back and forth, so they are
+    /// allocated (and their pages faulted in) once, not once per bucket.
+    fn gather_pipelined<G>(
+        &self,
+        file: &SpillFile,
+        buckets: &[(Bucket, Sealed)],
+        children: Vec<G>,
+        run: &mut Run<'_, impl Write>,
+    ) -> Result<(), ExternalError>
+    where
+        G: Rng + SeedableRng + Send,
+    {
+        std::thread::scope(|scope| {
+            let (sender, receiver) = std::sync::mpsc::sync_channel(0);
+            let (recycle, recycled) = std::sync::mpsc::channel::<Prepared>();
+            scope.spawn(move || {
+                for ((bucket, sealed), mut child) in buckets.iter().zip(children) {
+                    if bucket.records == 0 {
+                        continue;
+                    }
+                    let spare = recycled.try_recv().unwrap_or_default();
+                    let prepared = self.prepare_bucket(file, bucket, sealed, spare, &mut child);
+                    let failed = prepared.is_err();
+                    // The writer stops receiving after an error.
+                    if sender.send(prepared).is_err() || failed {
+                        return;
+                    }
+                }
+            });
+            for prepared in receiver {
+                let prepared = prepared?;
+                for &(start, end) in &prepared.records {
+                    run.output
+                        .write_all(&prepared.data[start..end])
+                        .map_err(ExternalError::Output)?;
+                }
+                run.wrote(prepared.records.len() as u64, prepared.data.len() as u64);
+                // The reader may be done: then the buffers are simply dropped.
+                let _ = recycle.send(prepared);
+            }
+            Ok(())
+        })
+    }
+
+    /// Reads a bucket into `spare`'s buffers (grown as needed, never zeroed beyond what they
+    /// held), checks it, and shuffles the ranges of its records.
+    fn prepare_bucket<G>(
+        &self,
+        file: &SpillFile,
+        bucket: &Bucket,
+        sealed: &Sealed,
+        mut spare: Prepared,
+        rng: &mut G,
+    ) -> Result<Prepared, ExternalError>
+    where
+        G: Rng + SeedableRng + Send,
+    {
+        let len = usize::try_from(bucket.bytes).map_err(|_| ExternalError::OutOfMemory {
+            bytes: bucket.bytes,
+        })?;
+        if spare.data.len() < len {
+            spare
+                .data
+                .try_reserve_exact(len - spare.data.len())
+                .map_err(|_| ExternalError::OutOfMemory { bytes: len as u64 })?;
+        }
+        spare.data.resize(len, 0);
+        file.read_segment_into(sealed, &mut spare.data)?;
+        spare.records.clear();
+        spare
+            .records
+            .try_reserve_exact(bucket.records as usize)
+            .map_err(|_| ExternalError::OutOfMemory {
+                bytes: bucket.records * INDEX_BYTES_PER_RECORD,
+            })?;
+        let mut start = 0;
+        for end in memchr::memchr_iter(self.separator, &spare.data) {
+            spare.records.push((start, end + 1));
+            start = end + 1;
+        }
+        // Ranges are the size of the `&[u8]` slices `shuffle_bucket` shuffles, and the
+        // permutation depends only on the length and the generator: the same order.
+        fairdeal_parallel::Parallel::with_sampler(self.sampler).shuffle(&mut spare.records, rng);
+        Ok(spare)
     }
 
     /// Reads a bucket that fits the budget, shuffles its records and appends them.
@@ -616,6 +735,13 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         fairdeal_inplace::Inplace::with_sampler(self.sampler).shuffle(&mut reservoir, rng);
         Ok(reservoir)
     }
+}
+
+/// A bucket read back and shuffled, as the ranges of its records in its bytes.
+#[derive(Default)]
+struct Prepared {
+    data: Vec<u8>,
+    records: Vec<(usize, usize)>,
 }
 
 /// The state one external shuffle threads through its levels.

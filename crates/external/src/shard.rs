@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 use crate::MemoryBudget;
 
 /// The format version written to every manifest.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// The default chunk size: 64 MiB of input per chunk (a scatter task holds one chunk in
 /// memory).
@@ -65,6 +65,9 @@ pub const SHARD_INDEX_BYTES: u64 = 24;
 const LABELS: u64 = 0x6c61_6265_6c73;
 /// Domain of the bucket shuffles' seeds (`stream_seed(stream_seed(seed, BUCKETS), bucket)`).
 const BUCKETS: u64 = 0x0062_7563_6b65_7473;
+
+/// Bytes a scatter stages before writing them to a spill file (and hashing them).
+const STAGING_BYTES: usize = 256 << 10;
 
 /// The sub-directory of the run directory holding manifests and spill files.
 pub const WORK_DIR: &str = "shard";
@@ -190,6 +193,15 @@ impl Tally {
         let body = record.strip_suffix(&[sep]).unwrap_or(record);
         self.lines += 1;
         self.bytes += body.len() as u64 + 1;
+        self.sum = self.sum.wrapping_add(xxhash_rust::xxh3::xxh3_128(body));
+    }
+
+    /// Adds one line that ends with its separator (one byte, not hashed).
+    #[inline]
+    fn add_line(&mut self, line: &[u8]) {
+        let body = &line[..line.len() - 1];
+        self.lines += 1;
+        self.bytes += line.len() as u64;
         self.sum = self.sum.wrapping_add(xxhash_rust::xxh3::xxh3_128(body));
     }
 
@@ -556,11 +568,20 @@ struct SpillManifest {
     lines: Vec<u64>,
     /// Per bucket: bytes (the ranges follow each other from offset 0).
     sizes: Vec<u64>,
-    /// Per bucket: checksum ([`hex`]).
+    /// Per bucket: checksum ([`hex`]), the order-independent sum of its lines' hashes.
     sums: Vec<String>,
+    /// Per bucket: the xxh3-64 of its range's bytes (16 hex digits), which the gather checks
+    /// the range against.
+    hashes: Vec<String>,
     /// Per bucket: where its range starts (computed when read).
     #[serde(skip)]
     offsets: Vec<u64>,
+    /// `sums` parsed (when read).
+    #[serde(skip)]
+    line_sums: Vec<u128>,
+    /// `hashes` parsed (when read).
+    #[serde(skip)]
+    range_hashes: Vec<u64>,
 }
 
 /// What a scatter or gather task did.
@@ -753,13 +774,40 @@ fn spill_chunk<G: Rng + SeedableRng>(
         let start = if i == 0 { 0 } else { ends[i - 1] };
         &data[start..ends[i]]
     };
+    // One pass over the records grouped by bucket: each line's hash for the bucket's
+    // order-independent sum, and the bucket's bytes, staged and written in large pieces, each
+    // piece also fed to the bucket's range hash (the gather checks a range with one hash of
+    // its bytes instead of hashing every line again).
     let mut tallies = vec![Tally::default(); buckets];
-    for &i in &order {
-        tallies[labels[i] as usize].add(record(i), sep);
-    }
+    let mut hashes = vec![0u64; buckets];
     write_atomic(&dir.spill(chunk), |w| {
-        for &i in &order {
-            w.write_all(record(i))?;
+        // The staging buffer is the only one: the writer's buffer is bypassed.
+        let file = w.get_mut();
+        let mut staging: Vec<u8> = Vec::with_capacity(STAGING_BYTES);
+        let mut from = 0;
+        for (b, &count) in counts.iter().enumerate() {
+            let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+            let tally = &mut tallies[b];
+            for &i in &order[from..from + count] {
+                let line = record(i);
+                tally.add_line(line);
+                if staging.len() + line.len() > STAGING_BYTES {
+                    hasher.update(&staging);
+                    file.write_all(&staging)?;
+                    staging.clear();
+                    if line.len() > STAGING_BYTES {
+                        hasher.update(line);
+                        file.write_all(line)?;
+                        continue;
+                    }
+                }
+                staging.extend_from_slice(line);
+            }
+            hasher.update(&staging);
+            file.write_all(&staging)?;
+            staging.clear();
+            hashes[b] = hasher.digest();
+            from += count;
         }
         Ok(())
     })?;
@@ -772,7 +820,10 @@ fn spill_chunk<G: Rng + SeedableRng>(
         lines: tallies.iter().map(|t| t.lines).collect(),
         sizes: tallies.iter().map(|t| t.bytes).collect(),
         sums: tallies.iter().map(|t| hex(t.sum)).collect(),
+        hashes: hashes.iter().map(|&h| format!("{h:016x}")).collect(),
         offsets: Vec::new(),
+        line_sums: Vec::new(),
+        range_hashes: Vec::new(),
     };
     write_json(&dir.spill_manifest(chunk), &manifest)?;
     summary.lines += labels.len() as u64;
@@ -793,10 +844,21 @@ fn load_spill(dir: &RunDir, run: &RunManifest, chunk: u64) -> Result<SpillManife
         return Err(bad("it belongs to another run".into()));
     }
     let n = run.buckets as usize;
-    if m.lines.len() != n || m.sizes.len() != n || m.sums.len() != n {
+    if m.lines.len() != n || m.sizes.len() != n || m.sums.len() != n || m.hashes.len() != n {
         return Err(bad(format!("it does not list {n} buckets")));
     }
-    if m.sizes.iter().sum::<u64>() != m.bytes || m.sums.iter().any(|s| unhex(s).is_none()) {
+    m.line_sums = m.sums.iter().filter_map(|s| unhex(s)).collect();
+    m.range_hashes = m
+        .hashes
+        .iter()
+        .filter_map(|h| {
+            (h.len() == 16)
+                .then(|| u64::from_str_radix(h, 16).ok())
+                .flatten()
+        })
+        .collect();
+    if m.sizes.iter().sum::<u64>() != m.bytes || m.line_sums.len() != n || m.range_hashes.len() != n
+    {
         return Err(bad("its sizes or checksums are malformed".into()));
     }
     let spill = dir.spill(chunk);
@@ -892,46 +954,42 @@ fn gather_bucket<G: Rng + SeedableRng + Send>(
     let mut data = Vec::new();
     data.try_reserve_exact(len)
         .map_err(|_| ShardError::OutOfMemory { bytes })?;
+    // Each chunk's range of the bucket, checked against the length and the hash of its bytes
+    // in the chunk's manifest; the part's tally is the sum of the ranges' (the manifests' sums
+    // of their lines' hashes), so no line is hashed here.
     let mut total = Tally::default();
     for m in manifests {
         let size = m.sizes[b];
         if size == 0 {
             continue;
         }
-        let offset = m.offsets[b];
         let path = dir.spill(m.chunk);
         let mut file = File::open(&path).map_err(io_error("cannot read spill file", &path))?;
-        file.seek(SeekFrom::Start(offset))
+        file.seek(SeekFrom::Start(m.offsets[b]))
             .map_err(io_error("cannot read spill file", &path))?;
         let at = data.len();
+        // Into the reserved capacity: nothing is zeroed first.
         file.take(size)
             .read_to_end(&mut data)
             .map_err(io_error("cannot read spill file", &path))?;
-        let mut tally = Tally::default();
         let piece = &data[at..];
-        if piece.len() as u64 != size || piece.last() != Some(&sep) {
+        if piece.len() as u64 != size {
             return Err(ShardError::Mismatch {
                 path,
                 reason: format!("bucket {bucket} is cut short"),
             });
         }
-        let mut start = 0;
-        for end in memchr::memchr_iter(sep, piece) {
-            tally.add(&piece[start..=end], sep);
-            start = end + 1;
-        }
-        let expected = Tally {
-            lines: m.lines[b],
-            bytes: size,
-            sum: unhex(&m.sums[b]).unwrap_or_default(),
-        };
-        if tally != expected {
+        if piece.last() != Some(&sep) || xxhash_rust::xxh3::xxh3_64(piece) != m.range_hashes[b] {
             return Err(ShardError::Mismatch {
                 path,
-                reason: format!("bucket {bucket}'s lines or checksum differ"),
+                reason: format!("bucket {bucket}'s bytes differ from their checksum"),
             });
         }
-        total.merge(&tally);
+        total.merge(&Tally {
+            lines: m.lines[b],
+            bytes: size,
+            sum: m.line_sums[b],
+        });
     }
     summary.bytes_read += data.len() as u64;
     let mut records: Vec<&[u8]> = Vec::new();
@@ -944,6 +1002,15 @@ fn gather_bucket<G: Rng + SeedableRng + Send>(
     for end in memchr::memchr_iter(sep, &data) {
         records.push(&data[start..=end]);
         start = end + 1;
+    }
+    if records.len() as u64 != lines {
+        return Err(ShardError::Mismatch {
+            path: dir.spill_dir(),
+            reason: format!(
+                "bucket {bucket} holds {} lines, its manifests say {lines}",
+                records.len()
+            ),
+        });
     }
     let mut rng = G::seed_from_u64(stream_seed(
         stream_seed(run.seed, BUCKETS),
