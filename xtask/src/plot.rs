@@ -366,10 +366,22 @@ mod tests {
         let c = std::fs::read_to_string(dir.join("c.svg")).unwrap();
         // Every median is labelled, the shared goal is one labelled line per group, and both
         // series are in the legend.
-        for label in ["2.60", "2.40", "1.80", "goal 2.5×", "wyrand", "chacha12", "quartile"] {
+        for label in [
+            "2.60",
+            "2.40",
+            "1.80",
+            "goal 2.5×",
+            "wyrand",
+            "chacha12",
+            "quartile",
+        ] {
             assert!(c.contains(label), "{label} missing");
         }
-        assert_eq!(c.matches("goal 2.5×").count(), 2, "one goal label per group");
+        assert_eq!(
+            c.matches("goal 2.5×").count(),
+            2,
+            "one goal label per group"
+        );
         assert!(!dir.join("d.svg").exists());
         let svg = std::fs::read_to_string(dir.join("a.svg")).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
