@@ -12,7 +12,8 @@
 //! per element, best and median over the rounds, and rip / ours (> 1: ours is faster).
 //!
 //! Then the same duel on the calling thread with no pool: our `Parallel::shuffle_sequential`
-//! against rip_shuffle's `seq_shuffle` (its sequential shuffle), `--rounds` rounds.
+//! against rip_shuffle's `seq_shuffle` (its sequential shuffle), `--rounds` rounds, timed in the
+//! thread's CPU time (a preemption by another process does not count).
 //!
 //! Then the phase profile (`Parallel::shuffle_profiled`, one call per thread count, after the
 //! rounds): wall time per phase, and busy time per phase summed over the threads. The serial
@@ -253,15 +254,17 @@ impl BackendVisitor for Run<'_> {
         let mut seq_rng = Compat06::<B>::seeded(SEED);
         data.seq_shuffle(&mut seq_rng);
         for round in 0..o.rounds {
+            // Both sides run on this thread only: timed in its CPU time, which a preemption by
+            // another process does not inflate (as in the duels of `cargo xtask bench --duel`).
             let mut ours = |data: &mut Vec<u32>| {
-                let start = Instant::now();
+                let start = thread_cpu();
                 ours_shuffle.shuffle_sequential(black_box(data.as_mut_slice()), &mut ours_rng);
-                per_element(start.elapsed())
+                per_element(thread_cpu() - start)
             };
             let mut rip = |data: &mut Vec<u32>| {
-                let start = Instant::now();
+                let start = thread_cpu();
                 black_box(data.as_mut_slice()).seq_shuffle(&mut seq_rng);
-                per_element(start.elapsed())
+                per_element(thread_cpu() - start)
             };
             let (a, b) = if round % 2 == 0 {
                 let a = ours(&mut data);
@@ -286,6 +289,12 @@ impl BackendVisitor for Run<'_> {
         }
         m
     }
+}
+
+/// This thread's CPU time so far (`CLOCK_THREAD_CPUTIME_ID`).
+fn thread_cpu() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
 fn ms(d: Duration) -> f64 {
