@@ -4,7 +4,9 @@
 //! A duel runs `rounds` short rounds. In each round both sides shuffle the *same buffer* with
 //! their own generator of the *same type*, `iters` calls each, one side after the other (the
 //! order alternates from round to round, so neither side always runs on the caches the other
-//! just warmed). The round's ratio is `peer time / our time`; the duel reports the median of
+//! just warmed). Each half is timed in the thread's CPU time, so a preemption by another
+//! process does not count against the side it interrupts. The round's ratio is
+//! `peer time / our time`; the duel reports the median of
 //! those ratios and their spread (quartiles, min, max), plus the median time per call of each
 //! side. A load spike hits both halves of the same round, so the ratio holds still while the
 //! absolute times move.
@@ -20,7 +22,7 @@
 //! (`case/backend/ours/peer/n`) contains `TEXT`.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use fairdeal_benches::SEED;
 use fairdeal_core::{Lemire, Shuffler};
@@ -79,14 +81,23 @@ fn median(mut v: Vec<f64>) -> f64 {
     quantile(&v, 0.5)
 }
 
-/// Times `iters` calls of `side` on `buf`.
+/// This thread's CPU time in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`).
+fn thread_cpu_ns() -> f64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    t.tv_sec as f64 * 1e9 + t.tv_nsec as f64
+}
+
+/// Times `iters` calls of `side` on `buf`: nanoseconds of this thread's CPU time. Wall-clock
+/// time would also count the slices the scheduler gives other processes: on 2 cores at load
+/// 6, nearly every millisecond-long half-round (a shuffle of 2^20 elements is one call) was
+/// preempted, and the duels at 2^20 had quartiles like 0.3–2.9×.
 fn time<T>(buf: &mut [T], iters: u64, side: &mut impl FnMut(&mut [T])) -> f64 {
-    let start = Instant::now();
+    let start = thread_cpu_ns();
     for _ in 0..iters {
         side(black_box(&mut *buf));
     }
     black_box(&*buf);
-    start.elapsed().as_secs_f64() * 1e9
+    thread_cpu_ns() - start
 }
 
 /// Runs one duel of `ours` against `peer` on `buf` (see the module docs).

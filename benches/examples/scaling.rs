@@ -11,6 +11,10 @@
 //! round to round, so that load from other processes hits both alike ("a duel"). Reported: ns
 //! per element, best and median over the rounds, and rip / ours (> 1: ours is faster).
 //!
+//! Then the same duel on the calling thread with no pool: our `Parallel::shuffle_sequential`
+//! against rip_shuffle's `seq_shuffle` (its sequential shuffle), `--rounds` rounds, timed in the
+//! thread's CPU time (a preemption by another process does not count).
+//!
 //! Then the phase profile (`Parallel::shuffle_profiled`, one call per thread count, after the
 //! rounds): wall time per phase, and busy time per phase summed over the threads. The serial
 //! fraction is the one-thread time of the phases that run on one thread whatever the pool
@@ -27,7 +31,7 @@ use std::time::{Duration, Instant};
 use fairdeal_benches::{Compat06, SEED};
 use fairdeal_parallel::{Parallel, Phase, Profile, Step};
 use fairdeal_rng::{Backend, BackendVisitor};
-use rip_shuffle::RipShuffleParallel;
+use rip_shuffle::{RipShuffleParallel, RipShuffleSequential};
 
 /// The thread counts of the Amdahl projection.
 const PROJECTED: [usize; 4] = [4, 16, 64, 128];
@@ -178,6 +182,8 @@ fn round_ratios(ours: &Series, rip: &Series) -> Vec<f64> {
 struct Measured {
     ours: Vec<Series>,
     rip: Vec<Series>,
+    /// One thread, no pool: `shuffle_sequential` and rip_shuffle's `seq_shuffle`.
+    seq: (Series, Series),
     profiles: Vec<Profile>,
 }
 
@@ -205,6 +211,7 @@ impl BackendVisitor for Run<'_> {
         let mut m = Measured {
             ours: o.threads.iter().map(|_| Series::default()).collect(),
             rip: o.threads.iter().map(|_| Series::default()).collect(),
+            seq: (Series::default(), Series::default()),
             profiles: Vec::new(),
         };
         // One warm-up call of each (page faults of the first touch, thread start-up).
@@ -243,12 +250,51 @@ impl BackendVisitor for Run<'_> {
                 }
             }
         }
+        // The sequential duel: the calling thread, no pool on either side.
+        let mut seq_rng = Compat06::<B>::seeded(SEED);
+        data.seq_shuffle(&mut seq_rng);
+        for round in 0..o.rounds {
+            // Both sides run on this thread only: timed in its CPU time, which a preemption by
+            // another process does not inflate (as in the duels of `cargo xtask bench --duel`).
+            let mut ours = |data: &mut Vec<u32>| {
+                let start = thread_cpu();
+                ours_shuffle.shuffle_sequential(black_box(data.as_mut_slice()), &mut ours_rng);
+                per_element(thread_cpu() - start)
+            };
+            let mut rip = |data: &mut Vec<u32>| {
+                let start = thread_cpu();
+                black_box(data.as_mut_slice()).seq_shuffle(&mut seq_rng);
+                per_element(thread_cpu() - start)
+            };
+            let (a, b) = if round % 2 == 0 {
+                let a = ours(&mut data);
+                (a, rip(&mut data))
+            } else {
+                let b = rip(&mut data);
+                (ours(&mut data), b)
+            };
+            m.seq.0.0.push(a);
+            m.seq.1.0.push(b);
+            if !o.json {
+                eprintln!(
+                    "round {}/{}, no pool: ours (shuffle_sequential) {a:6.2} ns/elem, rip_shuffle seq_shuffle {b:6.2} ns/elem",
+                    round + 1,
+                    o.rounds
+                );
+            }
+        }
         for pool in &pools {
             let profile = pool.install(|| ours_shuffle.shuffle_profiled(&mut data, &mut ours_rng));
             m.profiles.push(profile);
         }
         m
     }
+}
+
+/// This thread's CPU time so far (`CLOCK_THREAD_CPUTIME_ID`).
+fn thread_cpu() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
 fn ms(d: Duration) -> f64 {
@@ -299,6 +345,11 @@ fn main() {
             "backend": o.backend,
             "rounds": o.rounds,
             "rows": rows,
+            "sequential": {
+                "ours_ns_per_element": {"best": m.seq.0.best(), "median": m.seq.0.median(), "worst": m.seq.0.worst(), "rounds": m.seq.0.0},
+                "rip_seq_ns_per_element": {"best": m.seq.1.best(), "median": m.seq.1.median(), "worst": m.seq.1.worst(), "rounds": m.seq.1.0},
+                "rip_over_ours_per_round": round_ratios(&m.seq.0, &m.seq.1),
+            },
             "serial_fraction": serial_fraction,
             "out_of_place": Step::ALL.iter().map(|&step| {
                 let left = one.remaining(step);
@@ -339,6 +390,25 @@ fn main() {
             rip.spread() * 100.0,
             median(&ratios),
             ours1 / ours.median(),
+        );
+    }
+    {
+        let (ours, rip) = &m.seq;
+        let ratios = round_ratios(ours, rip);
+        let (lo, hi) = ratios
+            .iter()
+            .fold((f64::INFINITY, 0.0_f64), |(lo, hi), &r| {
+                (lo.min(r), hi.max(r))
+            });
+        println!(
+            "| 1, no pool: `shuffle_sequential` vs `seq_shuffle` | {:.2} / {:.2} ({:.0} %) | {:.2} / {:.2} ({:.0} %) | {:.2} [{lo:.2}–{hi:.2}] | |",
+            ours.best(),
+            ours.median(),
+            ours.spread() * 100.0,
+            rip.best(),
+            rip.median(),
+            rip.spread() * 100.0,
+            median(&ratios),
         );
     }
     println!(

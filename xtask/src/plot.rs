@@ -129,8 +129,8 @@ fn marker_shape(i: usize) -> Vec<(i32, i32)> {
 
 /// The duels as ratios: one x group per category (a case and size), one marker per series
 /// (backend) at the median per-round ratio, with a bar from the lower to the upper quartile,
-/// a short line in the series' colour at its goal, and a dashed line at 1× (as fast as the
-/// peer). The legend is drawn beside the plot, never on the data. Returns `false` (and writes
+/// a black line at the goal across the duels read against it, and a dashed line at 1× (as
+/// fast as the peer). Every median is written on a white box beside its marker. The legend is drawn beside the plot, never on the data. Returns `false` (and writes
 /// nothing) when there is no point.
 pub(crate) fn ratios(
     path: &Path,
@@ -196,17 +196,49 @@ pub(crate) fn ratios(
     // Each series' slot in a group (no wider than a third of it, so one series keeps narrow
     // bars and goal marks).
     let slot = 0.8 / m.max(3.0);
+    let x_of = |p: &RatioPoint| p.category as f64 + (p.series as f64 - (m - 1.0) / 2.0) * slot;
+    // The goals: one black line per category and goal value, across the slots of the duels
+    // read against it (the whole group when every backend has the same goal), labelled at its
+    // left end, so that a goal is never confused with a series and never hides behind a bar.
+    let mut goals: Vec<(usize, f64, f64, f64)> = Vec::new(); // (category, goal, x from, x to)
+    for p in &points {
+        let Some(goal) = p.goal.filter(|g| g.is_finite()) else {
+            continue;
+        };
+        let x = x_of(p);
+        match goals
+            .iter_mut()
+            .find(|(c, g, _, _)| *c == p.category && *g == goal)
+        {
+            Some(line) => {
+                line.2 = line.2.min(x);
+                line.3 = line.3.max(x);
+            }
+            None => goals.push((p.category, goal, x, x)),
+        }
+    }
+    for &(_, goal, from, to) in &goals {
+        let (from, to) = (from - slot * 0.5, to + slot * 0.5);
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(from, goal), (to, goal)],
+                BLACK.stroke_width(2),
+            )))
+            .map_err(err)?;
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at((from, goal))
+                    + Text::new(
+                        format!("goal {}×", format_num(goal)),
+                        (0, -15),
+                        ("sans-serif", 12).into_font().color(&BLACK),
+                    ),
+            ))
+            .map_err(err)?;
+    }
     for p in &points {
         let colour = COLOURS[p.series % COLOURS.len()];
-        let x = p.category as f64 + (p.series as f64 - (m - 1.0) / 2.0) * slot;
-        if let Some(goal) = p.goal {
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    vec![(x - slot * 0.45, goal), (x + slot * 0.45, goal)],
-                    colour.stroke_width(3),
-                )))
-                .map_err(err)?;
-        }
+        let x = x_of(p);
         let bar = colour.stroke_width(2);
         chart
             .draw_series([
@@ -215,13 +247,18 @@ pub(crate) fn ratios(
                 PathElement::new(vec![(x - slot * 0.15, p.q3), (x + slot * 0.15, p.q3)], bar),
             ])
             .map_err(err)?;
+        // The value on a white box right of the marker, clear of the quartile caps: readable
+        // over a goal line or a neighbour's bar.
+        let label = format!("{:.2}", p.median);
+        let width = 7 * label.chars().count() as i32 + 4;
         chart
             .draw_series(std::iter::once(
                 EmptyElement::at((x, p.median))
+                    + Rectangle::new([(10, -8), (10 + width, 8)], WHITE.mix(0.9).filled())
                     + Polygon::new(marker_shape(p.series), colour.filled())
                     + Text::new(
-                        format!("{:.2}", p.median),
-                        (9, -6),
+                        label,
+                        (12, -6),
                         ("sans-serif", 12).into_font().color(&BLACK),
                     ),
             ))
@@ -252,7 +289,7 @@ pub(crate) fn ratios(
     let key: [(&str, &str); 4] = [
         ("marker", "median of the per-round ratios"),
         ("bar", "lower to upper quartile"),
-        ("goal", "the target, in the colour"),
+        ("goal", "the goal of the duels it spans"),
         ("parity", "1×: as fast as the peer"),
     ];
     for (what, text) in key {
@@ -263,8 +300,8 @@ pub(crate) fn ratios(
                 BLACK.stroke_width(2),
             )),
             "goal" => side.draw(&PathElement::new(
-                vec![(12, y + 6), (32, y + 6)],
-                BLACK.stroke_width(3),
+                vec![(10, y + 6), (34, y + 6)],
+                BLACK.stroke_width(2),
             )),
             "parity" => side
                 .draw(&PathElement::new(
@@ -327,10 +364,24 @@ mod tests {
         assert!(ratios(&dir.join("c.svg"), "t", &cats, &backends, &pts).unwrap());
         assert!(!ratios(&dir.join("d.svg"), "t", &cats, &backends, &[]).unwrap());
         let c = std::fs::read_to_string(dir.join("c.svg")).unwrap();
-        // Every median is labelled, and both series are in the legend.
-        for label in ["2.60", "2.40", "1.80", "wyrand", "chacha12", "quartile"] {
+        // Every median is labelled, the shared goal is one labelled line per group, and both
+        // series are in the legend.
+        for label in [
+            "2.60",
+            "2.40",
+            "1.80",
+            "goal 2.5×",
+            "wyrand",
+            "chacha12",
+            "quartile",
+        ] {
             assert!(c.contains(label), "{label} missing");
         }
+        assert_eq!(
+            c.matches("goal 2.5×").count(),
+            2,
+            "one goal label per group"
+        );
         assert!(!dir.join("d.svg").exists());
         let svg = std::fs::read_to_string(dir.join("a.svg")).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 
 use fairdeal_core::{IndexSampler, Rng, SeedableRng};
 
-use crate::leaf::prefetching_fisher_yates;
+use crate::leaf::leaf_shuffle;
 use crate::prefetch::prefetch;
 
 /// The smallest fan-out worth a scatter: with 2 buckets the "label is the current bucket"
@@ -207,7 +207,7 @@ where
     S: IndexSampler + Copy,
 {
     if data.len() <= shape.leaf_len {
-        prefetching_fisher_yates(data, rng, sampler);
+        leaf_shuffle(data, rng, sampler);
         return;
     }
     let bits = shape.bits_for(data.len());
@@ -229,7 +229,7 @@ where
 {
     use rayon::prelude::*;
     if data.len() <= shape.leaf_len {
-        prefetching_fisher_yates(data, rng, sampler);
+        leaf_shuffle(data, rng, sampler);
         return;
     }
     let bits = shape.bits_for(data.len());

@@ -56,7 +56,7 @@ use std::time::{Duration, Instant};
 
 use fairdeal_core::{IndexSampler, Rng, SeedableRng};
 
-use crate::leaf::prefetching_fisher_yates;
+use crate::leaf::leaf_shuffle;
 use crate::scatter::{self, Shape, draw_seed, split_buckets};
 
 /// At most this many chunk × bucket pieces: the number of chunks is lowered (for the length and
@@ -968,7 +968,7 @@ pub(crate) fn shuffle_par<T, R, S>(
 {
     use rayon::prelude::*;
     if data.len() <= shape.leaf_len {
-        prefetching_fisher_yates(data, rng, sampler);
+        leaf_shuffle(data, rng, sampler);
         return;
     }
     let layout = Layout::new(data.len(), shape);
@@ -1012,7 +1012,7 @@ pub(crate) fn shuffle_seq<T, R, S>(
     S: IndexSampler + Copy,
 {
     if data.len() <= shape.leaf_len {
-        prefetching_fisher_yates(data, rng, sampler);
+        leaf_shuffle(data, rng, sampler);
         return;
     }
     let layout = Layout::new(data.len(), shape);
