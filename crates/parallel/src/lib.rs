@@ -11,9 +11,10 @@ of the cache (a leaf, 1 MiB by default), where Fisher-Yates ([`fairdeal_inplace:
 is fast. The buckets are independent, so they are shuffled in parallel on the rayon pool the caller
 runs in.
 
-At 10⁸ `u32` on the 2-core development machine this is about 2× rip_shuffle's sequential
-shuffle and 3× plain Fisher-Yates on one thread (`docs/algorithms.md`, "Huge N", has the
-numbers, the command and the profile that shaped it).
+At 10⁸ `u32` on one thread of the 2-core development machine this is 1.3–1.7× rip_shuffle's
+sequential shuffle in paired CPU-time rounds (`docs/benchmarks.md`, "Parallel scaling"; its
+time moves more from run to run than ours) and about 3× plain Fisher-Yates
+(`docs/algorithms.md`, "Huge N", has the profile that shaped it).
 
 # Quick start
 
