@@ -29,16 +29,19 @@ fn bounds(series: &[Series]) -> Option<((f64, f64), (f64, f64))> {
     any.then_some(((x0 / 1.3, x1 * 1.3), (y0 / 1.6, y1 * 1.6)))
 }
 
-/// A log-log line chart with one line per series. Returns `false` (and writes nothing) when
+/// A log-log line chart with one line per series, each with its own colour and marker shape
+/// (Okabe–Ito colours crossed with five shapes, so no two of up to 35 series look alike), and
+/// the legend beside the plot, never on the data. Returns `false` (and writes nothing) when
 /// there is no positive point to draw.
 pub(crate) fn loglog(path: &Path, title: &str, y_desc: &str, series: &[Series]) -> Result<bool> {
     let Some(((x0, x1), (y0, y1))) = bounds(series) else {
         return Ok(false);
     };
-    let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
+    let root = SVGBackend::new(path, (1060, 600)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 20))
+    let (plot_area, side) = root.split_horizontally(860);
+    let mut chart = ChartBuilder::on(&plot_area)
+        .caption(title, ("sans-serif", 18))
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(80)
@@ -52,8 +55,8 @@ pub(crate) fn loglog(path: &Path, title: &str, y_desc: &str, series: &[Series]) 
         .y_label_formatter(&|y| format_num(*y))
         .draw()
         .map_err(err)?;
-    for (i, (name, pts)) in series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
+    for (i, (_, pts)) in series.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
         let mut pts: Vec<(f64, f64)> = pts
             .iter()
             .copied()
@@ -61,23 +64,36 @@ pub(crate) fn loglog(path: &Path, title: &str, y_desc: &str, series: &[Series]) 
             .collect();
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
         chart
-            .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-            .map_err(err)?
-            .label(name.as_str())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-            });
+            .draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))
+            .map_err(err)?;
         chart
-            .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .draw_series(
+                pts.iter()
+                    .map(|&p| EmptyElement::at(p) + Polygon::new(marker_shape(i), colour.filled())),
+            )
             .map_err(err)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
+    let font = ("sans-serif", 14).into_font();
+    let mut y = 50;
+    for (i, (name, _)) in series.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        side.draw(&PathElement::new(
+            vec![(8, y + 7), (36, y + 7)],
+            colour.stroke_width(2),
+        ))
         .map_err(err)?;
+        side.draw(
+            &(EmptyElement::at((22, y + 7)) + Polygon::new(marker_shape(i), colour.filled())),
+        )
+        .map_err(err)?;
+        side.draw(&Text::new(
+            name.as_str(),
+            (44, y),
+            font.clone().color(&BLACK),
+        ))
+        .map_err(err)?;
+        y += 24;
+    }
     root.present().map_err(err)?;
     Ok(true)
 }
@@ -108,7 +124,8 @@ const COLOURS: [RGBColor; 7] = [
 ];
 
 /// A marker outline in pixels around its point: circle, triangle, square, diamond, inverted
-/// triangle, then round again (paired with [`COLOURS`], every series differs in both).
+/// triangle, then round again. Series `i` takes shape `i % 5` and colour `i % 7`, so up to 35
+/// series differ in colour or shape, and the first five in both.
 fn marker_shape(i: usize) -> Vec<(i32, i32)> {
     match i % 5 {
         0 => (0..16)
@@ -347,7 +364,7 @@ mod tests {
     fn writes_svg_files() {
         let dir = std::env::temp_dir().join(format!("xtask-plot-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let series = vec![("a".to_owned(), vec![(16.0, 100.0), (1024.0, 6400.0)])];
+        let series = vec![("inplace".to_owned(), vec![(16.0, 100.0), (1024.0, 6400.0)])];
         assert!(loglog(&dir.join("a.svg"), "t", "ns", &series).unwrap());
         assert!(!loglog(&dir.join("b.svg"), "t", "ns", &[]).unwrap());
         let cats = vec!["N = 1000".to_owned(), "N = 10^4".to_owned()];
@@ -386,6 +403,11 @@ mod tests {
         let svg = std::fs::read_to_string(dir.join("a.svg")).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(svg.starts_with("<svg"));
+        // The legend names the series (beside the plot).
+        assert!(
+            svg.contains("inplace"),
+            "series name missing from the legend"
+        );
     }
 
     #[test]

@@ -408,7 +408,7 @@ fn ns_text(x: Option<f64>) -> String {
     x.map_or_else(|| "–".to_owned(), human_ns)
 }
 
-const HEADER: &str = "targets (wall clock; ratio = peer / ours, above 1: ours faster; duels: median of per-round ratios [quartiles]; informational, never fails the run):";
+const HEADER: &str = "targets (time, not instructions: duels in per-round thread CPU time, the N = 10^8 rows criterion wall clock; ratio = peer / ours, above 1: ours faster; duels: median of per-round ratios [quartiles]; informational, never fails the run):";
 
 /// The console table (also the "verdict lines" of the targets).
 pub(crate) fn text(rows: &[TargetRow]) -> String {

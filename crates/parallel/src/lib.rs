@@ -11,9 +11,10 @@ of the cache (a leaf, 1 MiB by default), where Fisher-Yates ([`fairdeal_inplace:
 is fast. The buckets are independent, so they are shuffled in parallel on the rayon pool the caller
 runs in.
 
-At 10⁸ `u32` on the 2-core development machine this is about 2× rip_shuffle's sequential
-shuffle and 3× plain Fisher-Yates on one thread (`docs/algorithms.md`, "Huge N", has the
-numbers, the command and the profile that shaped it).
+At 10⁸ `u32` on one thread of the 2-core development machine this is 1.3–1.7× rip_shuffle's
+sequential shuffle in paired CPU-time rounds (`docs/benchmarks.md`, "Parallel scaling"; its
+time moves more from run to run than ours) and about 3× plain Fisher-Yates
+(`docs/algorithms.md`, "Huge N", has the profile that shaped it).
 
 # Quick start
 
@@ -78,8 +79,9 @@ shuffle by induction) or, at a leaf, Fisher-Yates.
   64 KiB or more is first read front to back, one touch per cache line (a safe swap of an
   element with itself that the compiler cannot drop): the exchange has left the bucket in
   memory, and a sequential sweep brings it in at streaming speed where the swaps would fetch it
-  a random line at a time. At 10^8 `u32` this made the buckets phase about 1.6× faster than
-  the previous leaf, which delayed each swap 64 draws behind a prefetch of its target.
+  a random line at a time. At 10^8 `u32` on one thread this cut the whole shuffle by 13–18 %
+  against the previous leaf, which delayed each swap 64 draws behind a prefetch of its target
+  (`docs/benchmarks.md`, "Parallel scaling").
 * **Tunable shape.** [`Parallel::with_shape`] sets the leaf size in bytes and the maximum fan-out
   (the tests use tiny leaves so the recursion runs at `n = 4`); the defaults were measured
   (`docs/algorithms.md`, section "Huge N").
