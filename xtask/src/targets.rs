@@ -1,4 +1,4 @@
-//! The speed targets (issues 6 and 12) as a table: measured ratio, goal, met or missed.
+//! The speed targets as a table: measured ratio, goal, met or missed.
 //!
 //! Small and medium N are read from **duels** (see [`crate::duel`]): ours and the peer
 //! alternate round by round in one process on the same buffer with the same generator type, and
@@ -155,7 +155,7 @@ pub(crate) const GOALS: [Goal; 15] = {
             peer: (CASE_DECK, INPLACE),
             source: Source::Duel(DECK_N),
             backends: WY,
-            check: Check::NsAtMost(10.0),
+            check: Check::NsAtMost(6.0),
         },
         Goal {
             label: "deal 7 of 52: time per deal",
@@ -163,7 +163,7 @@ pub(crate) const GOALS: [Goal; 15] = {
             peer: (CASE_DECK, INPLACE),
             source: Source::Duel(DECK_N),
             backends: &["chacha12"],
-            check: Check::NsAtMost(14.0),
+            check: Check::NsAtMost(8.0),
         },
         Goal {
             label: "batching: inplace vs inplace-lemire (info)",
@@ -687,7 +687,7 @@ mod tests {
                 1 << 20,
                 (1e6, 1.2e6),
             ),
-            duel(CASE_DEAL, "wyrand", "partial", "inplace", 52, (9.0, 60.0)),
+            duel(CASE_DEAL, "wyrand", "partial", "inplace", 52, (5.5, 60.0)),
             duel(
                 CASE_DEAL,
                 "chacha12",
@@ -735,7 +735,7 @@ mod tests {
         assert_eq!(r.status(), "MISSED");
         // The deal: a ratio against the full shuffle and an absolute time per deal.
         let r = find(&rows, "vs full deck52", "wyrand", 52);
-        assert!((r.ratio.unwrap() - 60.0 / 9.0).abs() < 1e-12);
+        assert!((r.ratio.unwrap() - 60.0 / 5.5).abs() < 1e-12);
         assert_eq!(r.status(), "met");
         let time = |b| {
             rows.iter()
@@ -785,10 +785,10 @@ mod tests {
         let rows = rows(&[], &sample_duels());
         let t = text(&rows);
         assert!(t.contains("3.00× [2.97–3.03]"), "{t}");
-        assert!(t.contains("≤ 10 ns"), "{t}");
+        assert!(t.contains("≤ 6 ns"), "{t}");
         assert!(
-            t.contains("MISSED (0.93 of goal)"),
-            "chacha12 deal: 14 / 15 ns\n{t}"
+            t.contains("MISSED (0.53 of goal)"),
+            "chacha12 deal: 8 / 15 ns\n{t}"
         );
         assert!(
             t.contains("not measured in this run: N = 10^8, 2 threads"),
@@ -807,7 +807,7 @@ mod tests {
             .unwrap();
         assert_eq!(deal["ours"], "deal7_of_52/partial");
         assert_eq!(deal["method"], "duel");
-        assert_eq!(deal["goal_ns_at_most"], 14.0);
+        assert_eq!(deal["goal_ns_at_most"], 8.0);
         assert_eq!(deal["met"], false);
         let deck = j
             .iter()
