@@ -88,7 +88,7 @@ pub(crate) fn one_line(err: &anyhow::Error) -> String {
             parts.push(text);
         }
     }
-    let text = parts.join(": ");
+    let text = shorten_long_words(&parts.join(": "));
     let mut out = String::with_capacity(text.len());
     for (i, part) in text
         .lines()
@@ -100,6 +100,31 @@ pub(crate) fn one_line(err: &anyhow::Error) -> String {
             out.push(' ');
         }
         out.push_str(part);
+    }
+    out
+}
+
+/// The longest word (a run of characters without a space) an error line shows whole.
+const LONGEST_WORD: usize = 200;
+
+/// `text` with every word longer than [`LONGEST_WORD`] characters (a pasted 128 KiB
+/// argument, echoed by a parser's message) cut to its first 40 and last 20 characters around
+/// its length, so an error stays a readable line.
+pub(crate) fn shorten_long_words(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(4096));
+    for (i, word) in text.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let chars = word.chars().count();
+        if chars > LONGEST_WORD {
+            out.extend(word.chars().take(40));
+            out.push('…');
+            out.extend(word.chars().skip(chars - 20));
+            out.push_str(&format!(" ({chars} characters)"));
+        } else {
+            out.push_str(word);
+        }
     }
     out
 }
@@ -800,6 +825,22 @@ mod tests {
             .context("middle\nline")
             .context("top");
         assert_eq!(one_line(&err), "top: middle line: root");
+    }
+
+    #[test]
+    fn huge_words_in_errors_are_cut_to_their_ends_and_length() {
+        let huge = format!("'1-{}'", "9".repeat(131_000));
+        let line = shorten_long_words(&format!("invalid value {huge} for '-i'"));
+        assert_eq!(
+            line,
+            format!(
+                "invalid value '1-{}…{}' (131004 characters) for '-i'",
+                "9".repeat(37),
+                "9".repeat(19)
+            )
+        );
+        let path = format!("cannot read '/{}'", "a/".repeat(98));
+        assert_eq!(shorten_long_words(&path), path, "199 characters stay whole");
     }
 
     #[test]

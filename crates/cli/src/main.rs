@@ -133,7 +133,8 @@ fn report_clap_error(err: &clap::Error) -> ExitCode {
             ExitCode::from(2)
         }
         _ => {
-            eprintln!("fairdeal: error: {}", clap_error_line(err));
+            let line = common::shorten_long_words(&clap_error_line(err));
+            eprintln!("fairdeal: error: {line}");
             ExitCode::from(2)
         }
     }

@@ -320,3 +320,19 @@ fn an_interrupt_ends_the_run_at_once_without_a_panic() {
     assert!(output.stdout.is_empty());
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
 }
+
+#[test]
+fn errors_do_not_echo_a_huge_argument_whole() {
+    // Probe row N23: a 128 KiB value was echoed three times (393,150 bytes of stderr).
+    let huge = format!("1-{}", "9".repeat(131_000));
+    for args in [
+        vec!["shuffle", "-i", huge.as_str(), "-n", "1"],
+        vec!["shuffle", "--memory", &huge[2..], "-i", "1-3"],
+    ] {
+        let run = fairdeal(&args);
+        assert_eq!(run.status, Some(2), "{}", &run.stderr[..200]);
+        let line = run.error();
+        assert!(line.len() < 600, "{} bytes: {line}", line.len());
+        assert!(line.contains("characters)"), "{line}");
+    }
+}

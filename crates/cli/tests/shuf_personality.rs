@@ -414,3 +414,64 @@ fn fairdeal_shuffle_takes_gnus_harmless_habits() {
     );
     assert_eq!(missing.status, Some(1), "{}", missing.stderr);
 }
+
+#[test]
+fn random_source_beyond_the_budget_is_refused_saying_what_would_work() {
+    // GNU's plan holds every record (GNU has no external shuffle to reproduce): a file larger
+    // than --memory is refused before it is read, a pipe once the budget is full; -n K on a
+    // stream (a reservoir) and ranges hold no input and run at any budget.
+    let dir = fresh_dir("gnu-budget");
+    let source = dir.join("r64k");
+    std::fs::write(&source, splitmix64_bytes(9, 1 << 16)).unwrap();
+    let input = dir.join("in.txt");
+    let text: String = (0..10_000).map(|i| format!("{i}\n")).collect();
+    std::fs::write(&input, &text).unwrap();
+    let source = source.to_str().unwrap();
+    let args = |extra: &[&str]| -> Vec<String> {
+        ["shuffle", "--random-source", source, "--memory", "4K"]
+            .iter()
+            .chain(extra)
+            .map(|&a| a.to_owned())
+            .collect()
+    };
+    let refused = |extra: &[&str], stdin: &[u8]| {
+        let args = args(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let line = common::fairdeal_with_input(&args, stdin).error();
+        assert!(
+            line.contains(
+                "--random-source reproduces GNU shuf's output only with the whole input in memory"
+            ),
+            "{line}"
+        );
+        assert!(
+            line.contains("raise --memory, or use --seed instead"),
+            "{line}"
+        );
+        line
+    };
+    let file = refused(&[input.to_str().unwrap()], b"");
+    assert!(file.contains("(48890 bytes)"), "{file}");
+    refused(&["-r", "-n", "3", input.to_str().unwrap()], b"");
+    refused(&[], text.as_bytes());
+    // Negative controls: a sample of a stream, a range, and a budget that holds the file.
+    for extra in [&["-n", "3"][..], &["-i", "1-100"]] {
+        let args = args(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        common::fairdeal_with_input(&args, text.as_bytes()).ok();
+    }
+    let run = common::fairdeal(&[
+        "shuffle",
+        "--random-source",
+        source,
+        "--memory",
+        "1M",
+        input.to_str().unwrap(),
+    ])
+    .ok();
+    let mut lines: Vec<&str> = std::str::from_utf8(&run.stdout).unwrap().lines().collect();
+    lines.sort_unstable();
+    let mut expected: Vec<&str> = text.lines().collect();
+    expected.sort_unstable();
+    assert_eq!(lines, expected);
+}

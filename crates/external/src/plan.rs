@@ -107,6 +107,9 @@ pub struct Request<'a> {
     /// The size above which a whole parallel shuffle of records scatters them as they are
     /// read ([`SCATTER_ABOVE`] unless a test lowers it).
     pub scatter_above: u64,
+    /// `--random-source`: the draws are GNU shuf's from a byte stream, which give `shuf
+    /// --random-source`'s output only on GNU's own plan ([`Plan::Gnu`]).
+    pub gnu: bool,
 }
 
 impl Request<'_> {
@@ -121,6 +124,7 @@ impl Request<'_> {
             repeat: false,
             threads: None,
             scatter_above: SCATTER_ABOVE,
+            gnu: false,
         }
     }
 }
@@ -214,6 +218,16 @@ pub enum Plan {
         /// The memory the plan takes, estimated within 1.5× of the maximum RSS (bytes).
         estimate: u64,
     },
+    /// `--random-source FILE`: GNU shuf's own plan over its draws from FILE's bytes
+    /// (`fairdeal_rng::GnuSampler`: every record in memory, a reservoir sample for `-n K` on a
+    /// stream, picks for `-r`), the only one that reproduces `shuf --random-source`. GNU has
+    /// no external path, so neither has this plan.
+    Gnu {
+        /// The most bytes of records read into memory (the budget) when GNU's plan holds
+        /// them all; `None` when it holds at most `-n K` records (or, with `-n`, a file of at
+        /// most 8 MiB, which GNU reads whole), `-e`'s arguments or nothing (a range).
+        load_limit: Option<MemoryBudget>,
+    },
 }
 
 impl Plan {
@@ -234,7 +248,7 @@ impl Plan {
                 how: RangePlan::Materialise(m),
                 ..
             } => in_memory(m),
-            Self::Range { .. } => None,
+            Self::Range { .. } | Self::Gnu { .. } => None,
         }
     }
 }
@@ -294,6 +308,16 @@ impl fmt::Display for Plan {
                 }
                 write!(f, " (about {} memory)", human(*estimate))
             }
+            Self::Gnu {
+                load_limit: Some(limit),
+            } => write!(
+                f,
+                "GNU shuf's plan on --random-source draws, records in memory up to {limit}"
+            ),
+            Self::Gnu { load_limit: None } => write!(
+                f,
+                "GNU shuf's plan on --random-source draws (at most -n records, or none, held)"
+            ),
         }
     }
 }
@@ -319,6 +343,18 @@ pub enum PlanError {
     ExactOrderBeyondBudget {
         /// The backend.
         backend: String,
+        /// The budget.
+        budget: MemoryBudget,
+        /// The input's size, when known.
+        size: Option<u64>,
+    },
+    /// GNU shuf's plan (`--random-source`) holds every record in memory, and the input is
+    /// larger than the budget.
+    #[error(
+        "--random-source reproduces GNU shuf's output only with the whole input in memory, as GNU holds it, and the input{} is larger than --memory {budget}: raise --memory, or use --seed instead of --random-source for a shuffle through temporary files",
+        size_note(*size)
+    )]
+    GnuBeyondBudget {
         /// The budget.
         budget: MemoryBudget,
         /// The input's size, when known.
@@ -454,6 +490,9 @@ pub fn reservoir_fits(k: usize, mean_record: u64, budget: MemoryBudget) -> bool 
 /// range that cannot be held or sampled within the budget; input known (from its size) to be
 /// larger than the budget when the algorithm or a language-exact order needs it in memory.
 pub fn plan(request: &Request<'_>) -> Result<Plan, PlanError> {
+    if request.gnu {
+        return plan_gnu(request);
+    }
     let named_parallel = request.algorithm == Some(PARALLEL_ALGORITHM);
     if let (Some(_), Some(algorithm)) = (request.threads, request.algorithm)
         && !named_parallel
@@ -493,6 +532,31 @@ pub fn plan(request: &Request<'_>) -> Result<Plan, PlanError> {
         Source::Records { size_hint } => plan_records(request, fits, scatter, size_hint),
         Source::Range { lo, len } => plan_range(request, fits, lo, len),
     }
+}
+
+/// GNU shuf's plan: every record held, except for `-n K` (a reservoir sample, or a file small
+/// enough that GNU reads it whole) and ranges; refused before reading when a file alone is
+/// larger than the budget.
+fn plan_gnu(request: &Request<'_>) -> Result<Plan, PlanError> {
+    let budget = request.budget;
+    let holds_all = matches!(request.source, Source::Records { .. })
+        && (request.head_count.is_none() || request.repeat);
+    if !holds_all {
+        return Ok(Plan::Gnu { load_limit: None });
+    }
+    if let Source::Records {
+        size_hint: Some(size),
+    } = request.source
+        && size > budget.bytes()
+    {
+        return Err(PlanError::GnuBeyondBudget {
+            budget,
+            size: Some(size),
+        });
+    }
+    Ok(Plan::Gnu {
+        load_limit: Some(budget),
+    })
 }
 
 fn plan_records(
@@ -1015,6 +1079,63 @@ mod tests {
                 "{bytes}: {text}"
             );
         }
+    }
+
+    #[test]
+    fn gnu_random_source_is_gnu_plan_within_the_budget() {
+        let gnu = |request: Request<'static>| {
+            plan(&Request {
+                gnu: true,
+                ..request
+            })
+        };
+        // Whole shuffles and -r hold every record: up to the budget, refused above it when
+        // the size is known, and the refusal says what would work.
+        for repeat in [false, true] {
+            let request = Request {
+                repeat,
+                ..lines(None, GIB)
+            };
+            assert_eq!(
+                gnu(request),
+                Ok(Plan::Gnu {
+                    load_limit: Some(budget(GIB))
+                })
+            );
+            let request = Request {
+                repeat,
+                head_count: repeat.then_some(3),
+                ..lines(Some(GIB + 1), GIB)
+            };
+            let err = gnu(request).unwrap_err();
+            assert_eq!(
+                err,
+                PlanError::GnuBeyondBudget {
+                    budget: budget(GIB),
+                    size: Some(GIB + 1),
+                }
+            );
+            let message = err.to_string();
+            assert!(message.contains("raise --memory"), "{message}");
+            assert!(message.contains("use --seed instead"), "{message}");
+        }
+        // -n K on a stream (a reservoir of K) and ranges hold no input: any size.
+        let sample = Request {
+            head_count: Some(5),
+            ..lines(Some(100 * GIB), GIB)
+        };
+        assert_eq!(gnu(sample), Ok(Plan::Gnu { load_limit: None }));
+        assert_eq!(
+            gnu(range(1, 1 << 64, 1024)),
+            Ok(Plan::Gnu { load_limit: None })
+        );
+        // GNU's plan wins over every other option: never the scatter, one thread.
+        let whole = gnu(lines(None, GIB)).unwrap();
+        assert_eq!(whole.scatter_threads(), None);
+        assert_eq!(
+            whole.to_string(),
+            "GNU shuf's plan on --random-source draws, records in memory up to 1G"
+        );
     }
 
     #[test]

@@ -18,7 +18,9 @@ use fairdeal_external::shard::{
 };
 
 use crate::cmd::shuffle::parse_memory;
-use crate::common::{count_parser, parse_threads, plural, print_json, stdout, thread_pool, usage};
+use crate::common::{
+    count_parser, parse_threads, plural, print_json, stdout, thread_pool_for, usage,
+};
 
 /// The generator of every sharded run: the default backend's, named in the run manifest.
 type ShardRng = <fairdeal::rng::DefaultBackend as fairdeal::rng::Backend>::Rng;
@@ -96,7 +98,8 @@ struct TaskArgs {
     #[arg(long, value_name = "P", value_parser = count_parser(1, MAX_TASKS))]
     tasks: u64,
     /// Memory for one chunk (scatter) or one bucket (gather): bytes plus 24 per line
-    /// (scatter) or 16 (gather) [default: a quarter of physical memory].
+    /// (scatter) or 16 (gather) [default: a quarter of physical memory, or of the cgroup's
+    /// memory limit or `ulimit -v`/`-d` when lower].
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     memory: Option<MemoryBudget>,
     /// Worker threads of the in-memory shuffle of a bucket [default: all cores]; the output is
@@ -195,11 +198,12 @@ fn task(args: &TaskArgs, step: &str) -> anyhow::Result<()> {
     }
     let budget = args
         .memory
-        .unwrap_or_else(|| MemoryBudget::default_for(fairdeal_external::physical_memory()));
+        .unwrap_or_else(|| MemoryBudget::default_for(fairdeal_external::memory_limit()));
     let summary = if step == "scatter" {
         shard::scatter::<ShardRng>(&dir, args.task, args.tasks, budget)
     } else {
-        thread_pool(args.threads)?
+        // The workers share the address space with the buckets the gather holds.
+        thread_pool_for(args.threads, budget.bytes())?
             .install(|| shard::gather::<ShardRng>(&dir, args.task, args.tasks, budget))
     }
     .map_err(cli_error)?;

@@ -59,6 +59,9 @@ pub(crate) struct GnuJob {
     pub(crate) separator: u8,
     pub(crate) random_source: Option<PathBuf>,
     pub(crate) output: Option<PathBuf>,
+    /// The most bytes of input held (`fairdeal shuffle`'s plan: its memory budget); `None`
+    /// for no limit (GNU's own, the personality).
+    pub(crate) load_limit: Option<fairdeal_external::MemoryBudget>,
 }
 
 /// Whether argv[0] names this binary `shuf`: then it is GNU shuf.
@@ -398,6 +401,7 @@ impl Options {
             separator: if self.zero { b'\0' } else { b'\n' },
             random_source: self.random_source.map(PathBuf::from),
             output: self.output.map(PathBuf::from),
+            load_limit: None,
         })
     }
 }
@@ -626,7 +630,16 @@ pub(crate) fn run_gnu(job: GnuJob) -> anyhow::Result<()> {
                 let mut stream = open_stream(&files)?;
                 let kind = GnuInputKind::Stream { bytes: stream.size };
                 if GnuSampler::plan(job.head, job.repeat, kind) != GnuSampler::Reservoir {
+                    let mut held = 0u64;
                     while let Some(record) = next_record(&mut *stream.reader, separator)? {
+                        held += record.len() as u64;
+                        if let Some(budget) = job.load_limit.filter(|b| held > b.bytes()) {
+                            let refused = fairdeal_external::plan::PlanError::GnuBeyondBudget {
+                                budget,
+                                size: stream.size,
+                            };
+                            return Err(crate::common::usage(refused.to_string()));
+                        }
                         lines.push(record);
                     }
                     lines.len() as u64

@@ -180,12 +180,12 @@ pub(crate) struct Args {
 
     /// Take the random bytes from FILE and draw from them as GNU shuf does: the same FILE gives
     /// GNU `shuf --random-source=FILE`'s output byte for byte (with one input file), and an
-    /// error ("end of file") when FILE runs out. Holds the input in memory, as GNU does (so
-    /// not with --memory).
+    /// error ("end of file") when FILE runs out. Holds the input in memory, as GNU does, within
+    /// --memory (a larger input is refused: GNU has no external shuffle to reproduce).
     #[arg(
         long,
         value_name = "FILE",
-        conflicts_with_all = ["algo", "backend", "sampler", "threads", "memory", "scatter_above"]
+        conflicts_with_all = ["algo", "backend", "sampler", "threads", "scatter_above"]
     )]
     random_source: Option<PathBuf>,
 
@@ -244,7 +244,34 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         ));
     }
     let separator = if args.zero_terminated { b'\0' } else { b'\n' };
+    let budget = args
+        .memory
+        .unwrap_or_else(|| MemoryBudget::default_for(fairdeal_external::memory_limit()));
     if let Some(source) = &args.random_source {
+        // GNU's draws, on GNU's plan: decided by the planner like every other path.
+        let source_kind = match args.input_range {
+            Some(range) => Source::Range {
+                lo: range.lo,
+                len: range.len,
+            },
+            None if args.echo => Source::Records { size_hint: None },
+            None => Source::Records {
+                size_hint: files_size(&args.files),
+            },
+        };
+        let request = Request {
+            head_count,
+            repeat: args.repeat,
+            gnu: true,
+            ..Request::new(source_kind, budget)
+        };
+        let plan = plan::plan(&request).map_err(|e| usage(e.to_string()))?;
+        if args.verbose > 1 {
+            eprintln!("fairdeal: note: plan: {plan}");
+        }
+        let Plan::Gnu { load_limit } = plan else {
+            unreachable!("a request for GNU's draws is planned as GNU's plan")
+        };
         return super::shuf::run_gnu(gnu_job(
             args.input_range,
             args.echo,
@@ -254,15 +281,13 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             separator,
             source.clone(),
             args.output,
+            load_limit,
         )?);
     }
     if head_count == Some(0) {
         // As GNU: nothing to write, so the input is not even opened.
         return Output::create(args.output.as_deref())?.commit();
     }
-    let budget = args
-        .memory
-        .unwrap_or_else(|| MemoryBudget::default_for(fairdeal_external::memory_limit()));
     let backend = args.random.backend();
     let exact_order = (args.sampler.sampler == "backend"
         && fairdeal::rng::backend_info(backend).is_ok_and(|info| info.language_exact()))
@@ -302,6 +327,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         scatter_above: args
             .scatter_above
             .map_or(plan::SCATTER_ABOVE, MemoryBudget::bytes),
+        gnu: false,
     };
     let plan = plan::plan(&request).map_err(|e| usage(e.to_string()))?;
     let mut seed = args.random.seed;
@@ -330,7 +356,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     // The workers share the address space with what the plan holds (the records up to the
     // budget and the buffers beside it, or the range's numbers) and with the signal thread.
     let holds = match &plan {
-        Plan::Records { .. } => budget
+        Plan::Records { .. } | Plan::Gnu { .. } => budget
             .bytes()
             .saturating_add(fairdeal_external::BUFFER_BYTES as u64),
         Plan::Range { estimate, .. } => *estimate,
@@ -359,6 +385,7 @@ fn gnu_job(
     separator: u8,
     random_source: PathBuf,
     output: Option<PathBuf>,
+    load_limit: Option<MemoryBudget>,
 ) -> anyhow::Result<super::shuf::GnuJob> {
     use super::shuf::GnuInput;
     let input = match range {
@@ -384,6 +411,19 @@ fn gnu_job(
         separator,
         random_source: Some(random_source),
         output,
+        load_limit,
+    })
+}
+
+/// The total size of `files` when every one is a regular file (not standard input).
+fn files_size(files: &[OsString]) -> Option<u64> {
+    if files.is_empty() {
+        return None;
+    }
+    files.iter().try_fold(0u64, |total, file| {
+        let path = Path::new(file);
+        let meta = std::fs::metadata(path).ok().filter(|_| !is_stdin(path))?;
+        meta.is_file().then(|| total.saturating_add(meta.len()))
     })
 }
 
@@ -395,7 +435,7 @@ fn plan_algorithm(plan: &Plan) -> &str {
             how: RangePlan::Materialise(fits),
             ..
         } => Some(fits),
-        Plan::Range { .. } => None,
+        Plan::Range { .. } | Plan::Gnu { .. } => None,
     };
     match in_memory {
         Some(InMemory::Sequential { algorithm, .. }) => algorithm,
@@ -581,6 +621,7 @@ impl WithResolved for Job {
         };
         match (self.plan, self.input) {
             (Plan::Range { how, .. }, Input::Range(range)) => exec.range(&how, range),
+            (Plan::Gnu { .. }, _) => unreachable!("GNU's plan runs in `run`"),
             (Plan::Records { fits, .. }, Input::Echo(args)) => {
                 exec.records_apart(&fits, args.iter().map(Vec::as_slice).collect())
             }
