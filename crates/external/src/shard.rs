@@ -850,6 +850,9 @@ fn write_grouped(
     };
     let mut tallies = vec![Tally::default(); buckets];
     let mut hashes = vec![0u64; buckets];
+    // Positioned writes need `FileExt`: elsewhere, bucket after bucket.
+    #[cfg(not(unix))]
+    let _ = (grouped, IN_ORDER_STAGING_BYTES);
     #[cfg(unix)]
     if grouped == Grouped::InOrder {
         use std::os::unix::fs::FileExt as _;
