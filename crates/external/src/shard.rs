@@ -614,6 +614,9 @@ pub fn scatter<G: Rng + SeedableRng>(
     let run = dir.load()?;
     let mut summary = TaskSummary::default();
     let range = share(run.chunks, task, tasks);
+    // Reused from chunk to chunk: allocated (and their pages faulted in) once per task.
+    let mut data = Vec::new();
+    let mut index = ChunkIndex::default();
     for input in &run.inputs {
         let mine =
             range.start.max(input.first_chunk)..range.end.min(input.first_chunk + input.chunks);
@@ -637,39 +640,46 @@ pub fn scatter<G: Rng + SeedableRng>(
             let local = chunk - input.first_chunk;
             let start = local * run.chunk_bytes;
             let end = (start + run.chunk_bytes).min(input.bytes);
-            let (data, first) =
-                read_chunk(&mut file, &input.path, start, end, &run, chunk, budget)?;
+            let first = read_chunk(
+                &mut file,
+                &input.path,
+                start..end,
+                &run,
+                chunk,
+                budget,
+                &mut data,
+            )?;
             summary.bytes_read += (data.len() - first) as u64;
-            spill_chunk::<G>(dir, &run, chunk, &data[first..], &mut summary)?;
+            spill_chunk::<G>(dir, &run, chunk, &data[first..], &mut index, &mut summary)?;
             summary.units += 1;
         }
     }
     Ok(summary)
 }
 
-/// The bytes of the records starting in `[start, end)` of a file, as a buffer and the offset in
-/// it where they begin: a record starts at 0 or after a separator; the last one runs to its
+/// Reads the bytes of the records starting in `[start, end)` of a file into `data` (emptied
+/// first) and returns the offset in it where they begin: a record starts at 0 or after a separator; the last one runs to its
 /// separator or to the end of the file (and gets one there).
 fn read_chunk(
     file: &mut File,
     path: &Path,
-    start: u64,
-    end: u64,
+    Range { start, end }: Range<u64>,
     run: &RunManifest,
     chunk: u64,
     budget: MemoryBudget,
-) -> Result<(Vec<u8>, usize), ShardError> {
+    data: &mut Vec<u8>,
+) -> Result<usize, ShardError> {
     let sep = run.separator;
     let read_error = io_error("cannot read input", path);
     let from = start.saturating_sub(1);
     file.seek(SeekFrom::Start(from)).map_err(read_error)?;
     let want = (end - from) as usize;
-    let mut data = Vec::new();
+    data.clear();
     data.try_reserve_exact(want + 1)
         .map_err(|_| ShardError::OutOfMemory { bytes: want as u64 })?;
     Read::by_ref(file)
         .take(end - from)
-        .read_to_end(&mut data)
+        .read_to_end(data)
         .map_err(io_error("cannot read input", path))?;
     if data.len() != want {
         return Err(ShardError::InputChanged {
@@ -686,7 +696,7 @@ fn read_chunk(
     let first = if start == 0 {
         0
     } else {
-        match memchr::memchr(sep, &data) {
+        match memchr::memchr(sep, data) {
             Some(i) => i + 1,
             None => data.len(),
         }
@@ -728,8 +738,23 @@ fn read_chunk(
     if !budget.holds(bytes as u64 + 8 * records, records) {
         return Err(too_large(bytes, records));
     }
-    Ok((data, first))
+    Ok(first)
 }
+
+/// A chunk's records' labels and ends, and the grouped order, kept from chunk to chunk.
+#[derive(Default)]
+struct ChunkIndex {
+    labels: Vec<u32>,
+    ends: Vec<usize>,
+    order: Vec<usize>,
+}
+
+/// The most buckets a scatter writes in input order, through one staging buffer per bucket
+/// (64 KiB each, 4 MiB at most); with more, it writes bucket after bucket.
+const IN_ORDER_MAX_BUCKETS: usize = 64;
+
+/// Bytes of each bucket's staging buffer when a scatter writes in input order.
+const IN_ORDER_STAGING_BYTES: usize = 64 << 10;
 
 /// Labels the records of one chunk and writes them grouped by bucket, then the manifest.
 fn spill_chunk<G: Rng + SeedableRng>(
@@ -737,15 +762,19 @@ fn spill_chunk<G: Rng + SeedableRng>(
     run: &RunManifest,
     chunk: u64,
     data: &[u8],
+    index: &mut ChunkIndex,
     summary: &mut TaskSummary,
 ) -> Result<(), ShardError> {
     let sep = run.separator;
     let buckets = run.buckets as usize;
     let mut rng = G::seed_from_u64(stream_seed(stream_seed(run.seed, LABELS), chunk));
-    // Labels in input order, then a counting sort: records grouped by label, input order
-    // within a label.
-    let mut labels: Vec<u32> = Vec::new();
-    let mut ends: Vec<usize> = Vec::new();
+    let ChunkIndex {
+        labels,
+        ends,
+        order,
+    } = index;
+    labels.clear();
+    ends.clear();
     let mut counts = vec![0usize; buckets];
     for end in memchr::memchr_iter(sep, data) {
         let label = if buckets == 1 {
@@ -757,6 +786,128 @@ fn spill_chunk<G: Rng + SeedableRng>(
         labels.push(label as u32);
         ends.push(end + 1);
     }
+    let grouped = if cfg!(unix) && buckets <= IN_ORDER_MAX_BUCKETS {
+        Grouped::InOrder
+    } else {
+        Grouped::ByBucket
+    };
+    let (tallies, hashes) = write_grouped(
+        &dir.spill(chunk),
+        data,
+        labels,
+        ends,
+        order,
+        &counts,
+        grouped,
+    )?;
+    let manifest = SpillManifest {
+        format: FORMAT,
+        seed: run.seed,
+        chunk,
+        buckets: run.buckets,
+        bytes: data.len() as u64,
+        lines: tallies.iter().map(|t| t.lines).collect(),
+        sizes: tallies.iter().map(|t| t.bytes).collect(),
+        sums: tallies.iter().map(|t| hex(t.sum)).collect(),
+        hashes: hashes.iter().map(|&h| format!("{h:016x}")).collect(),
+        offsets: Vec::new(),
+        line_sums: Vec::new(),
+        range_hashes: Vec::new(),
+    };
+    write_json(&dir.spill_manifest(chunk), &manifest)?;
+    summary.lines += labels.len() as u64;
+    summary.bytes_written += data.len() as u64;
+    summary.files += 2;
+    Ok(())
+}
+
+/// How a scatter writes a chunk's records grouped by bucket (the same bytes either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Grouped {
+    /// Reads the records in input order (sequentially), appending each to its bucket's
+    /// staging buffer, written at the bucket's offset in the file when full.
+    InOrder,
+    /// Sorts the record indices by bucket and writes bucket after bucket.
+    ByBucket,
+}
+
+/// Writes `data`'s records (ending at `ends`, labelled by `labels`, `counts` per bucket)
+/// grouped by bucket, in input order within a bucket, to `path` atomically; returns each
+/// bucket's tally (its lines hashed) and the xxh3-64 of its bytes.
+fn write_grouped(
+    path: &Path,
+    data: &[u8],
+    labels: &[u32],
+    ends: &[usize],
+    order: &mut Vec<usize>,
+    counts: &[usize],
+    grouped: Grouped,
+) -> Result<(Vec<Tally>, Vec<u64>), ShardError> {
+    let buckets = counts.len();
+    let record = |i: usize| {
+        let start = if i == 0 { 0 } else { ends[i - 1] };
+        &data[start..ends[i]]
+    };
+    let mut tallies = vec![Tally::default(); buckets];
+    let mut hashes = vec![0u64; buckets];
+    // Positioned writes need `FileExt`: elsewhere, bucket after bucket.
+    #[cfg(not(unix))]
+    let _ = (grouped, IN_ORDER_STAGING_BYTES);
+    #[cfg(unix)]
+    if grouped == Grouped::InOrder {
+        use std::os::unix::fs::FileExt as _;
+        write_atomic(path, |w| {
+            let file: &File = w.get_ref();
+            // Where each bucket's next bytes go: its range starts where the ranges of the
+            // buckets before it end.
+            let mut at: Vec<u64> = Vec::with_capacity(buckets);
+            let mut sizes = vec![0u64; buckets];
+            for (i, &label) in labels.iter().enumerate() {
+                sizes[label as usize] += record(i).len() as u64;
+            }
+            let mut offset = 0;
+            for size in &sizes {
+                at.push(offset);
+                offset += size;
+            }
+            let mut staging: Vec<Vec<u8>> = (0..buckets)
+                .map(|_| Vec::with_capacity(IN_ORDER_STAGING_BYTES))
+                .collect();
+            let mut hashers: Vec<xxhash_rust::xxh3::Xxh3> = (0..buckets)
+                .map(|_| xxhash_rust::xxh3::Xxh3::new())
+                .collect();
+            let mut put = |b: usize, bytes: &[u8], at: &mut u64| -> io::Result<()> {
+                hashers[b].update(bytes);
+                file.write_all_at(bytes, *at)?;
+                *at += bytes.len() as u64;
+                Ok(())
+            };
+            for (i, &label) in labels.iter().enumerate() {
+                let b = label as usize;
+                let line = record(i);
+                tallies[b].add_line(line);
+                let stage = &mut staging[b];
+                if stage.len() + line.len() > IN_ORDER_STAGING_BYTES {
+                    put(b, stage, &mut at[b])?;
+                    stage.clear();
+                    if line.len() > IN_ORDER_STAGING_BYTES {
+                        put(b, line, &mut at[b])?;
+                        continue;
+                    }
+                }
+                stage.extend_from_slice(line);
+            }
+            for b in 0..buckets {
+                put(b, &staging[b], &mut at[b])?;
+            }
+            for (hash, hasher) in hashes.iter_mut().zip(&hashers) {
+                *hash = hasher.digest();
+            }
+            Ok(())
+        })?;
+        return Ok((tallies, hashes));
+    }
+    // A counting sort: the record indices grouped by label, input order within a label.
     let mut next: Vec<usize> = counts
         .iter()
         .scan(0, |at, &c| {
@@ -765,22 +916,17 @@ fn spill_chunk<G: Rng + SeedableRng>(
             Some(start)
         })
         .collect();
-    let mut order = vec![0usize; labels.len()];
+    order.clear();
+    order.resize(labels.len(), 0);
     for (i, &label) in labels.iter().enumerate() {
         order[next[label as usize]] = i;
         next[label as usize] += 1;
     }
-    let record = |i: usize| {
-        let start = if i == 0 { 0 } else { ends[i - 1] };
-        &data[start..ends[i]]
-    };
     // One pass over the records grouped by bucket: each line's hash for the bucket's
     // order-independent sum, and the bucket's bytes, staged and written in large pieces, each
     // piece also fed to the bucket's range hash (the gather checks a range with one hash of
     // its bytes instead of hashing every line again).
-    let mut tallies = vec![Tally::default(); buckets];
-    let mut hashes = vec![0u64; buckets];
-    write_atomic(&dir.spill(chunk), |w| {
+    write_atomic(path, |w| {
         // The staging buffer is the only one: the writer's buffer is bypassed.
         let file = w.get_mut();
         let mut staging: Vec<u8> = Vec::with_capacity(STAGING_BYTES);
@@ -811,25 +957,7 @@ fn spill_chunk<G: Rng + SeedableRng>(
         }
         Ok(())
     })?;
-    let manifest = SpillManifest {
-        format: FORMAT,
-        seed: run.seed,
-        chunk,
-        buckets: run.buckets,
-        bytes: data.len() as u64,
-        lines: tallies.iter().map(|t| t.lines).collect(),
-        sizes: tallies.iter().map(|t| t.bytes).collect(),
-        sums: tallies.iter().map(|t| hex(t.sum)).collect(),
-        hashes: hashes.iter().map(|&h| format!("{h:016x}")).collect(),
-        offsets: Vec::new(),
-        line_sums: Vec::new(),
-        range_hashes: Vec::new(),
-    };
-    write_json(&dir.spill_manifest(chunk), &manifest)?;
-    summary.lines += labels.len() as u64;
-    summary.bytes_written += data.len() as u64;
-    summary.files += 2;
-    Ok(())
+    Ok((tallies, hashes))
 }
 
 /// A chunk's manifest, read and checked against the run and against its spill file's length.
@@ -915,9 +1043,19 @@ pub fn gather<G: Rng + SeedableRng + Send>(
         .collect::<Result<Vec<_>, _>>()?;
     let range = share(u64::from(run.buckets), task, tasks);
     let mut summary = TaskSummary::default();
+    // Reused from bucket to bucket: allocated (and their pages faulted in) once per task.
+    let mut buffers = (Vec::new(), Vec::new());
     for bucket in range {
         let bucket = bucket as u32;
-        gather_bucket::<G>(dir, &run, &manifests, bucket, budget, &mut summary)?;
+        gather_bucket::<G>(
+            dir,
+            &run,
+            &manifests,
+            bucket,
+            budget,
+            &mut buffers,
+            &mut summary,
+        )?;
         summary.units += 1;
     }
     Ok(summary)
@@ -929,6 +1067,7 @@ fn gather_bucket<G: Rng + SeedableRng + Send>(
     manifests: &[SpillManifest],
     bucket: u32,
     budget: MemoryBudget,
+    (data, records): &mut (Vec<u8>, Vec<(usize, usize)>),
     summary: &mut TaskSummary,
 ) -> Result<(), ShardError> {
     let b = bucket as usize;
@@ -951,7 +1090,7 @@ fn gather_bucket<G: Rng + SeedableRng + Send>(
         });
     }
     let len = usize::try_from(bytes).map_err(|_| ShardError::OutOfMemory { bytes })?;
-    let mut data = Vec::new();
+    data.clear();
     data.try_reserve_exact(len)
         .map_err(|_| ShardError::OutOfMemory { bytes })?;
     // Each chunk's range of the bucket, checked against the length and the hash of its bytes
@@ -970,7 +1109,7 @@ fn gather_bucket<G: Rng + SeedableRng + Send>(
         let at = data.len();
         // Into the reserved capacity: nothing is zeroed first.
         file.take(size)
-            .read_to_end(&mut data)
+            .read_to_end(data)
             .map_err(io_error("cannot read spill file", &path))?;
         let piece = &data[at..];
         if piece.len() as u64 != size {
@@ -992,15 +1131,17 @@ fn gather_bucket<G: Rng + SeedableRng + Send>(
         });
     }
     summary.bytes_read += data.len() as u64;
-    let mut records: Vec<&[u8]> = Vec::new();
+    // The records as ranges of `data`: the size of a `&[u8]`, and the shuffle's permutation
+    // depends only on the length and the generator.
+    records.clear();
     records
         .try_reserve_exact(lines as usize)
         .map_err(|_| ShardError::OutOfMemory {
             bytes: lines * crate::INDEX_BYTES_PER_RECORD,
         })?;
     let mut start = 0;
-    for end in memchr::memchr_iter(sep, &data) {
-        records.push(&data[start..=end]);
+    for end in memchr::memchr_iter(sep, data) {
+        records.push((start, end + 1));
         start = end + 1;
     }
     if records.len() as u64 != lines {
@@ -1016,10 +1157,10 @@ fn gather_bucket<G: Rng + SeedableRng + Send>(
         stream_seed(run.seed, BUCKETS),
         u64::from(bucket),
     ));
-    fairdeal_parallel::Parallel::with_sampler(Batched).shuffle(&mut records, &mut rng);
+    fairdeal_parallel::Parallel::with_sampler(Batched).shuffle(records, &mut rng);
     write_atomic(&dir.part(bucket), |w| {
-        for record in &records {
-            w.write_all(record)?;
+        for &(start, end) in records.iter() {
+            w.write_all(&data[start..end])?;
         }
         Ok(())
     })?;
@@ -1170,6 +1311,67 @@ mod tests {
         assert_eq!(default_buckets(DEFAULT_BUCKET_BYTES), 1);
         assert_eq!(default_buckets(DEFAULT_BUCKET_BYTES + 1), 2);
         assert_eq!(default_buckets(u64::MAX), MAX_BUCKETS);
+    }
+
+    #[test]
+    fn a_chunk_is_written_the_same_in_input_order_and_bucket_by_bucket() {
+        let dir = tempfile::tempdir().unwrap();
+        // Short records, and long ones past both staging sizes (64 KiB and 256 KiB).
+        let data: Vec<u8> = (0..6000usize)
+            .flat_map(|i| {
+                let pad = match i {
+                    100 => 70_000,
+                    2000 => 300_000,
+                    _ => i % 300,
+                };
+                format!("record {i} {}\n", "x".repeat(pad)).into_bytes()
+            })
+            .collect();
+        let ends: Vec<usize> = memchr::memchr_iter(b'\n', &data).map(|e| e + 1).collect();
+        let buckets = 5;
+        let labels: Vec<u32> = (0..ends.len())
+            .map(|i| (i * i % 7 % buckets) as u32)
+            .collect();
+        let mut counts = vec![0usize; buckets];
+        for &label in &labels {
+            counts[label as usize] += 1;
+        }
+        let mut expected = Vec::new();
+        for b in 0..buckets {
+            for (i, _) in labels.iter().enumerate().filter(|&(_, &l)| l as usize == b) {
+                let start = if i == 0 { 0 } else { ends[i - 1] };
+                expected.extend_from_slice(&data[start..ends[i]]);
+            }
+        }
+        let mut written = Vec::new();
+        for (name, grouped) in [
+            ("in-order", Grouped::InOrder),
+            ("by-bucket", Grouped::ByBucket),
+        ] {
+            let path = dir.path().join(name);
+            let result = write_grouped(
+                &path,
+                &data,
+                &labels,
+                &ends,
+                &mut Vec::new(),
+                &counts,
+                grouped,
+            )
+            .unwrap();
+            assert!(fs::read(&path).unwrap() == expected, "{name}");
+            written.push(result);
+        }
+        assert_eq!(written[0], written[1]);
+        let mut at = 0;
+        for b in 0..buckets {
+            let size = written[0].0[b].bytes as usize;
+            assert_eq!(
+                written[0].1[b],
+                xxhash_rust::xxh3::xxh3_64(&expected[at..at + size])
+            );
+            at += size;
+        }
     }
 
     #[test]
