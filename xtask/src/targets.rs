@@ -819,4 +819,50 @@ mod tests {
         assert_eq!(deck["goal"], 2.5);
         assert_eq!(deck["met"], true);
     }
+
+    /// The goals `docs/benchmarks.md` lists in its speed-target table are the goals judged
+    /// here: one source of truth. A stale goal in the doc (say `≤ 10 ns`) or a goal added here
+    /// and not documented fails.
+    #[test]
+    fn the_documented_goals_are_the_judged_goals() {
+        let doc_path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/benchmarks.md");
+        let doc = std::fs::read_to_string(&doc_path).unwrap();
+        let documented = documented_goals(&doc);
+        let mut judged: Vec<String> = GOALS
+            .iter()
+            .filter(|g| g.check != Check::Info)
+            .map(goal_text)
+            .collect();
+        judged.sort();
+        judged.dedup();
+        assert_eq!(
+            documented, judged,
+            "docs/benchmarks.md's speed-target goals"
+        );
+        // Negative control: a stale goal is caught.
+        let stale = doc.replacen("≤ 6 ns (wyrand)", "≤ 10 ns (wyrand)", 1);
+        assert_ne!(documented_goals(&stale), judged);
+    }
+
+    /// The distinct `≥ x×` / `≤ x ns` goals in the goal column of the first table under
+    /// "## Speed targets".
+    fn documented_goals(doc: &str) -> Vec<String> {
+        let section = doc
+            .split("\n## Speed targets")
+            .nth(1)
+            .expect("a Speed targets section");
+        let goal = regex::Regex::new(r"[≥≤] [0-9.]+(×| ns)").unwrap();
+        let mut out: Vec<String> = section
+            .lines()
+            .skip_while(|l| !l.starts_with("| target | goal |"))
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .filter_map(|l| l.split('|').nth(2))
+            .flat_map(|cell| goal.find_iter(cell).map(|m| m.as_str().to_owned()))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
 }
