@@ -16,8 +16,9 @@ exits non-zero if any task failed. The merged report is the one
 (only "seconds", the shards' sum, differs): the run is chunk-seeded and the shards' tallies
 are exact integers.
 
-DIR/shard-I.json are the shards' reports, DIR/merged.json the merged one, DIR/logs/ the tasks'
-logs; each file appears whole or not at all (written under a temporary name, then renamed).
+DIR/shard-I.json are the shards' reports and DIR/merged.json the merged one, each written
+under a temporary name, then renamed (whole or not at all). DIR/logs/shard-I.log is shard I's
+stderr (DIR/logs/failed-shard-I marks a failed one), DIR/logs/merge.log the merge's.
 DIR must be on a filesystem every node sees.
 
 Options:
@@ -76,7 +77,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 logs=$out/logs
 mkdir -p "$logs"
-rm -f "$logs"/failed-* "$out"/shard-*.json "$out"/merged.json
+rm -f "$logs"/* "$out"/shard-*.json "$out"/merged.json
 
 # The shard command: each task writes its report under a temporary name, then renames it; a
 # failure leaves a marker (the cluster may keep no accounting) and fails the task, which
@@ -84,13 +85,15 @@ rm -f "$logs"/failed-* "$out"/shard-*.json "$out"/merged.json
 printf -v shard_cmd '%q blackjack simulate --rounds %q --seed %q --shard "$((SLURM_ARRAY_TASK_ID + 1))/%q" --json' \
   "$fairdeal" "$rounds" "$seed" "$shards"
 for opt in "${simulate_opts[@]}"; do printf -v shard_cmd '%s %q' "$shard_cmd" "$opt"; done
-printf -v shard_cmd 'i=$((SLURM_ARRAY_TASK_ID + 1)); %s > %q/shard-$i.json.tmp && mv %q/shard-$i.json.tmp %q/shard-$i.json || { rm -f %q/shard-$i.json.tmp; touch %q/failed-shard-$i; exit 1; }' \
-  "$shard_cmd" "$out" "$out" "$out" "$out" "$logs"
+# Its stderr goes to logs/shard-I.log, named like its report and failure marker (Slurm's own
+# output file is named by the array task index, I - 1).
+printf -v shard_cmd 'i=$((SLURM_ARRAY_TASK_ID + 1)); %s > %q/shard-$i.json.tmp 2> %q/shard-$i.log && mv %q/shard-$i.json.tmp %q/shard-$i.json || { rm -f %q/shard-$i.json.tmp; touch %q/failed-shard-$i; exit 1; }' \
+  "$shard_cmd" "$out" "$logs" "$out" "$out" "$out" "$logs"
 printf -v merge_cmd '%q merge --json %q/shard-*.json > %q/merged.json.tmp && mv %q/merged.json.tmp %q/merged.json || { rm -f %q/merged.json.tmp; touch %q/failed-merge; exit 1; }' \
   "$fairdeal" "$out" "$out" "$out" "$out" "$out" "$logs"
 
 array=$(sbatch --parsable --array="0-$((shards - 1))" --job-name=fairdeal-simulate \
-  --output="$logs/shard-%a.log" --chdir="$out" "${sbatch_opts[@]}" --wrap "$shard_cmd" | cut -d';' -f1)
+  --output="$logs/slurm-task-%a.log" --chdir="$out" "${sbatch_opts[@]}" --wrap "$shard_cmd" | cut -d';' -f1)
 merge=$(sbatch --parsable --job-name=fairdeal-merge --output="$logs/merge.log" --chdir="$out" \
   --dependency="afterok:$array" --kill-on-invalid-dep=yes "${sbatch_opts[@]}" --wrap "$merge_cmd" | cut -d';' -f1)
 echo "shard job $array ($shards tasks), merge job $merge; logs in $logs"
