@@ -591,27 +591,6 @@ fn fitting_threads(asked: usize, left: Option<u64>, work: u64) -> Result<usize, 
     Ok(asked.min(extra.saturating_add(1)))
 }
 
-/// Address space this process may still map: `RLIMIT_AS` (`ulimit -v`) minus `VmSize` from
-/// `/proc/self/status`; `None` without a limit (or where it cannot be read).
-fn address_space_left() -> Option<u64> {
-    let limit = rustix::process::getrlimit(rustix::process::Resource::As).current?;
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let used = vm_size(&status)?;
-    Some(limit.saturating_sub(used))
-}
-
-/// `VmSize:   245448 kB` → bytes.
-fn vm_size(status: &str) -> Option<u64> {
-    let line = status.lines().find(|l| l.starts_with("VmSize:"))?;
-    let kib: u64 = line["VmSize:".len()..]
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    kib.checked_mul(1024)
-}
-
 /// A rayon pool of `threads` threads, or of one thread per core when `None`: the one place
 /// every command's threads start ([`thread_pool_for`] with no work beyond the reserve).
 pub(crate) fn thread_pool(threads: Option<NonZeroUsize>) -> anyhow::Result<rayon::ThreadPool> {
@@ -630,7 +609,7 @@ pub(crate) fn thread_pool_for(
 ) -> anyhow::Result<rayon::ThreadPool> {
     let cores = || std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
     let asked = threads.map_or_else(cores, NonZeroUsize::get);
-    let left = address_space_left();
+    let left = fairdeal_external::address_space_left();
     let fit = fitting_threads(asked, left, work)
         .map_err(anyhow::Error::msg)
         .context("cannot start the worker threads")?;
@@ -763,11 +742,6 @@ mod tests {
         let err = fitting_threads(1, Some(WORK_RESERVE - 10 * MIB), 0).unwrap_err();
         assert!(err.contains("ulimit -v"), "{err}");
         assert!(err.contains("raise ulimit -v by at least 10 MiB"), "{err}");
-        assert_eq!(
-            vm_size("Name:\tfairdeal\nVmPeak:\t  245448 kB\nVmSize:\t  245000 kB\n"),
-            Some(245_000 * 1024)
-        );
-        assert_eq!(vm_size("VmRSS: 1 kB"), None);
     }
 
     #[test]

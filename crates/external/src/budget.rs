@@ -178,6 +178,16 @@ pub fn memory_limit() -> Option<u64> {
         .min()
 }
 
+/// The address space this process may still map, in bytes: `RLIMIT_AS` (`ulimit -v`) minus
+/// `VmSize` from `/proc/self/status`; `None` without a limit (or where it cannot be read).
+/// Thread pools size themselves to it: every thread reserves a stack and a malloc arena.
+pub fn address_space_left() -> Option<u64> {
+    let limit = rustix::process::getrlimit(rustix::process::Resource::As).current?;
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let used = kib_field(&status, "VmSize:")?;
+    Some(limit.saturating_sub(used))
+}
+
 /// The memory limit of this process's cgroup (v2, else v1), if it has one.
 fn cgroup_limit() -> Option<u64> {
     let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
@@ -217,17 +227,22 @@ fn parse_limit(text: &str) -> Option<u64> {
     (bytes < 1 << 60).then_some(bytes)
 }
 
-/// `MemTotal:  24684128 kB` → bytes.
-fn parse_mem_total(meminfo: &str) -> Option<u64> {
-    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line
-        .trim_start_matches("MemTotal:")
+/// The bytes of a `Key:   N kB` line of a `/proc` file (`/proc/meminfo`'s `MemTotal:`,
+/// `/proc/self/status`'s `VmSize:`), or `None` when no line starts with `key`.
+fn kib_field(text: &str, key: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(key))?;
+    let kib: u64 = line[key.len()..]
         .trim()
         .trim_end_matches("kB")
         .trim()
         .parse()
         .ok()?;
     kib.checked_mul(1024)
+}
+
+/// `MemTotal:  24684128 kB` → bytes.
+fn parse_mem_total(meminfo: &str) -> Option<u64> {
+    kib_field(meminfo, "MemTotal:")
 }
 
 #[cfg(test)]
@@ -285,6 +300,14 @@ mod tests {
             Some(24_684_128 * 1024)
         );
         assert_eq!(parse_mem_total("nothing"), None);
+        assert_eq!(
+            kib_field(
+                "Name:\tfairdeal\nVmPeak:\t  245448 kB\nVmSize:\t  245000 kB\n",
+                "VmSize:"
+            ),
+            Some(245_000 * 1024)
+        );
+        assert_eq!(kib_field("VmRSS: 1 kB", "VmSize:"), None);
     }
 
     #[test]
