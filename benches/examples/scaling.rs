@@ -179,6 +179,27 @@ fn round_ratios(ours: &Series, rip: &Series) -> Vec<f64> {
     ours.0.iter().zip(&rip.0).map(|(o, r)| r / o).collect()
 }
 
+/// One row of the scaling table: both sides' best / median (spread), the median of the
+/// per-round ratios with their range, and `last` in the last column.
+fn print_row(label: &str, ours: &Series, rip: &Series, last: &str) {
+    let ratios = round_ratios(ours, rip);
+    let (lo, hi) = ratios
+        .iter()
+        .fold((f64::INFINITY, 0.0_f64), |(lo, hi), &r| {
+            (lo.min(r), hi.max(r))
+        });
+    println!(
+        "| {label} | {:.2} / {:.2} ({:.0} %) | {:.2} / {:.2} ({:.0} %) | {:.2} [{lo:.2}–{hi:.2}] | {last} |",
+        ours.best(),
+        ours.median(),
+        ours.spread() * 100.0,
+        rip.best(),
+        rip.median(),
+        rip.spread() * 100.0,
+        median(&ratios),
+    );
+}
+
 struct Measured {
     ours: Vec<Series>,
     rip: Vec<Series>,
@@ -373,44 +394,16 @@ fn main() {
     println!("|---|---|---|---|---|");
     let ours1 = m.ours[base].median();
     for (i, &t) in o.threads.iter().enumerate() {
-        let (ours, rip) = (&m.ours[i], &m.rip[i]);
-        let ratios = round_ratios(ours, rip);
-        let (lo, hi) = ratios
-            .iter()
-            .fold((f64::INFINITY, 0.0_f64), |(lo, hi), &r| {
-                (lo.min(r), hi.max(r))
-            });
-        println!(
-            "| {t} | {:.2} / {:.2} ({:.0} %) | {:.2} / {:.2} ({:.0} %) | {:.2} [{lo:.2}–{hi:.2}] | {:.2} |",
-            ours.best(),
-            ours.median(),
-            ours.spread() * 100.0,
-            rip.best(),
-            rip.median(),
-            rip.spread() * 100.0,
-            median(&ratios),
-            ours1 / ours.median(),
-        );
+        let speedup = format!("{:.2}", ours1 / m.ours[i].median());
+        print_row(&t.to_string(), &m.ours[i], &m.rip[i], &speedup);
     }
-    {
-        let (ours, rip) = &m.seq;
-        let ratios = round_ratios(ours, rip);
-        let (lo, hi) = ratios
-            .iter()
-            .fold((f64::INFINITY, 0.0_f64), |(lo, hi), &r| {
-                (lo.min(r), hi.max(r))
-            });
-        println!(
-            "| 1, no pool: `shuffle_sequential` vs `seq_shuffle` | {:.2} / {:.2} ({:.0} %) | {:.2} / {:.2} ({:.0} %) | {:.2} [{lo:.2}–{hi:.2}] | |",
-            ours.best(),
-            ours.median(),
-            ours.spread() * 100.0,
-            rip.best(),
-            rip.median(),
-            rip.spread() * 100.0,
-            median(&ratios),
-        );
-    }
+    let (ours, rip) = &m.seq;
+    print_row(
+        "1, no pool: `shuffle_sequential` vs `seq_shuffle`",
+        ours,
+        rip,
+        "",
+    );
     println!(
         "\n(spread = (worst − best) / median over the rounds; a round runs ours and rip_shuffle \
          back to back, alternating which goes first)"
