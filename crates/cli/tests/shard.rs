@@ -13,7 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{fairdeal, fresh_dir};
+use common::{Run, fairdeal, fresh_dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_fairdeal");
 
@@ -363,24 +363,15 @@ fn scattered(name: &str) -> (PathBuf, PathBuf) {
     args.extend_from_slice(&PLAN);
     args.push(path(&input));
     fairdeal(&args).ok();
-    fairdeal(&[
-        "shard",
-        "scatter",
-        "--out",
-        path(&run),
-        "--task",
-        "0",
-        "--tasks",
-        "1",
-    ])
-    .ok();
+    one_task("scatter", &run).ok();
     (run, input)
 }
 
-fn gather_error(run: &Path) -> String {
+/// `fairdeal shard PHASE` of a run, all of it as one task.
+fn one_task(phase: &str, run: &Path) -> Run {
     fairdeal(&[
         "shard",
-        "gather",
+        phase,
         "--out",
         path(run),
         "--task",
@@ -388,7 +379,10 @@ fn gather_error(run: &Path) -> String {
         "--tasks",
         "1",
     ])
-    .error()
+}
+
+fn gather_error(run: &Path) -> String {
+    one_task("gather", run).error()
 }
 
 #[test]
@@ -453,17 +447,7 @@ fn gather_refuses_missing_or_damaged_manifests_and_spill_files_in_one_line() {
 #[test]
 fn verify_finds_a_lost_or_duplicated_line() {
     let (run, input) = scattered("shard-verify");
-    fairdeal(&[
-        "shard",
-        "gather",
-        "--out",
-        path(&run),
-        "--task",
-        "0",
-        "--tasks",
-        "1",
-    ])
-    .ok();
+    one_task("gather", &run).ok();
     fairdeal(&["shard", "verify", path(&run), path(&input)]).ok();
     let part = run.join("part-00003");
     let data = fs::read(&part).unwrap();
@@ -526,17 +510,7 @@ fn a_bucket_larger_than_memory_is_refused_with_a_larger_bucket_count() {
 fn spill_and_part_files_are_private() {
     use std::os::unix::fs::PermissionsExt as _;
     let (run, _) = scattered("shard-private");
-    fairdeal(&[
-        "shard",
-        "gather",
-        "--out",
-        path(&run),
-        "--task",
-        "0",
-        "--tasks",
-        "1",
-    ])
-    .ok();
+    one_task("gather", &run).ok();
     let mut checked = 0;
     for dir in [
         run.clone(),
