@@ -8,7 +8,9 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::{Context, Result, bail};
 use regex::Regex;
 
-use crate::figures::write_plots;
+use crate::duel;
+use crate::figures::{write_duel_plots, write_plots};
+use crate::machine::Machine;
 use crate::model::{GenericWall, Metric, Sample};
 use crate::process::{output_text, phase, run_plain, run_streaming};
 use crate::report::{self, Comparison, ReportContext};
@@ -78,19 +80,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
     let env = discover()?;
     if args.duel {
         phase("duels only: ours and each peer alternated round by round");
-        let record = targets::RunRecord {
-            command: command_line(args),
-            started: chrono_like_now(),
-            machine: machine(),
-        };
-        return targets::duels_only(
-            &env.cargo,
-            &env.root,
-            &env.target,
-            args.quick,
-            filter.as_ref(),
-            &record,
-        );
+        return duels_only(&env, args, filter.as_ref());
     }
     let mut notes = Vec::new();
     let mut want_instructions = !args.wall_only;
@@ -154,7 +144,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
     // --- wall clock ------------------------------------------------------------------------
     let mut samples: Vec<Sample> = Vec::new();
     let mut generic: Vec<GenericWall> = Vec::new();
-    let mut duels: Vec<crate::duel::Duel> = Vec::new();
+    let mut duels: Vec<duel::Duel> = Vec::new();
     if want_wall {
         let wall_targets: Vec<&String> = env.bench_targets.iter().filter(|t| *t != "iai").collect();
         let mut list = cargo(&env);
@@ -203,7 +193,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
             }
         }
         phase("duels: ours and each peer alternated round by round (the targets table)");
-        duels = crate::duel::run(&env.cargo, &env.root, args.quick).context("the duels failed")?;
+        duels = duel::run(&env.cargo, &env.root, args.quick).context("the duels failed")?;
     }
 
     // --- instruction counts ------------------------------------------------------------------
@@ -281,9 +271,11 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
 
     let plots = write_plots(&report_dir, &samples, &duels, algorithms)?;
     let command = command_line(args);
+    let machine = Machine::detect();
+    let machine_line = machine.line();
     let ctx = ReportContext {
         command: &command,
-        machine: &machine(),
+        machine: &machine_line,
         started: &started_wall,
         elapsed_secs: t0.elapsed().as_secs_f64(),
         plots: &plots,
@@ -298,13 +290,17 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode> {
         &crate::quality::run(&battery)?,
     ));
     std::fs::write(report_dir.join("report.md"), md)?;
-    let summary = report::summary_json(&verdicts, &comparisons, &target_rows, &samples);
+    let mut summary = report::summary_json(&verdicts, &comparisons, &target_rows, &samples);
+    summary["command"] = command.clone().into();
+    summary["started"] = started_wall.clone().into();
+    summary["machine"] = machine.json();
     std::fs::write(
         report_dir.join("summary.json"),
         serde_json::to_string_pretty(&summary)? + "\n",
     )?;
 
-    println!("\n{}", report::verdict_table_text(&verdicts));
+    println!("\nmachine: {machine_line}");
+    println!("{}", report::verdict_table_text(&verdicts));
     print_comparison_digest(&comparisons);
     if !target_rows.is_empty() {
         println!("{}", targets::text(&target_rows));
@@ -458,23 +454,66 @@ fn command_line(args: &BenchArgs) -> String {
     s
 }
 
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())
-        })
-        .unwrap_or_else(|| "unknown CPU".to_owned());
-    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let rustc = Command::new("rustc")
-        .arg("--version")
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_default();
-    format!("{cpu}, {cores} logical cores available, {rustc}")
+/// `cargo xtask bench --duel`: runs the duels only, prints them and the targets read from them
+/// under the machine's record, and writes `<target>/bench-report/duels.json` (the duels, the
+/// targets, the machine, its load before and after, the command) and `duels.md` (the targets
+/// table and the duel plots).
+fn duels_only(env: &Env, args: &BenchArgs, filter: Option<&Regex>) -> Result<ExitCode> {
+    let command = command_line(args);
+    let started = chrono_like_now();
+    let machine = Machine::detect();
+    let load_text = |l: Option<f64>| l.map_or_else(|| "unknown".to_owned(), |l| format!("{l:.2}"));
+    let load_before = duel::load_average();
+    let mut duels = duel::run(&env.cargo, &env.root, args.quick)?;
+    if let Some(re) = filter {
+        duels.retain(|d| re.is_match(&d.id()));
+    }
+    let load_after = duel::load_average();
+    let rows = targets::rows(&[], &duels);
+    let load = format!(
+        "load average {} before, {} after",
+        load_text(load_before),
+        load_text(load_after)
+    );
+    println!("\nmachine: {}", machine.line());
+    println!("{}", duel::text(&duels));
+    println!("{}", targets::text(&rows));
+    println!("{load}");
+
+    let dir = env.target.join("bench-report");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let summary = serde_json::json!({
+        "command": command,
+        "started": started,
+        "machine": machine.json(),
+        "load_average_before": load_before,
+        "load_average_after": load_after,
+        "duels": duels,
+        "targets": targets::json(&rows),
+    });
+    let json_path = dir.join("duels.json");
+    std::fs::write(&json_path, serde_json::to_string_pretty(&summary)? + "\n")
+        .with_context(|| format!("writing {}", json_path.display()))?;
+    let plots = write_duel_plots(&dir, &duels)?;
+    let mut md = format!(
+        "# Duels\n\n`{command}`, started {started}; {load}.\n\nMachine: {}.\n\n{}",
+        machine.line(),
+        targets::markdown(&rows)
+    );
+    for (file, title) in &plots {
+        md.push_str(&format!("\n![{title}]({file})\n"));
+    }
+    let md_path = dir.join("duels.md");
+    std::fs::write(&md_path, md).with_context(|| format!("writing {}", md_path.display()))?;
+    println!(
+        "written: {}\n         {}",
+        json_path.display(),
+        md_path.display()
+    );
+    for (file, _) in &plots {
+        println!("         {}", dir.join(file).display());
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// UTC time as `YYYY-MM-DD HH:MM:SS UTC` without a date crate.

@@ -2,12 +2,22 @@
 `cargo xtask`: the project's automation, run through the alias in `.cargo/config.toml`
 (`xtask = "run --package xtask --"`), in the style of rust-analyzer's xtask.
 
-One command today, `cargo xtask bench`: it runs the criterion (wall clock) and iai-callgrind
-(instruction count) benchmarks of `benches/`, fits `log(cost)` against `log(N)` for every
-algorithm × backend × metric, checks each slope against the complexity the algorithm declares in
-its `AlgorithmInfo`, and writes `target/bench-report/{summary.json, report.md, *.svg}`. It exits
-non-zero when an instruction-count slope disagrees with the claim (instruction counts are
-deterministic, so this is a CI gate that cannot flake); wall-clock slopes are informational.
+Two commands:
+
+* `cargo xtask bench` runs the criterion (wall clock) and iai-callgrind (instruction count)
+  benchmarks of `benches/`, fits `log(cost)` against `log(N)` for every algorithm × backend ×
+  metric, checks each slope against the complexity the algorithm declares in its
+  `AlgorithmInfo`, runs the duels (ours and each peer alternated round by round in one
+  process) for the speed-targets table, and writes `target/bench-report/{summary.json,
+  report.md, *.svg}`. Every table it prints or writes carries the machine's record (CPU model,
+  family and model numbers, cache sizes, ISA extensions, core count, rustc: `machine.rs`),
+  because the same code ranks differently against its peers on different CPUs. It exits
+  non-zero when an instruction-count slope disagrees with the claim (instruction counts are
+  deterministic, so this is a CI gate that cannot flake); wall-clock slopes and speed targets
+  are informational. `--duel` runs only the duels and the targets table.
+* `cargo xtask calibrate` measures the fairness judges: the false-alarm rate of every
+  `fairdeal audit` test on fair data of many shapes next to alpha, and the power on known-bad
+  sources; it exits non-zero when a test is miscalibrated or a bad source is missed.
 
 Design choices: cargo is invoked through the `CARGO` variable (the toolchain that runs the
 xtask also builds the benches); the target directory comes from `cargo metadata`, so
@@ -27,6 +37,7 @@ mod figures;
 mod fit;
 mod format;
 mod iai;
+mod machine;
 mod model;
 mod plot;
 mod process;

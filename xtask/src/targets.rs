@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use crate::duel::{self, Duel};
+use crate::duel::Duel;
 use crate::format::{human_ns, round};
 use crate::model::{CASE_DEAL, CASE_DECK, CASE_HUGE, CASE_SHUFFLE, Metric, Sample};
 
@@ -531,84 +531,6 @@ pub(crate) fn json(rows: &[TargetRow]) -> Vec<Value> {
             })
         })
         .collect()
-}
-
-/// What `--duel` records about the run that measured its duels.
-#[derive(Debug, Clone)]
-pub(crate) struct RunRecord {
-    /// The command line that reproduces the run.
-    pub(crate) command: String,
-    /// When it started (UTC).
-    pub(crate) started: String,
-    /// The CPU and core count.
-    pub(crate) machine: String,
-}
-
-/// `cargo xtask bench --duel`: runs the duels only, prints them and the targets read from them,
-/// and writes `<target>/bench-report/duels.json` (the duels, the targets, the machine's load
-/// before and after, the command) and `duels.md` (the targets table).
-pub(crate) fn duels_only(
-    cargo: &std::ffi::OsStr,
-    root: &std::path::Path,
-    target: &std::path::Path,
-    quick: bool,
-    filter: Option<&regex::Regex>,
-    record: &RunRecord,
-) -> anyhow::Result<std::process::ExitCode> {
-    use anyhow::Context as _;
-    let load_text = |l: Option<f64>| l.map_or_else(|| "unknown".to_owned(), |l| format!("{l:.2}"));
-    let load_before = duel::load_average();
-    let mut duels = duel::run(cargo, root, quick)?;
-    if let Some(re) = filter {
-        duels.retain(|d| re.is_match(&d.id()));
-    }
-    let load_after = duel::load_average();
-    let rows = rows(&[], &duels);
-    let load = format!(
-        "load average {} before, {} after",
-        load_text(load_before),
-        load_text(load_after)
-    );
-    println!("\n{}", duel::text(&duels));
-    println!("{}", text(&rows));
-    println!("{load}");
-
-    let dir = target.join("bench-report");
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let summary = json!({
-        "command": record.command,
-        "started": record.started,
-        "machine": record.machine,
-        "load_average_before": load_before,
-        "load_average_after": load_after,
-        "duels": duels,
-        "targets": json(&rows),
-    });
-    let json_path = dir.join("duels.json");
-    std::fs::write(&json_path, serde_json::to_string_pretty(&summary)? + "\n")
-        .with_context(|| format!("writing {}", json_path.display()))?;
-    let plots = crate::figures::write_duel_plots(&dir, &duels)?;
-    let mut md = format!(
-        "# Duels\n\n`{}`, started {}; {}; {load}.\n\n{}",
-        record.command,
-        record.started,
-        record.machine,
-        markdown(&rows)
-    );
-    for (file, title) in &plots {
-        let _ = write!(md, "\n![{title}]({file})\n");
-    }
-    let md_path = dir.join("duels.md");
-    std::fs::write(&md_path, md).with_context(|| format!("writing {}", md_path.display()))?;
-    println!(
-        "written: {}\n         {}",
-        json_path.display(),
-        md_path.display()
-    );
-    for (file, _) in &plots {
-        println!("         {}", dir.join(file).display());
-    }
-    Ok(std::process::ExitCode::SUCCESS)
 }
 
 #[cfg(test)]
