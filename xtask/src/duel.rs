@@ -39,6 +39,16 @@ pub(crate) struct Duel {
     pub(crate) ratio_q3: f64,
     pub(crate) ratio_min: f64,
     pub(crate) ratio_max: f64,
+    /// Median ratio over the rounds where ours ran first, and where the peer did (an order
+    /// effect shows as a gap). Absent from duel output older than these fields.
+    #[serde(default)]
+    pub(crate) ratio_ours_first: Option<f64>,
+    #[serde(default)]
+    pub(crate) ratio_peer_first: Option<f64>,
+    /// The same rounds read as an interleaved wall-clock best-of: the peer's fastest half over
+    /// ours' fastest, in wall-clock time.
+    #[serde(default)]
+    pub(crate) wall_best_ratio: Option<f64>,
 }
 
 impl Duel {
@@ -124,9 +134,10 @@ pub(crate) fn text(duels: &[Duel]) -> String {
         "duels (ratio = peer time / ours per round, median over rounds [quartiles]):"
     );
     for d in duels {
+        let x = |v: Option<f64>| v.map_or_else(|| "–".to_owned(), |v| format!("{v:.2}×"));
         let _ = writeln!(
             s,
-            "  {:<12} {:<9} {:>8} {:<8} vs {:<17} ours {:>10} peer {:>10}  {:>5.2}× [{:.2}–{:.2}] ({} rounds × {})",
+            "  {:<12} {:<9} {:>8} {:<8} vs {:<17} ours {:>10} peer {:>10}  {:>5.2}× [{:.2}–{:.2}] ({} rounds × {}; ours first {}, peer first {}; wall best-of {})",
             d.case,
             d.backend,
             d.n,
@@ -138,7 +149,10 @@ pub(crate) fn text(duels: &[Duel]) -> String {
             d.ratio_q1,
             d.ratio_q3,
             d.rounds,
-            d.iters
+            d.iters,
+            x(d.ratio_ours_first),
+            x(d.ratio_peer_first),
+            x(d.wall_best_ratio)
         );
     }
     s
@@ -161,5 +175,15 @@ mod tests {
             "a broken line is an error"
         );
         assert!(text(&d).contains("2.75×"));
+        // Output without the order and best-of fields (older runs) still reads, with `–`.
+        assert_eq!(d[0].wall_best_ratio, None);
+        assert!(text(&d).contains("wall best-of –"), "{}", text(&d));
+        let with = out.replace(
+            "\"ratio_max\":3.0}",
+            "\"ratio_max\":3.0,\"ratio_ours_first\":2.6,\"ratio_peer_first\":2.9,\"wall_best_ratio\":3.1}",
+        );
+        let d = parse(&with).unwrap();
+        assert_eq!(d[0].wall_best_ratio, Some(3.1));
+        assert!(text(&d).contains("ours first 2.60×, peer first 2.90×; wall best-of 3.10×"));
     }
 }

@@ -228,6 +228,9 @@ mod tests {
             ratio_q3: ratio * 1.04,
             ratio_min: ratio * 0.8,
             ratio_max: ratio * 1.2,
+            ratio_ours_first: None,
+            ratio_peer_first: None,
+            wall_best_ratio: None,
         }
     }
 

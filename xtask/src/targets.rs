@@ -565,6 +565,9 @@ mod tests {
             ratio_q3: ratio * 1.01,
             ratio_min: ratio * 0.9,
             ratio_max: ratio * 1.1,
+            ratio_ours_first: None,
+            ratio_peer_first: None,
+            wall_best_ratio: None,
         }
     }
 

@@ -202,7 +202,8 @@ impl IndexSampler for Batched {
     ///
     /// Forced inline: no call and no stack frame per run of bounds. A 7-of-52 deal takes 154
     /// instead of 186 instructions (wyrand) and 14–19 % less time with wyrand and ChaCha12;
-    /// whole shuffles move by −7 % to +5 % in time (docs/benchmarks.md, "Time per deal").
+    /// whole shuffles move by −7 % to +5 % in time (docs/notes/2026-11-26-benchmarks-moved.md,
+    /// "Time per deal").
     #[inline(always)]
     fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, mut f: F)
     where
