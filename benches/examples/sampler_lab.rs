@@ -9,6 +9,12 @@
 //!   one 64-bit word (exact: the halves are independent uniform 32-bit values, and a rejected
 //!   half is replaced by a fresh `next_u32`). It measures the issue's "a cheap generator may
 //!   prefer fewer multiplications over fewer words" (see docs/benchmarks.md);
+//! * `prefix`: an experiment with `Batched`'s dice: for a run of at most 7 bounds that is one
+//!   batch (the 7-of-52 deal), die *i* is the high half of `(x·Pᵢ₋₁ mod 2^64)·bᵢ` with the prefix
+//!   products `Pᵢ = b₁⋯bᵢ`, the same value as `Batched`'s chain (its *i*-th low half is
+//!   `x·Pᵢ₋₁ mod 2^64`) but two multiplies deep instead of *i*; longer runs go to `Batched`.
+//!   `count` prints a checksum of the final state to stderr, so `ours` and `prefix` can be seen
+//!   to deal the same cards;
 //! * `rand`: rand 0.10's `SliceRandom::shuffle` (for `deal7`: `partial_shuffle`);
 //! * `fastrand`: fastrand 2.5's `shuffle` on its own wyrand (for `deal7`: seven
 //!   `swap(i, usize(i..52))`), same seed.
@@ -29,7 +35,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use fairdeal_core::{IndexSampler, Lemire, Rng, Shuffler, lemire_index_below};
+use fairdeal_core::{Batched, IndexSampler, Lemire, Rng, Shuffler, lemire_index_below};
 use fairdeal_inplace::Inplace;
 use fairdeal_inside_out::InsideOut;
 use fairdeal_partial::Partial;
@@ -88,6 +94,50 @@ impl IndexSampler for Halves {
     }
 }
 
+/// `Batched`'s dice from prefix products (the experiment described in the module docs).
+#[derive(Debug, Clone, Copy, Default)]
+struct Prefix;
+
+impl IndexSampler for Prefix {
+    fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
+        Batched.index_below(rng, bound)
+    }
+
+    #[inline(always)]
+    fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, mut f: F)
+    where
+        R: Rng + ?Sized,
+        F: FnMut(usize, usize),
+    {
+        // At most 7 bounds, each below 2^(60/7): `Batched` rolls them as one batch of
+        // `high - low + 1` dice from one accepted word.
+        const K: usize = 7;
+        if low < 2 || high < low || high - low + 1 != K || high > 380 {
+            Batched.for_each_index_descending(rng, high, low, f);
+            return;
+        }
+        let bounds: [u64; K] = std::array::from_fn(|i| (high - i) as u64);
+        let mut prefix = [1u64; K + 1];
+        for i in 0..K {
+            prefix[i + 1] = prefix[i] * bounds[i];
+        }
+        let product = prefix[K];
+        let threshold = product.wrapping_neg() % product;
+        let x = loop {
+            let x = rng.next_u64();
+            let leftover = x.wrapping_mul(product);
+            if leftover >= product || leftover >= threshold {
+                break x;
+            }
+        };
+        for i in 0..K {
+            let xi = x.wrapping_mul(prefix[i]);
+            let die = ((u128::from(xi) * u128::from(bounds[i])) >> 64) as usize;
+            f(bounds[i] as usize, die);
+        }
+    }
+}
+
 /// What to run: `case`, `subject`, `iters` calls.
 struct Run<'a> {
     case: &'a str,
@@ -141,6 +191,7 @@ fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
         "ours" => run_with(B::Sampler::default(), run, st),
         "lemire" => run_with(Lemire, run, st),
         "halves" => run_with(Halves, run, st),
+        "prefix" => run_with(Prefix, run, st),
         "rand" => match run.case {
             "deal7" => {
                 for _ in 0..run.iters {
@@ -215,6 +266,16 @@ impl BackendVisitor for Lab {
                 },
                 &mut st,
             );
+            // FNV-1a of the final deck and data: equal for two subjects that dealt the same.
+            let sum = st
+                .deck
+                .iter()
+                .copied()
+                .chain(st.data.iter().flat_map(|v| v.to_le_bytes()))
+                .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                    (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+                });
+            eprintln!("state checksum {sum:016x}");
             return;
         }
         let rounds: usize = args[3].parse().expect("rounds");
