@@ -852,7 +852,7 @@ fn a_run_directory_or_file_of_another_user_or_open_to_others_is_refused() {
         "{line}"
     );
     // Files of another user: only root can make them here.
-    if !common::as_nobody().is_some_and(|runner| !runner.is_empty()) {
+    if common::as_nobody().is_none_or(|runner| runner.is_empty()) {
         eprintln!("note: skipped the other-owner cases: not root, or no setpriv/runuser");
         return;
     }

@@ -103,7 +103,8 @@ impl InputIdentity {
 
 /// The xxh3-64 of the sampled blocks of a file of `bytes` bytes: see [`InputIdentity::sample`].
 fn sample_hash(file: &File, bytes: u64, chunk_bytes: u64) -> io::Result<u64> {
-    let mut blocks = vec![0..bytes.min(SAMPLE_END_BYTES)];
+    let mut blocks = Vec::with_capacity(2);
+    blocks.push(0..bytes.min(SAMPLE_END_BYTES));
     let half = SAMPLE_EDGE_BYTES / 2;
     let mut edge = chunk_bytes;
     while edge < bytes {
