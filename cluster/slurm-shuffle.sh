@@ -14,7 +14,9 @@ task succeeded (--dependency=afterok), prints both job ids, waits for them and e
 if any task failed. The bytes depend only on the seed and the input (and --buckets/
 --chunk-size when given): the same with any P, with cluster/parallel-shuffle.sh, or with a
 plain loop. Manifests, spill files and the tasks' logs go to DIR/shard/ (remove it when done).
-DIR and the inputs must be on a filesystem every node sees.
+DIR and the inputs must be on a filesystem every node sees. Afterwards the parts are checked
+against the input here (`fairdeal shard verify`: it reads the input and the parts once more;
+--no-verify skips it).
 
 Options:
   --seed S            seed of the shuffle (required)
@@ -25,17 +27,19 @@ Options:
   --memory SIZE       memory per task: passed to fairdeal and requested from Slurm (--mem)
   --sbatch-args ARGS  more sbatch options for both phases (one string, split on spaces),
                       e.g. "--partition=batch --time=1:00:00"
+  --no-verify         do not check the parts against the input afterwards
   -h, --help          this help
 
 Runs the fairdeal on PATH, or $FAIRDEAL when set (on the nodes too: give an absolute path).
-Exit status: 0 when every task succeeded, 1 when one failed (see DIR/shard/logs), 2 for a
-usage error, 127 when sbatch or fairdeal is missing.
+Exit status: 0 when every task succeeded and the parts hold exactly the input's lines, 1 when
+a step failed (the plan, a task: see DIR/shard/logs, or the check), 2 for a usage error, 127
+when sbatch or fairdeal is missing.
 USAGE
 }
 
 die_usage() { echo "slurm-shuffle.sh: $*" >&2; exit 2; }
 
-seed="" tasks="" out="" memory=""
+seed="" tasks="" out="" memory="" verify=1
 plan_opts=() task_opts=() sbatch_opts=() files=()
 while (($#)); do
   case "$1" in
@@ -45,6 +49,7 @@ while (($#)); do
     --out) out=${2:?--out needs a value}; shift 2 ;;
     --buckets|--chunk-size) plan_opts+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
     --memory) memory=${2:?--memory needs a value}; task_opts+=(--memory "$memory"); shift 2 ;;
+    --no-verify) verify=0; shift ;;
     --sbatch-args) read -r -a more <<<"${2:?--sbatch-args needs a value}"; sbatch_opts+=("${more[@]}"); shift 2 ;;
     --) shift; files+=("$@"); break ;;
     -*) die_usage "unknown option '$1' (see --help)" ;;
@@ -74,9 +79,11 @@ if [[ -n $memory ]]; then
   sbatch_opts+=(--mem="${mem_mb}M")
 fi
 
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-"$fairdeal" shard plan --seed "$seed" --out "$out" "${plan_opts[@]}" -- "${files[@]}" >/dev/null
+mkdir -p -- "$out"
+out=$(cd -- "$out" && pwd)
+# fairdeal's own usage errors (exit 2) stay usage errors; any other failure of the plan is 1.
+"$fairdeal" shard plan --seed "$seed" --out "$out" "${plan_opts[@]}" -- "${files[@]}" >/dev/null ||
+  exit $(($? == 2 ? 2 : 1))
 logs=$out/shard/logs
 mkdir -p "$logs"
 rm -f "$logs"/failed-*
@@ -86,10 +93,13 @@ rm -f "$logs"/failed-*
 submit() { # submit PHASE [DEPENDENCY]
   local phase=$1 dep=${2:-}
   local cmd
+  # The single quotes are deliberate: $SLURM_ARRAY_TASK_ID expands in the task, not here.
+  # shellcheck disable=SC2016
   printf -v cmd '%q shard %q --out %q --task "$SLURM_ARRAY_TASK_ID" --tasks %q' \
     "$fairdeal" "$phase" "$out" "$tasks"
   local opt
   for opt in "${task_opts[@]}"; do printf -v cmd '%s %q' "$cmd" "$opt"; done
+  # shellcheck disable=SC2016
   printf -v cmd '%s || { touch %q-"$SLURM_ARRAY_TASK_ID"; exit 1; }' "$cmd" "$logs/failed-$phase"
   local args=(--parsable --array="0-$((tasks - 1))" --job-name="fairdeal-$phase"
     --output="$logs/$phase-%a.log" --chdir="$out" "${sbatch_opts[@]}")
@@ -102,7 +112,7 @@ echo "scatter job $scatter, gather job $gather ($tasks tasks each); logs in $log
 
 while [[ -n $(squeue -h -j "$scatter,$gather" -o %i 2>/dev/null) ]]; do sleep 1; done
 
-failed=$(cd "$logs" && ls failed-* 2>/dev/null | tr '\n' ' ' || true)
+failed=$(find "$logs" -maxdepth 1 -name 'failed-*' -printf '%f ' || true)
 buckets=$(sed -n 's/^ *"buckets": *\([0-9]*\).*/\1/p' "$out/shard/run.json")
 parts=$(find "$out/shard/gather" -name 'part-*.json' | wc -l)
 if [[ -n $failed ]]; then
@@ -112,4 +122,7 @@ fi
 if [[ $parts -ne $buckets ]]; then
   echo "slurm-shuffle.sh: $parts of $buckets parts were written: a task was cancelled or lost (logs: $logs)" >&2
   exit 1
+fi
+if ((verify)); then
+  "$fairdeal" shard verify "$out" "${files[@]}" >/dev/null || exit 1
 fi

@@ -82,11 +82,14 @@ rm -f "$logs"/* "$out"/shard-*.json "$out"/merged.json
 # The shard command: each task writes its report under a temporary name, then renames it; a
 # failure leaves a marker (the cluster may keep no accounting) and fails the task, which
 # cancels the merge job.
+# The single quotes are deliberate: $SLURM_ARRAY_TASK_ID expands in the task, not here.
+# shellcheck disable=SC2016
 printf -v shard_cmd '%q blackjack simulate --rounds %q --seed %q --shard "$((SLURM_ARRAY_TASK_ID + 1))/%q" --json' \
   "$fairdeal" "$rounds" "$seed" "$shards"
 for opt in "${simulate_opts[@]}"; do printf -v shard_cmd '%s %q' "$shard_cmd" "$opt"; done
 # Its stderr goes to logs/shard-I.log, named like its report and failure marker (Slurm's own
 # output file is named by the array task index, I - 1).
+# shellcheck disable=SC2016
 printf -v shard_cmd 'i=$((SLURM_ARRAY_TASK_ID + 1)); %s > %q/shard-$i.json.tmp 2> %q/shard-$i.log && mv %q/shard-$i.json.tmp %q/shard-$i.json || { rm -f %q/shard-$i.json.tmp; touch %q/failed-shard-$i; exit 1; }' \
   "$shard_cmd" "$out" "$logs" "$out" "$out" "$out" "$logs"
 printf -v merge_cmd '%q merge --json %q/shard-*.json > %q/merged.json.tmp && mv %q/merged.json.tmp %q/merged.json || { rm -f %q/merged.json.tmp; touch %q/failed-merge; exit 1; }' \
@@ -100,7 +103,7 @@ echo "shard job $array ($shards tasks), merge job $merge; logs in $logs"
 
 while [[ -n $(squeue -h -j "$array,$merge" -o %i 2>/dev/null) ]]; do sleep 1; done
 
-failed=$(cd "$logs" && ls failed-* 2>/dev/null | tr '\n' ' ' || true)
+failed=$(find "$logs" -maxdepth 1 -name 'failed-*' -printf '%f ' || true)
 if [[ -n $failed ]]; then
   echo "slurm-simulate.sh: tasks failed: $failed(their logs: $logs)" >&2
   exit 1

@@ -29,7 +29,10 @@ const AFTER_HELP: &str = "A run lives in one directory DIR: the parts DIR/part-0
 DIR/part-00001, … (their concatenation in name order is the shuffled input) and the manifests \
 and spill files in DIR/shard/ (remove it when done). The output depends only on the seed, the \
 input bytes, the chunk size and the bucket count (both recorded by `plan`), never on the number \
-of tasks, the engine that runs them or their order; a task run twice writes the same bytes.\n\n\
+of tasks, the engine that runs them or their order; a task run twice writes the same bytes. \
+Every step checks what it is given and refuses, in one line with exit 1, an input changed since \
+the plan, a second plan in the same DIR, part files of another run, a gather task count other \
+than the first gather task's, and a DIR/shard that is another user's or writable by others.\n\n\
 Examples:\n  \
 fairdeal shard plan --seed 42 --out run big-*.jsonl\n  \
 for i in 0 1 2 3; do fairdeal shard scatter --out run --task $i --tasks 4; done\n  \
