@@ -228,7 +228,10 @@ fn files_that_are_not_one_complete_run_are_refused() {
     );
 
     refused(&[run[0], run[1], seed[2]], "\"seed\" differs (21 vs 22)");
-    refused(&[run[0], rules[1], run[2]], "\"rules\" differs");
+    refused(
+        &[run[0], rules[1], run[2]],
+        "\"rules\".\"dealer\" differs (\"S17\" vs \"H17\")",
+    );
     refused(&[run[0], run[1], rounds[2]], "a total of 140000 vs 150000");
     refused(&[run[0], two[1]], "3 vs 2 shards");
     refused(&[run[0], run[1], poker[2]], "different runs");
@@ -261,7 +264,7 @@ fn files_that_are_not_one_complete_run_are_refused() {
     std::fs::write(&tampered, doc.to_string()).unwrap();
     refused(
         &[run[0], tampered.to_str().unwrap(), run[2]],
-        "its tallies (\"counts\", \"initial_wagers\", \"sums\") are missing or malformed",
+        "\"sums\".\"net_tenths\" is not an integer in range",
     );
 
     // A file that cannot be read is an environment error: exit 1.
@@ -457,7 +460,7 @@ fn blackjack_shards_that_no_run_can_produce_are_refused() {
         (
             "seconds-negative.json",
             &|d: &mut Value| d["seconds"] = (-1e308).into(),
-            "\"seconds\" is -1e308, not a finite, non-negative time",
+            "\"seconds\" is -1e+308, not a finite, non-negative time",
         ),
         (
             "seconds-null.json",
@@ -558,7 +561,7 @@ fn table_and_fairness_shards_that_no_run_can_produce_are_refused() {
         "add up to 115536 hands (\"total\" 115536) where chunks",
     );
     let max = tampered(run[1], &dir, "max.json", |d| {
-        d["counts"]["pair"] = u64::MAX.into();
+        d["counts"]["high_card"] = u64::MAX.into();
     });
     refused_middle(&run, &max, "past 2^64 − 1");
     let extra = tampered(run[1], &dir, "extra.json", |d| {
