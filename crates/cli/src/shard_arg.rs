@@ -155,6 +155,6 @@ mod tests {
         assert_eq!(c.items_in(&(1..4), total), Some(2 * size + 5));
         assert_eq!(c.items_in(&(0..4), total), Some(total));
         assert_eq!(c.items_in(&(0..5), total), None);
-        assert_eq!(c.items_in(&(3..2), total), None);
+        assert_eq!(c.items_in(&Range { start: 3, end: 2 }, total), None);
     }
 }

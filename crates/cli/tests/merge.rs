@@ -526,7 +526,7 @@ fn equity_shards_that_no_run_can_produce_are_refused() {
         "\"players\"[0].\"bonus\" (1) is not a field of a poker equity --json output",
     );
     let win = tampered(run[1], &dir, "win.json", |d| {
-        d["players"][0]["win"] = 3.3.into()
+        d["players"][0]["win"] = 3.3.into();
     });
     refused_middle(&run, &win, "\"players\"[0].\"win\" is 3.3");
     let seed = tampered(run[1], &dir, "seed.json", |d| d["seed"] = 33.into());
