@@ -65,6 +65,26 @@ impl Counts {
         self.surrenders += other.surrenders;
     }
 
+    /// `self + other`, or `None` when a count would overflow (tallies read back from files
+    /// are added with this).
+    pub fn checked_merge(&self, other: &Counts) -> Option<Counts> {
+        Some(Counts {
+            rounds: self.rounds.checked_add(other.rounds)?,
+            hands: self.hands.checked_add(other.hands)?,
+            wins: self.wins.checked_add(other.wins)?,
+            losses: self.losses.checked_add(other.losses)?,
+            pushes: self.pushes.checked_add(other.pushes)?,
+            blackjacks: self.blackjacks.checked_add(other.blackjacks)?,
+            dealer_blackjacks: self
+                .dealer_blackjacks
+                .checked_add(other.dealer_blackjacks)?,
+            busts: self.busts.checked_add(other.busts)?,
+            doubles: self.doubles.checked_add(other.doubles)?,
+            splits: self.splits.checked_add(other.splits)?,
+            surrenders: self.surrenders.checked_add(other.surrenders)?,
+        })
+    }
+
     /// `(name, value)` pairs in a fixed order, for reports.
     pub fn fields(&self) -> [(&'static str, u64); 11] {
         [

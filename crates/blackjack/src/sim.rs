@@ -126,6 +126,17 @@ pub enum SimError {
     /// A shard with no chunks of this run.
     #[error(transparent)]
     Shard(#[from] ShardError),
+    /// Tallies read back (e.g. from a shard's report) that no run of these chunks, rules and
+    /// betting can produce.
+    #[error("impossible tallies for chunks {start}..{end}: {why}")]
+    Tallies {
+        /// First chunk of the part.
+        start: u64,
+        /// One past its last chunk.
+        end: u64,
+        /// The identity or bound the tallies break.
+        why: String,
+    },
 }
 
 /// Exact sums over rounds, the sufficient statistics of [`SimResult`]'s edge and standard
@@ -164,6 +175,128 @@ impl Sums {
         self.wager2 += o.wager2;
         self.net_wager += o.net_wager;
     }
+
+    fn checked_merge(&self, o: &Sums) -> Option<Sums> {
+        Some(Sums {
+            wager: self.wager.checked_add(o.wager)?,
+            net: self.net.checked_add(o.net)?,
+            net2: self.net2.checked_add(o.net2)?,
+            wager2: self.wager2.checked_add(o.wager2)?,
+            net_wager: self.net_wager.checked_add(o.net_wager)?,
+        })
+    }
+}
+
+/// The most a hand can win or lose, in tenths of its bet: a double (a natural pays at most
+/// 3:2, 15 tenths).
+const MAX_TENTHS_PER_HAND: u128 = 20;
+
+/// Why tallies with `counts` and `sums` cannot come from `rounds` rounds of `rules` with
+/// `betting`, or `None` when every identity and bound holds. Each check is exact integer
+/// arithmetic in 128 bits (a product that overflows even that is itself impossible).
+fn impossible_tallies(
+    counts: &Counts,
+    sums: &Sums,
+    rounds: u64,
+    rules: &crate::Rules,
+    betting: &Betting,
+) -> Option<String> {
+    let wide = u128::from;
+    let (r, h) = (wide(counts.rounds), wide(counts.hands));
+    let seats = wide(u64::from(rules.seats));
+    let (bet_min, bet_max) = match betting {
+        Betting::Flat => (1, 1),
+        Betting::HiLo(ramp) => (wide(u64::from(ramp.min)), wide(u64::from(ramp.max))),
+    };
+    let seat_rounds = r * seats;
+    let max_hands = seat_rounds * wide(u64::from(rules.max_split_hands));
+    if counts.rounds != rounds {
+        return Some(format!(
+            "{} rounds where these chunks deal {rounds}",
+            counts.rounds
+        ));
+    }
+    // Every seat starts a round with one hand and each split adds one.
+    if wide(counts.splits) > max_hands - seat_rounds || h != seat_rounds + wide(counts.splits) {
+        return Some(format!(
+            "{} hands and {} splits from {} rounds of {} seats (one hand per seat and round \
+             plus one per split, at most {} per seat)",
+            counts.hands, counts.splits, counts.rounds, rules.seats, rules.max_split_hands
+        ));
+    }
+    let settled =
+        wide(counts.wins) + wide(counts.losses) + wide(counts.pushes) + wide(counts.surrenders);
+    if settled != h {
+        return Some(format!(
+            "wins + losses + pushes + surrenders = {settled}, not the {} hands",
+            counts.hands
+        ));
+    }
+    for (name, count, most) in [
+        ("blackjacks", counts.blackjacks, seat_rounds),
+        ("surrenders", counts.surrenders, seat_rounds),
+        ("dealer_blackjacks", counts.dealer_blackjacks, r),
+        ("busts", counts.busts, wide(counts.losses)),
+        ("doubles", counts.doubles, h),
+    ] {
+        if wide(count) > most {
+            return Some(format!("{count} {name}, more than the {most} possible"));
+        }
+    }
+    let wager = wide(sums.wager);
+    if wager < seat_rounds * bet_min || wager > seat_rounds * bet_max {
+        return Some(format!(
+            "initial wagers of {wager} units for {seat_rounds} bets of {bet_min} to {bet_max}              units"
+        ));
+    }
+    // Σ w² lies between (Σ w)² / r (Cauchy–Schwarz) and r · (seats · max bet)².
+    let wager2_max = r * (seats * bet_max) * (seats * bet_max);
+    let wager2_fits = wager
+        .checked_mul(wager)
+        .is_some_and(|w2| w2 <= r.saturating_mul(sums.wager2));
+    if !wager2_fits || sums.wager2 > wager2_max {
+        return Some(format!(
+            "a sum of squared wagers of {} for wagers of {wager} over {r} rounds",
+            sums.wager2
+        ));
+    }
+    // |Σ net| ≤ 20 tenths per hand at the largest bet, (Σ net)² ≤ r · Σ net², and no round
+    // nets more than every hand of every seat doubled at the largest bet.
+    let net = sums.net.unsigned_abs();
+    let round_max = MAX_TENTHS_PER_HAND * bet_max * seats * wide(u64::from(rules.max_split_hands));
+    let net2_fits = net
+        .checked_mul(net)
+        .is_some_and(|n2| n2 <= r.saturating_mul(sums.net2));
+    if net > MAX_TENTHS_PER_HAND * bet_max * h
+        || !net2_fits
+        || sums.net2 > r * round_max * round_max
+    {
+        return Some(format!(
+            "a net of {} tenths with a sum of squares of {} over {r} rounds",
+            sums.net, sums.net2
+        ));
+    }
+    // With flat bets Σ net·w is Σ net · seats exactly; otherwise |Σ net·w| ≤ √(Σ net²) ·
+    // √(Σ w²) (Cauchy–Schwarz).
+    let cross_ok = match betting {
+        Betting::Flat => {
+            i128::try_from(seats)
+                .ok()
+                .and_then(|s| sums.net.checked_mul(s))
+                == Some(sums.net_wager)
+        }
+        Betting::HiLo(_) => {
+            sums.net_wager.unsigned_abs()
+                <= (sums.net2.isqrt() + 1).saturating_mul(sums.wager2.isqrt() + 1)
+        }
+    };
+    if !cross_ok {
+        return Some(format!(
+            "a sum of net × wager of {} for a net of {} tenths",
+            sums.net_wager, sums.net
+        ));
+    }
+    None
 }
 
 /// The result of a simulation (or of a range of its chunks).
@@ -247,43 +380,96 @@ impl SimResult {
         self.sums
     }
 
-    /// A result from its tallies, e.g. the sum of shards run as separate processes and read
-    /// back from their reports; its derived statistics are computed by the same methods as a
-    /// whole run's.
+    /// The result of chunks `chunks` of the run `config` describes, played under `rules`,
+    /// from its tallies: e.g. a shard run as a separate process and read back from its
+    /// report. Its derived statistics are computed by the same methods as a whole run's.
+    ///
+    /// The tallies are checked against what those chunks can produce: the exact number of
+    /// rounds, hands between one and `max_split_hands` per seat and round, wins + losses +
+    /// pushes + surrenders = hands, the other counts within theirs, wagers within the bet
+    /// ramp, and the sums within their possible range (Cauchy–Schwarz between each sum and
+    /// its sum of squares).
+    ///
+    /// ```
+    /// use fairdeal_blackjack::{Rules, SimConfig, SimResult, Strategy, simulate};
+    /// use rand::SeedableRng;
+    /// let rules = Rules::default();
+    /// let config = SimConfig { rounds: 5_000, seed: 3, ..SimConfig::default() };
+    /// let run = simulate(&Strategy::basic(&rules)?, &config, &fairdeal_partial::Partial::new(),
+    ///     rand::rngs::StdRng::seed_from_u64)?;
+    /// let back = SimResult::from_tallies(&config, &rules, run.chunks.clone(), run.counts, run.sums())?;
+    /// assert_eq!(back, run);
+    /// let mut more = run.counts;
+    /// more.wins += 1;
+    /// assert!(SimResult::from_tallies(&config, &rules, run.chunks.clone(), more, run.sums()).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`SimError::BadChunkRange`] when `chunks` is not a non-empty range of the run's chunks,
+    /// [`SimError::Tallies`] when the tallies break an identity or bound.
     pub fn from_tallies(
-        seed: u64,
-        configured_rounds: u64,
+        config: &SimConfig<'_>,
+        rules: &crate::Rules,
         chunks: Range<u64>,
         counts: Counts,
         sums: SimSums,
-    ) -> SimResult {
-        SimResult {
-            seed,
-            configured_rounds,
+    ) -> Result<SimResult, SimError> {
+        let total = config.chunks();
+        if chunks.start >= chunks.end || chunks.end > total {
+            return Err(SimError::BadChunkRange {
+                start: chunks.start,
+                end: chunks.end,
+                chunks: total,
+            });
+        }
+        let rounds = chunks.end.saturating_mul(CHUNK_ROUNDS).min(config.rounds)
+            - chunks.start * CHUNK_ROUNDS;
+        if let Some(why) = impossible_tallies(&counts, &sums, rounds, rules, &config.betting) {
+            return Err(SimError::Tallies {
+                start: chunks.start,
+                end: chunks.end,
+                why,
+            });
+        }
+        Ok(SimResult {
+            seed: config.seed,
+            configured_rounds: config.rounds,
             chunks,
             counts,
             sums,
-        }
+        })
     }
 
     /// Adds another part of the same run (same seed and configured rounds, adjacent chunks).
     ///
     /// # Errors
     ///
-    /// [`SimError::Merge`] if the parts belong to different runs or are not adjacent.
+    /// [`SimError::Merge`] if the parts belong to different runs, are not adjacent, or their
+    /// tallies would overflow (parts read back from files may be anything).
     pub fn merge(&mut self, other: &SimResult) -> Result<(), SimError> {
         if self.seed != other.seed || self.configured_rounds != other.configured_rounds {
             return Err(SimError::Merge("different seed or round count"));
         }
-        if other.chunks.start == self.chunks.end {
-            self.chunks.end = other.chunks.end;
+        let chunks = if other.chunks.start == self.chunks.end {
+            self.chunks.start..other.chunks.end
         } else if other.chunks.end == self.chunks.start {
-            self.chunks.start = other.chunks.start;
+            other.chunks.start..self.chunks.end
         } else {
             return Err(SimError::Merge("chunk ranges are not adjacent"));
-        }
-        self.counts.merge(&other.counts);
-        self.sums.merge(&other.sums);
+        };
+        let counts = self.counts.checked_merge(&other.counts);
+        let sums = self.sums.checked_merge(&other.sums);
+        let (Some(counts), Some(sums)) = (counts, sums) else {
+            return Err(SimError::Merge("the tallies overflow"));
+        };
+        *self = SimResult {
+            chunks,
+            counts,
+            sums,
+            ..self.clone()
+        };
         Ok(())
     }
 }

@@ -78,12 +78,13 @@ fn results_do_not_depend_on_the_thread_count_and_chunks_merge() {
         )
         .unwrap();
         let rebuilt = fairdeal_blackjack::SimResult::from_tallies(
-            part.seed,
-            part.configured_rounds,
+            &config,
+            strategy.rules(),
             chunks,
             part.counts,
             part.sums(),
-        );
+        )
+        .unwrap();
         assert_eq!(rebuilt, part);
         match &mut merged {
             None => merged = Some(part),
@@ -178,6 +179,153 @@ fn bad_requests_are_errors() {
         })
         .is_err()
     );
+}
+
+/// Tallies read back from a report are checked against what their chunks can produce: honest
+/// results of varied tables pass (several seats, no hole card, early surrender, resplit and
+/// hit split aces, a bet ramp), and each identity or bound broken alone is refused.
+#[test]
+fn tallies_read_back_are_checked_against_their_chunks() {
+    use fairdeal_blackjack::{Counts, SimResult, SimSums, Surrender};
+    let tables = [
+        (Rules::default(), Betting::Flat),
+        (
+            Rules {
+                seats: 7,
+                hole_card: HoleCard::NoHoleCard,
+                surrender: Surrender::Early,
+                resplit_aces: true,
+                hit_split_aces: true,
+                max_split_hands: 8,
+                ..Rules::default()
+            },
+            Betting::HiLo(BetRamp { min: 2, max: 12 }),
+        ),
+        (
+            Rules {
+                seats: 3,
+                surrender: Surrender::Late,
+                decks: 2,
+                ..Rules::default()
+            },
+            Betting::Flat,
+        ),
+    ];
+    for (i, (rules, betting)) in tables.into_iter().enumerate() {
+        let strategy = Strategy::basic(&rules).unwrap();
+        let config = SimConfig {
+            rounds: 3 * fairdeal_blackjack::CHUNK_ROUNDS - 1000,
+            seed: 70 + i as u64,
+            betting,
+            progress: None,
+        };
+        let chunks = 1..3;
+        let part = simulate_chunks(
+            &strategy,
+            &config,
+            &fairdeal_partial::Partial::new(),
+            pcg,
+            chunks.clone(),
+        )
+        .unwrap();
+        let back = |counts: Counts, sums: SimSums| {
+            SimResult::from_tallies(&config, &rules, chunks.clone(), counts, sums)
+        };
+        assert_eq!(
+            back(part.counts, part.sums()),
+            Ok(part.clone()),
+            "table {i}"
+        );
+        assert!(
+            SimResult::from_tallies(&config, &rules, 1..4, part.counts, part.sums()).is_err(),
+            "table {i}: a chunk range outside the run"
+        );
+        let (c, s) = (part.counts, part.sums());
+        let tampered: [(&str, Counts, SimSums); 12] = [
+            ("rounds", Counts { rounds: 1, ..c }, s),
+            (
+                "one round fewer",
+                Counts {
+                    rounds: c.rounds - 1,
+                    ..c
+                },
+                s,
+            ),
+            (
+                "wins",
+                Counts {
+                    wins: c.wins + 100_000,
+                    ..c
+                },
+                s,
+            ),
+            (
+                "wins = u64::MAX",
+                Counts {
+                    wins: u64::MAX,
+                    ..c
+                },
+                s,
+            ),
+            (
+                "hands and wins",
+                Counts {
+                    hands: c.hands + 1,
+                    wins: c.wins + 1,
+                    ..c
+                },
+                s,
+            ),
+            (
+                "busts",
+                Counts {
+                    busts: c.losses + 1,
+                    ..c
+                },
+                s,
+            ),
+            (
+                "blackjacks",
+                Counts {
+                    blackjacks: u64::MAX,
+                    ..c
+                },
+                s,
+            ),
+            ("wager", c, SimSums { wager: 1, ..s }),
+            (
+                "net",
+                c,
+                SimSums {
+                    net: s.net + 10 * i128::from(c.hands) * 20,
+                    ..s
+                },
+            ),
+            (
+                "net2 = 2^128 - 1",
+                c,
+                SimSums {
+                    net2: u128::MAX,
+                    ..s
+                },
+            ),
+            ("net2 = 0", c, SimSums { net2: 0, ..s }),
+            (
+                "net_wager",
+                c,
+                SimSums {
+                    net_wager: i128::MAX,
+                    ..s
+                },
+            ),
+        ];
+        for (what, counts, sums) in tampered {
+            assert!(
+                matches!(back(counts, sums), Err(SimError::Tallies { .. })),
+                "table {i}: {what} accepted"
+            );
+        }
+    }
 }
 
 #[test]

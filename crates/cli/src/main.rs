@@ -15,6 +15,7 @@
 
 mod cmd;
 mod common;
+mod shard_arg;
 mod verdict;
 
 use std::process::ExitCode;

@@ -1,8 +1,11 @@
 //! docs/ARCHITECTURE.md states the workspace's dependency edges; this test reads every member's
 //! `Cargo.toml` and fails when the two disagree, printing the table to paste (as rust-analyzer's
 //! tidy tests do). An edge added or removed in a manifest must be added or removed in the map.
+//!
+//! Inside a crate, no two files of `src/` may import each other in a loop (`crate::` and
+//! `super::` paths): the layers point one way, as the crates do.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -128,4 +131,217 @@ fn the_manifest_reader_sees_known_edges() {
     assert!(poker.dev.contains(&"fairdeal-inplace".to_owned()));
     assert!(members["fairdeal-core"].normal.is_empty());
     assert!(members.len() >= 15, "{}", members.len());
+}
+
+/// The module path of a file of `src/` (`cmd/merge.rs` → `["cmd", "merge"]`; `mod.rs`,
+/// `lib.rs` and `main.rs` name their directory's module).
+fn module_of(file: &str) -> Vec<String> {
+    let mut path: Vec<String> = file
+        .trim_end_matches(".rs")
+        .split('/')
+        .map(str::to_owned)
+        .collect();
+    if matches!(
+        path.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        path.pop();
+    }
+    path
+}
+
+/// The paths a file names after `prefix` (`crate::` or `super::`): `crate::a::b::C` gives
+/// `a::b::C`, and `crate::a::{b, c::D}` gives `a::b` and `a::c::D`. Its `#[cfg(test)] mod
+/// tests` is left out: a test module may reach anywhere.
+fn paths_after(text: &str, prefix: &str) -> Vec<Vec<String>> {
+    let text = text
+        .find("#[cfg(test)]\nmod tests {")
+        .map_or(text, |at| &text[..at]);
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(prefix) {
+        let preceded = rest[..at].chars().next_back().is_some_and(ident);
+        rest = &rest[at + prefix.len()..];
+        if preceded {
+            continue;
+        }
+        let mut base = Vec::new();
+        let mut tail = rest;
+        loop {
+            if let Some(group) = tail.strip_prefix('{') {
+                let inner = &group[..group.find('}').unwrap_or(group.len())];
+                for item in inner.split(',') {
+                    let mut path = base.clone();
+                    path.extend(
+                        item.split_whitespace()
+                            .next()
+                            .unwrap_or_default()
+                            .split("::")
+                            .filter(|s| !s.is_empty() && s.chars().all(ident))
+                            .map(str::to_owned),
+                    );
+                    found.push(path);
+                }
+                base.clear();
+                break;
+            }
+            let len = tail.find(|c: char| !ident(c)).unwrap_or(tail.len());
+            if len == 0 {
+                break;
+            }
+            base.push(tail[..len].to_owned());
+            tail = &tail[len..];
+            match tail.strip_prefix("::") {
+                Some(more) => tail = more,
+                None => break,
+            }
+        }
+        if !base.is_empty() {
+            found.push(base);
+        }
+    }
+    found
+}
+
+/// The import loops among `files` (path under `src/` → text): each loop's files, sorted.
+fn import_cycles(files: &BTreeMap<String, String>) -> Vec<Vec<String>> {
+    let modules: BTreeMap<Vec<String>, &String> =
+        files.keys().map(|file| (module_of(file), file)).collect();
+    // The file of the longest prefix of `path` that is a module.
+    let resolve = |path: &[String]| {
+        (0..=path.len())
+            .rev()
+            .find_map(|len| modules.get(&path[..len]).copied())
+    };
+    let mut edges: BTreeMap<&String, BTreeSet<&String>> = BTreeMap::new();
+    for (file, text) in files {
+        let module = module_of(file);
+        let parent = &module[..module.len().saturating_sub(1)];
+        let mut targets: Vec<Vec<String>> = paths_after(text, "crate::");
+        if !module.is_empty() {
+            targets.extend(
+                paths_after(text, "super::")
+                    .into_iter()
+                    .map(|path| [parent, &path[..]].concat()),
+            );
+        }
+        let out = edges.entry(file).or_default();
+        for target in targets.iter().filter_map(|path| resolve(path)) {
+            if target != file {
+                out.insert(target);
+            }
+        }
+    }
+    let reach = |from: &String| {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![from];
+        while let Some(file) = stack.pop() {
+            for next in edges.get(file).into_iter().flatten() {
+                if seen.insert(*next) {
+                    stack.push(next);
+                }
+            }
+        }
+        seen
+    };
+    let reaches: BTreeMap<&String, BTreeSet<&String>> =
+        files.keys().map(|file| (file, reach(file))).collect();
+    let mut cycles: BTreeSet<Vec<String>> = BTreeSet::new();
+    for (file, seen) in &reaches {
+        if !seen.contains(file) {
+            continue;
+        }
+        let cycle: Vec<String> = seen
+            .iter()
+            .filter(|other| reaches[**other].contains(file))
+            .map(|other| (*other).clone())
+            .collect();
+        cycles.insert(cycle);
+    }
+    cycles.into_iter().collect()
+}
+
+/// Every `.rs` file under `dir`, keyed by its path relative to `root`, `/`-separated.
+fn rust_files(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
+    for entry in fs::read_dir(dir).expect("read_dir") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            rust_files(root, &path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let relative = path.strip_prefix(root).expect("under root");
+            let key = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/");
+            out.insert(key, fs::read_to_string(&path).expect("read"));
+        }
+    }
+}
+
+#[test]
+fn no_two_files_of_a_crate_import_each_other_in_a_loop() {
+    let root = workspace_root();
+    let mut checked = 0;
+    let mut found = Vec::new();
+    for entry in fs::read_dir(root.join("crates")).expect("crates/") {
+        let src = entry.expect("entry").path().join("src");
+        if !src.is_dir() {
+            continue;
+        }
+        let mut files = BTreeMap::new();
+        rust_files(&src, &src, &mut files);
+        checked += files.len();
+        for cycle in import_cycles(&files) {
+            found.push(format!("{}: {}", src.display(), cycle.join(" <-> ")));
+        }
+    }
+    assert!(checked > 50, "only {checked} files read");
+    assert!(
+        found.is_empty(),
+        "files that import each other in a loop (move what both need into a leaf module \
+         that imports neither):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_loop_finder_finds_loops_and_only_loops() {
+    let files = |list: &[(&str, &str)]| -> BTreeMap<String, String> {
+        list.iter()
+            .map(|(path, text)| ((*path).to_owned(), (*text).to_owned()))
+            .collect()
+    };
+    // Two modules that use each other, one through a `use` group.
+    let pair = files(&[
+        ("main.rs", "mod a;\nmod b;\nmod leaf;"),
+        ("a.rs", "use crate::b::f;\nuse crate::leaf::Z;"),
+        ("b.rs", "use crate::{a::g, leaf};"),
+        ("leaf.rs", "pub struct Z;"),
+    ]);
+    assert_eq!(import_cycles(&pair), [vec!["a.rs", "b.rs"]]);
+    // A longer loop through `super::`, with the back edge inside an expression.
+    let ring = files(&[
+        ("lib.rs", "mod cmd;"),
+        ("cmd/mod.rs", "pub mod x;\npub mod y;"),
+        ("cmd/x.rs", "use super::y::Y;"),
+        ("cmd/y.rs", "fn f() { crate::common::g(); }"),
+        ("common.rs", "fn g() -> crate::cmd::x::X { todo!() }"),
+    ]);
+    assert_eq!(
+        import_cycles(&ring),
+        [vec!["cmd/x.rs", "cmd/y.rs", "common.rs"]]
+    );
+    // One way only, a test module that reaches back, and a name that merely ends in `crate`:
+    // no loop.
+    let one_way = files(&[
+        ("main.rs", "mod a;\nmod b;"),
+        ("a.rs", "use crate::b::f;"),
+        (
+            "b.rs",
+            "fn f() { my_crate::a::g(); }\n#[cfg(test)]\nmod tests {\n    use crate::a::g;\n}",
+        ),
+    ]);
+    assert_eq!(import_cycles(&one_way), Vec::<Vec<String>>::new());
 }

@@ -228,7 +228,10 @@ fn files_that_are_not_one_complete_run_are_refused() {
     );
 
     refused(&[run[0], run[1], seed[2]], "\"seed\" differs (21 vs 22)");
-    refused(&[run[0], rules[1], run[2]], "\"rules\" differs");
+    refused(
+        &[run[0], rules[1], run[2]],
+        "\"rules\".\"dealer\" differs (\"S17\" vs \"H17\")",
+    );
     refused(&[run[0], run[1], rounds[2]], "a total of 140000 vs 150000");
     refused(&[run[0], two[1]], "3 vs 2 shards");
     refused(&[run[0], run[1], poker[2]], "different runs");
@@ -261,7 +264,7 @@ fn files_that_are_not_one_complete_run_are_refused() {
     std::fs::write(&tampered, doc.to_string()).unwrap();
     refused(
         &[run[0], tampered.to_str().unwrap(), run[2]],
-        "its tallies (\"counts\", \"initial_wagers\", \"sums\") are missing or malformed",
+        "\"sums\".\"net_tenths\" is not an integer in range",
     );
 
     // A file that cannot be read is an environment error: exit 1.
@@ -346,4 +349,237 @@ fn bad_shards_are_usage_errors() {
             "{args:?}: {message:?} lacks {expected:?}"
         );
     }
+}
+
+/// A copy of `file` in `dir` named `name`, with `edit` applied to its JSON document.
+fn tampered(
+    file: &str,
+    dir: &std::path::Path,
+    name: &str,
+    edit: impl FnOnce(&mut Value),
+) -> String {
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    edit(&mut doc);
+    let path = dir.join(name);
+    std::fs::write(&path, doc.to_string()).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+/// `fairdeal merge` with shard 2 of `run` replaced by `middle`: refused with `expected`.
+fn refused_middle(run: &[&str], middle: &str, expected: &str) {
+    refused(&[run[0], middle, run[2]], expected);
+}
+
+/// P19/P20: a blackjack shard whose tallies no shard of its chunk range can hold is refused,
+/// whichever field was edited, as are impossible times and fields the command never writes.
+#[test]
+fn blackjack_shards_that_no_run_can_produce_are_refused() {
+    let files = shards(
+        "tamper-bj",
+        &[
+            "blackjack",
+            "simulate",
+            "--rounds",
+            "140000",
+            "--seed",
+            "31",
+            "--seats",
+            "2",
+        ],
+        3,
+        0,
+    );
+    let run = paths(&files);
+    let dir = fresh_dir("tamper-bj-edits");
+    let edit = |name: &str, f: &dyn Fn(&mut Value)| tampered(run[1], &dir, name, |d| f(d));
+    // Honest shards still merge.
+    fairdeal(&["merge", run[0], run[1], run[2]]).ok();
+    for (name, change, expected) in [
+        (
+            // The probe's edit: a 1-round shard where chunks 1..2 deal 65536.
+            "p19.json",
+            &(|d: &mut Value| {
+                d["rounds"] = 1.into();
+                d["counts"]["rounds"] = 1.into();
+                d["initial_wagers"] = 1.into();
+            }) as &dyn Fn(&mut Value),
+            "1 rounds where these chunks deal",
+        ),
+        (
+            "wins.json",
+            &|d: &mut Value| {
+                let wins = d["counts"]["wins"].as_u64().unwrap();
+                d["counts"]["wins"] = (wins + 100_000).into();
+            },
+            "wins + losses + pushes + surrenders",
+        ),
+        (
+            "wins-max.json",
+            &|d: &mut Value| d["counts"]["wins"] = u64::MAX.into(),
+            "impossible tallies",
+        ),
+        (
+            "net2-max.json",
+            &|d: &mut Value| {
+                d["sums"]["net_squared_tenths2"] = u128::MAX.to_string().into();
+            },
+            "sum of squares",
+        ),
+        (
+            "net2-past-max.json",
+            &|d: &mut Value| {
+                d["sums"]["net_squared_tenths2"] = "340282366920938463463374607431768211456".into();
+            },
+            "\"sums\".\"net_squared_tenths2\" is not an integer in range",
+        ),
+        (
+            "extra-count.json",
+            &|d: &mut Value| d["counts"]["jokers"] = 3.into(),
+            "\"counts\" has an unknown field \"jokers\"",
+        ),
+        (
+            "extra-sum.json",
+            &|d: &mut Value| d["sums"]["bonus"] = "1".into(),
+            "\"sums\" has an unknown field \"bonus\"",
+        ),
+        (
+            "extra-field.json",
+            &|d: &mut Value| d["note"] = "hi".into(),
+            "\"note\" (\"hi\") is not a field of a blackjack simulate --json output",
+        ),
+        (
+            "rounds-alone.json",
+            &|d: &mut Value| d["rounds"] = 1.into(),
+            "\"rounds\" is 1 where the shard's own tallies and parameters give",
+        ),
+        (
+            "edge.json",
+            &|d: &mut Value| d["house_edge_percent"] = 9.5.into(),
+            "\"house_edge_percent\" is 9.5",
+        ),
+        (
+            "seconds-negative.json",
+            &|d: &mut Value| d["seconds"] = (-1e308).into(),
+            "\"seconds\" is -1e+308, not a finite, non-negative time",
+        ),
+        (
+            "seconds-null.json",
+            &|d: &mut Value| d["seconds"] = Value::Null,
+            "\"seconds\" is null",
+        ),
+        (
+            "seconds-nan.json",
+            &|d: &mut Value| d["seconds"] = "NaN".into(),
+            "\"seconds\" is \"NaN\"",
+        ),
+    ] {
+        refused_middle(&run, &edit(name, change), expected);
+    }
+    // NaN itself is not JSON.
+    let nan = dir.join("seconds-nan-literal.json");
+    let text = std::fs::read_to_string(run[1]).unwrap();
+    let at = text.find("\"seconds\":").unwrap();
+    let end = at + text[at..].find([',', '\n', '}']).unwrap();
+    std::fs::write(
+        &nan,
+        format!("{}\"seconds\": NaN{}", &text[..at], &text[end..]),
+    )
+    .unwrap();
+    refused_middle(
+        &run,
+        nan.to_str().unwrap(),
+        "is not the --json output of a --shard run",
+    );
+}
+
+/// P19/P20 for `poker equity`: tallies that no deals can produce are refused.
+#[test]
+fn equity_shards_that_no_run_can_produce_are_refused() {
+    let files = shards(
+        "tamper-equity",
+        &[
+            "poker", "equity", "AsAh", "random", "--trials", "40000", "--seed", "32",
+        ],
+        3,
+        0,
+    );
+    let run = paths(&files);
+    let dir = fresh_dir("tamper-equity-edits");
+    fairdeal(&["merge", run[0], run[1], run[2]]).ok();
+    let wins = tampered(run[1], &dir, "wins.json", |d| {
+        let wins = d["players"][0]["wins"].as_u64().unwrap();
+        d["players"][0]["wins"] = (wins + 100_000).into();
+    });
+    refused_middle(&run, &wins, "impossible equity tally");
+    let max = tampered(run[1], &dir, "max.json", |d| {
+        d["players"][1]["shares"] = u64::MAX.into();
+    });
+    refused_middle(&run, &max, "impossible equity tally");
+    let trials = tampered(run[1], &dir, "trials.json", |d| d["trials"] = 1.into());
+    refused_middle(&run, &trials, "1 deals where");
+    let extra = tampered(run[1], &dir, "extra.json", |d| {
+        d["players"][0]["bonus"] = 1.into();
+    });
+    refused_middle(
+        &run,
+        &extra,
+        "\"players\"[0].\"bonus\" (1) is not a field of a poker equity --json output",
+    );
+    let win = tampered(run[1], &dir, "win.json", |d| {
+        d["players"][0]["win"] = 3.3.into();
+    });
+    refused_middle(&run, &win, "\"players\"[0].\"win\" is 3.3");
+    let seed = tampered(run[1], &dir, "seed.json", |d| d["seed"] = 33.into());
+    refused_middle(
+        &run,
+        &seed,
+        "are shards of different runs: \"seed\" differs (32 vs 33)",
+    );
+}
+
+/// P19/P20 for `poker table` and `fairness`: counts that do not add up to the shard's chunk
+/// range, counts past 2^64 − 1 and unknown categories are refused.
+#[test]
+fn table_and_fairness_shards_that_no_run_can_produce_are_refused() {
+    let files = shards(
+        "tamper-table",
+        &["poker", "table", "--hands", "140000", "--seed", "33"],
+        3,
+        0,
+    );
+    let run = paths(&files);
+    let dir = fresh_dir("tamper-table-edits");
+    let more = tampered(run[1], &dir, "more.json", |d| {
+        let n = d["counts"]["high_card"].as_u64().unwrap();
+        d["counts"]["high_card"] = (n + 50_000).into();
+        let total = d["total"].as_u64().unwrap();
+        d["total"] = (total + 50_000).into();
+    });
+    refused_middle(
+        &run,
+        &more,
+        "add up to 115536 hands (\"total\" 115536) where chunks",
+    );
+    let max = tampered(run[1], &dir, "max.json", |d| {
+        d["counts"]["high_card"] = u64::MAX.into();
+    });
+    refused_middle(&run, &max, "past 2^64 − 1");
+    let extra = tampered(run[1], &dir, "extra.json", |d| {
+        d["counts"]["five_of_a_kind"] = 0.into();
+    });
+    refused_middle(
+        &run,
+        &extra,
+        "\"counts\" has an unknown field \"five_of_a_kind\"",
+    );
+
+    let files = shards(
+        "tamper-fairness",
+        &["fairness", "--n", "4", "--trials", "140000", "--seed", "34"],
+        3,
+        0,
+    );
+    let run = paths(&files);
+    let trials = tampered(run[1], &dir, "trials.json", |d| d["trials"] = 1.into());
+    refused_middle(&run, &trials, "\"trials\" is 1 where chunks");
 }

@@ -267,7 +267,97 @@ pub struct EquityTally {
 
 type Tally = EquityTally;
 
+/// Why an [`EquityTally`] read back (e.g. from a shard's report) cannot come from any run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("impossible equity tally: {0}")]
+pub struct TallyError(String);
+
 impl EquityTally {
+    /// `self + other`, or `None` when a tally would overflow (tallies read back from files
+    /// are added with this).
+    pub fn checked_merge(self, other: EquityTally) -> Option<EquityTally> {
+        let mut sum = EquityTally {
+            deals: self.deals.checked_add(other.deals)?,
+            ..EquityTally::default()
+        };
+        for i in 0..9 {
+            sum.wins[i] = self.wins[i].checked_add(other.wins[i])?;
+            sum.ties[i] = self.ties[i].checked_add(other.ties[i])?;
+            sum.shares[i] = self.shares[i].checked_add(other.shares[i])?;
+        }
+        Some(sum)
+    }
+
+    /// Checks that these tallies can come from `deals` scored deals among `players` seats:
+    /// every deal has one winner or a tie whose shares add up to one pot, so Σ (wins ·
+    /// [`SHARE_UNIT`] + shares) = deals · `SHARE_UNIT`; no seat wins or ties more than every
+    /// deal; a tie's share lies between 1/`players` and 1/2 of a pot; seats past `players`
+    /// have nothing.
+    ///
+    /// ```
+    /// use fairdeal_poker::{EquityTally, SHARE_UNIT};
+    /// let mut t = EquityTally { deals: 3, ..EquityTally::default() };
+    /// t.wins[0] = 2;
+    /// t.ties[0] = 1;
+    /// t.ties[1] = 1;
+    /// t.shares[0] = SHARE_UNIT / 2;
+    /// t.shares[1] = SHARE_UNIT / 2;
+    /// assert!(t.check(3, 2).is_ok());
+    /// t.wins[0] += 1;
+    /// assert!(t.check(3, 2).is_err());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`TallyError`] naming the first identity or bound that fails.
+    pub fn check(&self, deals: u64, players: usize) -> Result<(), TallyError> {
+        let fail = |why: String| Err(TallyError(why));
+        if !(2..=9).contains(&players) {
+            return fail(format!("{players} players (2 to 9 play)"));
+        }
+        if self.deals != deals {
+            return fail(format!("{} deals where {deals} were dealt", self.deals));
+        }
+        let unit = u128::from(SHARE_UNIT);
+        let mut pots = 0u128;
+        for i in 0..9 {
+            let (wins, ties, shares) = (
+                u128::from(self.wins[i]),
+                u128::from(self.ties[i]),
+                u128::from(self.shares[i]),
+            );
+            if i >= players && wins + ties + shares > 0 {
+                return fail(format!("tallies for seat {} of {players}", i + 1));
+            }
+            if wins + ties > u128::from(deals) {
+                return fail(format!(
+                    "seat {} wins {wins} and ties {ties} of {deals} deals",
+                    i + 1
+                ));
+            }
+            let players = players as u128;
+            if shares * 2 > ties * unit || shares * players < ties * unit {
+                return fail(format!(
+                    "seat {} has {shares} pot shares from {ties} ties",
+                    i + 1
+                ));
+            }
+            pots += wins * unit + shares;
+        }
+        if pots != u128::from(deals) * unit {
+            return fail(format!(
+                "the seats share {pots}/{SHARE_UNIT} pots of {deals} deals"
+            ));
+        }
+        // The deals nobody won alone were ties of two to `players` seats each.
+        let tied_deals = u128::from(deals) - self.wins.iter().map(|&w| u128::from(w)).sum::<u128>();
+        let ties: u128 = self.ties.iter().map(|&t| u128::from(t)).sum();
+        if ties < 2 * tied_deals || ties > players as u128 * tied_deals {
+            return fail(format!("{ties} tied seats in {tied_deals} tied deals"));
+        }
+        Ok(())
+    }
+
     /// Adds two tallies.
     pub fn merge(mut self, other: EquityTally) -> EquityTally {
         self.deals += other.deals;

@@ -94,7 +94,7 @@ mod value;
 
 pub use equity::{
     AUTO_EXACT_LIMIT, EQUITY_CHUNK, EXACT_LIMIT, EquityConfig, EquityReport, EquityTally,
-    MAX_EQUITY_TRIALS, PlayerEquity, SHARE_UNIT, Seat, Spot, equity, equity_exact,
+    MAX_EQUITY_TRIALS, PlayerEquity, SHARE_UNIT, Seat, Spot, TallyError, equity, equity_exact,
     equity_monte_carlo,
 };
 pub use error::PokerError;

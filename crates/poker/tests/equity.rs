@@ -340,3 +340,62 @@ fn shards_add_up_to_the_whole_run() {
     }
     assert_eq!(sum.report(&spot, false), whole);
 }
+
+/// Tallies read back from a report are checked: those of exact and Monte Carlo runs (split
+/// pots among two and three players included) pass, and each identity broken alone fails.
+#[test]
+fn equity_tallies_are_checked() {
+    let spots = [
+        Spot::parse(&["AsKd", "AhKc"], "", "").unwrap(),
+        Spot::parse(&["AsKs", "random", "QhQd"], "", "Jc").unwrap(),
+        Spot::parse(&["Ac2d", "Ad2c", "Ah2s"], "", "").unwrap(),
+    ];
+    for spot in &spots {
+        let players = spot.seats().len();
+        let config = EquityConfig {
+            trials: 20_000,
+            seed: 5,
+            progress: None,
+            shard: None,
+        };
+        let mc = equity_monte_carlo(spot, &Inplace::new(), Pcg64::seed_from_u64, &config)
+            .unwrap()
+            .tally;
+        assert!(
+            mc.ties[..players].iter().any(|&t| t > 0),
+            "no ties to check"
+        );
+        assert_eq!(mc.check(20_000, players), Ok(()));
+        for (what, mut t) in [
+            ("wins", mc),
+            ("ties", mc),
+            ("shares", mc),
+            ("deals", mc),
+            ("wins = u64::MAX", mc),
+            ("an extra seat", mc),
+        ] {
+            match what {
+                "wins" => t.wins[0] += 100_000,
+                "ties" => t.ties[1] = 4 * t.ties[1] + 10,
+                "shares" => t.shares[1] += 1,
+                "deals" => t.deals += 1,
+                "wins = u64::MAX" => t.wins[0] = u64::MAX,
+                _ => t.wins[players] = 1,
+            }
+            assert!(t.check(20_000, players).is_err(), "{what} accepted");
+        }
+        assert!(mc.check(20_001, players).is_err());
+        assert!(mc.check(20_000, 1).is_err() && mc.check(20_000, 10).is_err());
+    }
+    let exact = exact(&["AsAh", "KsKd"], "2c7d9h").tally;
+    assert_eq!(exact.check(exact.deals, 2), Ok(()));
+    assert_eq!(
+        exact.checked_merge(exact).map(|t| t.deals),
+        Some(2 * exact.deals)
+    );
+    let full = fairdeal_poker::EquityTally {
+        deals: u64::MAX,
+        ..Default::default()
+    };
+    assert_eq!(full.checked_merge(exact), None);
+}

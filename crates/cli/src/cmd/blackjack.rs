@@ -16,8 +16,8 @@ use clap::builder::RangedI64ValueParser;
 use fairdeal::Rng;
 use fairdeal::blackjack::{
     BetRamp, Betting, Composition, CompositionStrategy, Counts, DealerTable, DoubleRule,
-    ExactStrategy, HoleCard, OUTCOME_NAMES, Payout, Penetration, Rules, Shard, SimConfig,
-    SimResult, SimSums, Strategy, Surrender, analyse_with_progress, simulate_chunks,
+    ExactStrategy, HoleCard, OUTCOME_NAMES, Payout, Penetration, Rules, SimConfig, SimResult,
+    SimSums, Strategy, Surrender, analyse_with_progress, simulate_chunks,
     simulate_composition_chunks,
 };
 use fairdeal::rng::Backend;
@@ -27,6 +27,7 @@ use crate::common::{
     RandomArgs, Resolved, ThreadsArg, WithResolved, plural, print_json, progress_bar, stdout,
     usage, warn_if_unfair, with_selection,
 };
+use crate::shard_arg::{ShardArg, ShardedCommand};
 
 /// Simulations with more rounds than this show a progress bar (on a terminal).
 const PROGRESS_THRESHOLD: u64 = 20_000_000;
@@ -285,10 +286,8 @@ struct SimulateArgs {
     #[command(flatten)]
     random: RandomArgs,
 
-    /// Run only shard I of N of the run (contiguous chunks of rounds; needs --seed); `fairdeal
-    /// merge` adds the shards' --json outputs up to exactly the whole run's.
-    #[arg(long, value_name = "I/N", requires = "seed", value_parser = crate::cmd::merge::parse_shard)]
-    shard: Option<Shard>,
+    #[command(flatten)]
+    shard: ShardArg,
 
     /// Print the result as JSON.
     #[arg(long)]
@@ -468,7 +467,7 @@ impl WithResolved for SimulateWork<'_> {
             betting: self.betting,
             progress: Some(&|n| bar.inc(n)),
         };
-        let chunks = match self.args.shard {
+        let chunks = match self.args.shard.shard {
             Some(shard) => config
                 .shard_chunks(shard)
                 .map_err(|e| usage(format!("--shard {shard}: {e}")))?,
@@ -537,25 +536,18 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
     };
     if args.json {
         let mut doc = report.json();
-        if let Some(shard) = args.shard {
-            let chunks = &report.result.chunks;
-            doc.insert(
-                "shard".into(),
-                crate::cmd::merge::shard_json(
-                    crate::cmd::merge::BLACKJACK_SIMULATE,
-                    shard,
-                    chunks.start..chunks.end,
-                    args.rounds,
-                ),
-            );
+        if let Some(shard) = args
+            .shard
+            .json(ShardedCommand::BlackjackSimulate, args.rounds)
+        {
+            doc.insert("shard".into(), shard);
         }
         return print_json(&Value::Object(doc));
     }
     let mut out = stdout();
     report.write_text(&mut out)?;
-    if let Some(shard) = args.shard {
-        crate::cmd::merge::write_shard_note(&mut out, shard, args.rounds, "rounds")?;
-    }
+    args.shard
+        .write_note(&mut out, ShardedCommand::BlackjackSimulate, args.rounds)?;
     out.flush()?;
     Ok(())
 }
@@ -612,44 +604,77 @@ pub(crate) fn result_fields(result: &SimResult) -> Map<String, Value> {
 }
 
 /// The tallies of a `simulate --json` document (the inverse of [`result_fields`]), as the
-/// result of chunks `chunks` of the run with `seed` and `configured_rounds`.
+/// result of chunks `chunks` of the run `config` describes under `rules`: exactly the fields
+/// `result_fields` writes in `counts` and `sums` (an unknown one is refused), and tallies
+/// that those chunks can produce ([`SimResult::from_tallies`]). The error says what is wrong,
+/// for a message that names the file.
 pub(crate) fn result_from_fields(
     doc: &Map<String, Value>,
-    seed: u64,
-    configured_rounds: u64,
+    config: &SimConfig<'_>,
+    rules: &Rules,
     chunks: std::ops::Range<u64>,
-) -> Option<SimResult> {
-    let counts = doc.get("counts")?;
-    let count = |name: &str| counts.get(name)?.as_u64();
+) -> Result<SimResult, String> {
+    let names = Counts::default().fields().map(|(name, _)| name);
+    let counts = exact_fields(doc, "counts", &names, Value::as_u64)?;
+    let count = |name: &str| counts[names.iter().position(|n| *n == name).unwrap_or(0)];
     let counts = Counts {
-        rounds: count("rounds")?,
-        hands: count("hands")?,
-        wins: count("wins")?,
-        losses: count("losses")?,
-        pushes: count("pushes")?,
-        blackjacks: count("blackjacks")?,
-        dealer_blackjacks: count("dealer_blackjacks")?,
-        busts: count("busts")?,
-        doubles: count("doubles")?,
-        splits: count("splits")?,
-        surrenders: count("surrenders")?,
+        rounds: count("rounds"),
+        hands: count("hands"),
+        wins: count("wins"),
+        losses: count("losses"),
+        pushes: count("pushes"),
+        blackjacks: count("blackjacks"),
+        dealer_blackjacks: count("dealer_blackjacks"),
+        busts: count("busts"),
+        doubles: count("doubles"),
+        splits: count("splits"),
+        surrenders: count("surrenders"),
     };
-    let sums = doc.get("sums")?;
-    let big = |name: &str| sums.get(name)?.as_str();
+    let big = [
+        "net_tenths",
+        "net_squared_tenths2",
+        "wager_squared",
+        "net_wager_tenths",
+    ];
+    let sums = exact_fields(doc, "sums", &big, |v| v.as_str().map(str::to_owned))?;
+    let parse_error = |name: &str| format!("\"sums\".\"{name}\" is not an integer in range");
     let sums = SimSums {
-        wager: doc.get("initial_wagers")?.as_u64()?,
-        net: big("net_tenths")?.parse().ok()?,
-        net2: big("net_squared_tenths2")?.parse().ok()?,
-        wager2: big("wager_squared")?.parse().ok()?,
-        net_wager: big("net_wager_tenths")?.parse().ok()?,
+        wager: doc
+            .get("initial_wagers")
+            .and_then(Value::as_u64)
+            .ok_or("\"initial_wagers\" is missing or not a count")?,
+        net: sums[0].parse().map_err(|_| parse_error(big[0]))?,
+        net2: sums[1].parse().map_err(|_| parse_error(big[1]))?,
+        wager2: sums[2].parse().map_err(|_| parse_error(big[2]))?,
+        net_wager: sums[3].parse().map_err(|_| parse_error(big[3]))?,
     };
-    Some(SimResult::from_tallies(
-        seed,
-        configured_rounds,
-        chunks,
-        counts,
-        sums,
-    ))
+    SimResult::from_tallies(config, rules, chunks, counts, sums).map_err(|e| e.to_string())
+}
+
+/// The values of object `key` of `doc`, which must have exactly the fields `names` (in any
+/// order), each read by `read`.
+fn exact_fields<T>(
+    doc: &Map<String, Value>,
+    key: &str,
+    names: &[&str],
+    read: impl Fn(&Value) -> Option<T>,
+) -> Result<Vec<T>, String> {
+    let object = doc
+        .get(key)
+        .and_then(Value::as_object)
+        .ok_or_else(|| format!("\"{key}\" is missing or not an object"))?;
+    if let Some(unknown) = object.keys().find(|k| !names.contains(&k.as_str())) {
+        return Err(format!("\"{key}\" has an unknown field \"{unknown}\""));
+    }
+    names
+        .iter()
+        .map(|name| {
+            object
+                .get(*name)
+                .and_then(&read)
+                .ok_or_else(|| format!("\"{key}\".\"{name}\" is missing or malformed"))
+        })
+        .collect()
 }
 
 /// The rules a `rules_json` object describes (the inverse of [`rules_json`]).

@@ -27,6 +27,7 @@ use crate::common::{
     RandomArgs, Resolved, SamplerArg, Selection, Table, WithResolved, print_json, progress_bar,
     stdout, usage, with_selection,
 };
+use crate::shard_arg::{ShardArg, ShardedCommand};
 
 /// Runs with more element-draws than this show a progress bar (on a terminal).
 const PROGRESS_THRESHOLD: u64 = 5_000_000;
@@ -70,10 +71,8 @@ pub(crate) struct Args {
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
 
-    /// Run only shard I of N of the trials (contiguous chunks; needs --seed); `fairdeal merge`
-    /// adds the shards' --json outputs up to exactly the whole run's.
-    #[arg(long, value_name = "I/N", requires = "seed", value_parser = crate::cmd::merge::parse_shard)]
-    shard: Option<Shard>,
+    #[command(flatten)]
+    shard: ShardArg,
 }
 
 /// The most elements (`trials × n`) one run shuffles: minutes of work, bounded before it starts.
@@ -151,19 +150,14 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             n: args.n,
             trials: args.trials,
             show_progress,
-            shard: args.shard,
+            shard: args.shard.shard,
         },
     )?;
     if let Some(path) = &args.plot {
         plot(&report, &selection, seed, path)
             .with_context(|| format!("cannot write plot '{}'", path.display()))?;
     }
-    let shard = args.shard.map(|shard| {
-        let chunks = shard
-            .chunk_range(args.trials.div_ceil(fairdeal::fairness::CHUNK_TRIALS))
-            .unwrap_or_default();
-        crate::cmd::merge::shard_json(crate::cmd::merge::FAIRNESS, shard, chunks, args.trials)
-    });
+    let shard = args.shard.json(ShardedCommand::Fairness, args.trials);
     // The verdict's exit status comes last, after the shard note.
     let finished = print_report(
         &report,
@@ -173,9 +167,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         args.json,
         shard,
     );
-    if let (Some(shard), false) = (args.shard, args.json) {
+    if !args.json {
         let mut out = stdout();
-        crate::cmd::merge::write_shard_note(&mut out, shard, args.trials, "shuffles")?;
+        args.shard
+            .write_note(&mut out, ShardedCommand::Fairness, args.trials)?;
         out.flush()?;
     }
     finished

@@ -12,6 +12,16 @@
 //! command's own report code, which recomputes every derived statistic (edge, standard error,
 //! p-values, verdict) exactly as the unsharded run does. Only `seconds` (the shards' sum)
 //! describes how the run went rather than what it found.
+//!
+//! A shard is also checked against what a shard of that run can hold, so a corrupt or edited
+//! file is refused rather than summed into a wrong answer: its tallies against its chunk range
+//! (exactly the rounds, hands, trials or shuffles those chunks deal) and against their own
+//! identities (the engines' `SimResult::from_tallies` and `EquityTally::check`), every sum with
+//! checked arithmetic, `seconds` finite and not negative. `blackjack simulate` and `poker
+//! equity` shards are rendered again from their tallies by the command's own JSON code and must
+//! equal their file field for field (so no list of recomputed fields is kept here, and an
+//! unknown field anywhere is refused); `fairness` and `poker table` shards are compared without
+//! the fields their tallies decide.
 
 use std::fs::File;
 use std::io::{Read as _, Write};
@@ -20,22 +30,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use fairdeal::Shard;
-use fairdeal::blackjack::{CHUNK_ROUNDS, ExactStrategy};
-use fairdeal::fairness::{CHUNK_TRIALS, TestKind, report_from_counts};
-use fairdeal::poker::{self as poker, CHUNK_HANDS, Category, CategoryCounts, EQUITY_CHUNK};
-use serde_json::{Map, Value, json};
+use fairdeal::blackjack::{ExactStrategy, SimConfig, SimResult, Strategy};
+use fairdeal::fairness::{TestKind, report_from_counts};
+use fairdeal::poker::{self as poker, Category, CategoryCounts};
+use serde_json::{Map, Value};
 
 use crate::cmd::{blackjack, fairness, poker as poker_cmd};
 use crate::common::{Selection, print_json, stdout, usage};
-
-/// `shard.command` of `blackjack simulate`.
-pub(crate) const BLACKJACK_SIMULATE: &str = "blackjack simulate";
-/// `shard.command` of `poker table --hands`.
-pub(crate) const POKER_TABLE: &str = "poker table";
-/// `shard.command` of `poker equity` (Monte Carlo).
-pub(crate) const POKER_EQUITY: &str = "poker equity";
-/// `shard.command` of `fairness`.
-pub(crate) const FAIRNESS: &str = "fairness";
+use crate::shard_arg::ShardedCommand;
 
 /// The largest shard report `merge` reads: a `fairness --n 1024` report lists 1,048,576
 /// counts, about 30 MB of pretty JSON.
@@ -62,46 +64,17 @@ pub(crate) struct Args {
     json: bool,
 }
 
-/// `--shard I/N`'s parser: clap reports the library's message as a usage error.
-pub(crate) fn parse_shard(text: &str) -> Result<Shard, String> {
-    text.parse()
-        .map_err(|e: fairdeal::ShardError| e.to_string())
-}
-
-/// The `shard` object a shard's `--json` document carries: what merging needs beyond the
-/// tallies (the run's other parameters are the document's own fields).
-pub(crate) fn shard_json(command: &str, shard: Shard, chunks: Range<u64>, total: u64) -> Value {
-    json!({
-        "command": command,
-        "index": shard.index(),
-        "count": shard.count(),
-        "chunks": [chunks.start, chunks.end],
-        "total": total,
-    })
-}
-
-/// The line a shard's text output ends with.
-pub(crate) fn write_shard_note(
-    out: &mut impl Write,
-    shard: Shard,
-    total: u64,
-    noun: &str,
-) -> anyhow::Result<()> {
-    writeln!(
-        out,
-        "shard {shard} of a run of {total} {noun}: `fairdeal merge` adds the shards' --json \
-         outputs up to the whole run"
-    )?;
-    Ok(())
-}
-
 /// One shard's document, read and checked for its `shard` object.
 struct ShardDoc {
     path: PathBuf,
-    command: String,
+    command: ShardedCommand,
     shard: Shard,
     chunks: Range<u64>,
     total: u64,
+    /// The work items (rounds, hands, trials, shuffles) of its chunks, once checked.
+    items: u64,
+    /// Its `seconds`, when it has that field: finite and not negative.
+    seconds: Option<f64>,
     doc: Map<String, Value>,
 }
 
@@ -128,8 +101,107 @@ impl ShardDoc {
         usage(format!(
             "{}: field \"{key}\" is missing or malformed: not a {} --json output",
             self.name(),
-            self.command
+            self.command.name()
         ))
+    }
+
+    /// A refusal of this file: `why` is what is wrong with it.
+    fn refuse(&self, why: impl std::fmt::Display) -> anyhow::Error {
+        usage(format!("{}: {why}", self.name()))
+    }
+
+    /// Checks that `rendered`, the document this shard's command prints for the tallies and
+    /// parameters read from it, is this file (`seconds` aside when `rendered` has none): a
+    /// field the tallies decide that does not match them, or a field the command never
+    /// writes, is refused.
+    fn matches(&self, rendered: &Value) -> anyhow::Result<()> {
+        let (file, rendered) = self.comparable(rendered)?;
+        match first_difference(&file, &rendered) {
+            None => Ok(()),
+            Some((path, Some(found), None)) => Err(self.refuse(format!(
+                "{path} ({found}) is not a field of a {} --json output",
+                self.command.name()
+            ))),
+            Some((path, found, expected)) => Err(self.refuse(format!(
+                "{path} is {} where the shard's own tallies and parameters give {}",
+                show(found),
+                show(expected)
+            ))),
+        }
+    }
+
+    /// This file and `rendered` as they can be compared: the rendering's floats go through
+    /// JSON text once, as the file's did (so each computed value reads back as the file's
+    /// does), and `seconds`, which is read from the file rather than computed (and checked
+    /// by [`read`]), is left out of both.
+    fn comparable(&self, rendered: &Value) -> anyhow::Result<(Value, Value)> {
+        let mut rendered: Value = serde_json::from_str(&rendered.to_string())?;
+        let mut file = self.doc.clone();
+        file.remove("seconds");
+        if let Value::Object(map) = &mut rendered {
+            map.remove("seconds");
+        }
+        Ok((Value::Object(file), rendered))
+    }
+
+    /// Checks that `rendered`, this shard's tallies printed with the *first* shard's
+    /// parameters, is this file: otherwise the two are shards of different runs.
+    fn same_run_as(&self, first: &ShardDoc, rendered: &Value) -> anyhow::Result<()> {
+        let (file, rendered) = self.comparable(rendered)?;
+        match first_difference(&rendered, &file) {
+            None => Ok(()),
+            Some((path, a, b)) => Err(usage(format!(
+                "{} and {} are shards of different runs: {path} differs ({} vs {})",
+                first.name(),
+                self.name(),
+                show(a),
+                show(b)
+            ))),
+        }
+    }
+}
+
+/// A JSON value in a message, or "absent".
+fn show(value: Option<&Value>) -> String {
+    value.map_or_else(|| "absent".to_owned(), Value::to_string)
+}
+
+/// The first place where `a` and `b` differ, as a path (`"counts"."wins"`, `"players"[1]`)
+/// with the two values there (`None`: absent on that side); keys in sorted order.
+fn first_difference<'v>(
+    a: &'v Value,
+    b: &'v Value,
+) -> Option<(String, Option<&'v Value>, Option<&'v Value>)> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter().find_map(|key| {
+                let at = format!("\"{key}\"");
+                match (x.get(key), y.get(key)) {
+                    (Some(u), Some(v)) => {
+                        first_difference(u, v).map(|(path, p, q)| (join(&at, &path), p, q))
+                    }
+                    (u, v) => Some((at, u, v)),
+                }
+            })
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            x.iter().zip(y).enumerate().find_map(|(i, (u, v))| {
+                first_difference(u, v).map(|(path, p, q)| (join(&format!("[{i}]"), &path), p, q))
+            })
+        }
+        _ if a == b => None,
+        _ => Some((String::new(), Some(a), Some(b))),
+    }
+}
+
+fn join(head: &str, tail: &str) -> String {
+    if tail.is_empty() || tail.starts_with('[') {
+        format!("{head}{tail}")
+    } else {
+        format!("{head}.{tail}")
     }
 }
 
@@ -176,47 +248,44 @@ fn read(path: &Path) -> anyhow::Result<ShardDoc> {
     ) else {
         return Err(not_shard("its \"shard\" field is malformed".into()));
     };
-    if ![BLACKJACK_SIMULATE, POKER_TABLE, POKER_EQUITY, FAIRNESS].contains(&command) {
-        return Err(not_shard(format!("unknown command \"{command}\"")));
-    }
+    let command = ShardedCommand::from_name(command)
+        .ok_or_else(|| not_shard(format!("unknown command \"{command}\"")))?;
     let shard = Shard::new(index, count).map_err(|e| not_shard(e.to_string()))?;
+    let seconds = match doc.get("seconds") {
+        None => None,
+        Some(value) => Some(
+            value
+                .as_f64()
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .ok_or_else(|| {
+                    usage(format!(
+                        "'{name}': \"seconds\" is {value}, not a finite, non-negative time"
+                    ))
+                })?,
+        ),
+    };
     Ok(ShardDoc {
         path: path.to_owned(),
-        command: command.to_owned(),
+        command,
         shard,
         chunks,
         total,
+        items: 0,
+        seconds,
         doc,
     })
 }
 
-/// Work items per chunk of each command: how its chunks are cut.
-fn chunk_size(command: &str) -> u64 {
-    match command {
-        BLACKJACK_SIMULATE => CHUNK_ROUNDS,
-        POKER_TABLE => CHUNK_HANDS,
-        POKER_EQUITY => EQUITY_CHUNK,
-        _ => CHUNK_TRIALS,
-    }
-}
-
-/// A document without the fields a shard's tallies decide (and without `shard` and
-/// `seconds`): what every shard of one run has in common.
-fn identity(command: &str, doc: &Map<String, Value>) -> Map<String, Value> {
+/// A `poker table` or `fairness` document without the fields a shard's tallies decide (and
+/// without `shard` and `seconds`): what every shard of one run has in common. (`blackjack
+/// simulate` and `poker equity` shards are instead rendered again from their tallies with the
+/// first shard's parameters, [`ShardDoc::same_run_as`], which needs no such list.)
+fn identity(command: ShardedCommand, doc: &Map<String, Value>) -> Map<String, Value> {
     let mut doc = doc.clone();
     let drop: &[&str] = match command {
-        BLACKJACK_SIMULATE => &[
-            "rounds",
-            "house_edge_percent",
-            "std_error_percent",
-            "sd_per_round",
-            "counts",
-            "initial_wagers",
-            "sums",
-        ],
-        POKER_TABLE => &["total", "counts", "p_value"],
-        POKER_EQUITY => &["trials"],
-        _ => &[
+        ShardedCommand::BlackjackSimulate | ShardedCommand::PokerEquity => &[],
+        ShardedCommand::PokerTable => &["total", "counts", "p_value"],
+        ShardedCommand::Fairness => &[
             "trials",
             "counts",
             "expected",
@@ -240,11 +309,6 @@ fn identity(command: &str, doc: &Map<String, Value>) -> Map<String, Value> {
             mc.remove(key);
         }
     }
-    if let Some(Value::Array(players)) = doc.get_mut("players") {
-        for player in players.iter_mut().filter_map(Value::as_object_mut) {
-            player.retain(|key, _| key == "hand");
-        }
-    }
     doc
 }
 
@@ -253,7 +317,7 @@ fn identity(command: &str, doc: &Map<String, Value>) -> Map<String, Value> {
 fn check_set(mut docs: Vec<ShardDoc>) -> anyhow::Result<Vec<ShardDoc>> {
     docs.sort_by_key(|d| d.shard.index());
     let first = &docs[0];
-    let reference = identity(&first.command, &first.doc);
+    let reference = identity(first.command, &first.doc);
     for doc in &docs[1..] {
         let different = |what: String| {
             usage(format!(
@@ -265,7 +329,8 @@ fn check_set(mut docs: Vec<ShardDoc>) -> anyhow::Result<Vec<ShardDoc>> {
         if doc.command != first.command {
             return Err(different(format!(
                 "\"{}\" vs \"{}\"",
-                first.command, doc.command
+                first.command.name(),
+                doc.command.name()
             )));
         }
         if doc.shard.count() != first.shard.count() {
@@ -281,19 +346,23 @@ fn check_set(mut docs: Vec<ShardDoc>) -> anyhow::Result<Vec<ShardDoc>> {
                 first.total, doc.total
             )));
         }
-        let other = identity(&doc.command, &doc.doc);
-        if other != reference {
-            let key = reference
-                .keys()
-                .chain(other.keys())
-                .find(|k| reference.get(*k) != other.get(*k))
-                .cloned()
-                .unwrap_or_default();
-            let show = |v: Option<&Value>| v.map_or_else(|| "absent".to_owned(), Value::to_string);
+        let (reference, other) = (
+            Value::Object(reference.clone()),
+            Value::Object(identity(doc.command, &doc.doc)),
+        );
+        // Blackjack and equity shards are rendered again with the first shard's parameters
+        // instead (`same_run_as`), once their tallies are read.
+        let rendered_again = matches!(
+            first.command,
+            ShardedCommand::BlackjackSimulate | ShardedCommand::PokerEquity
+        );
+        if let Some((path, a, b)) = first_difference(&reference, &other)
+            && !rendered_again
+        {
             return Err(different(format!(
-                "\"{key}\" differs ({} vs {})",
-                show(reference.get(&key)),
-                show(other.get(&key))
+                "{path} differs ({} vs {})",
+                show(a),
+                show(b)
             )));
         }
     }
@@ -330,19 +399,23 @@ fn check_set(mut docs: Vec<ShardDoc>) -> anyhow::Result<Vec<ShardDoc>> {
             }
         )));
     }
-    let chunks = first.total.div_ceil(chunk_size(&first.command));
-    for doc in &docs {
+    let chunks = first.command.chunks(first.total);
+    for doc in &mut docs {
         let expected = doc.shard.chunk_range(chunks).ok();
-        if expected.as_ref() != Some(&doc.chunks) {
-            return Err(usage(format!(
-                "{}: chunks {}..{} are not those of shard {} of a run of {} {}",
-                doc.name(),
-                doc.chunks.start,
-                doc.chunks.end,
-                doc.shard,
-                doc.total,
-                doc.command
-            )));
+        let items = doc.command.items_in(&doc.chunks, doc.total);
+        match (expected, items) {
+            (Some(expected), Some(items)) if expected == doc.chunks => doc.items = items,
+            _ => {
+                return Err(usage(format!(
+                    "{}: chunks {}..{} are not those of shard {} of a run of {} {}",
+                    doc.name(),
+                    doc.chunks.start,
+                    doc.chunks.end,
+                    doc.shard,
+                    doc.total,
+                    doc.command.name()
+                )));
+            }
         }
     }
     Ok(docs)
@@ -363,15 +436,11 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         .map(|path| read(path))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let docs = check_set(docs)?;
-    let seconds: f64 = docs
-        .iter()
-        .filter_map(|d| d.doc.get("seconds").and_then(Value::as_f64))
-        .sum();
-    match docs[0].command.as_str() {
-        BLACKJACK_SIMULATE => merge_simulate(&docs, seconds, args.json),
-        POKER_TABLE => merge_table(&docs, args.json),
-        POKER_EQUITY => merge_equity(&docs, args.json),
-        _ => merge_fairness(&docs, args.json),
+    match docs[0].command {
+        ShardedCommand::BlackjackSimulate => merge_simulate(&docs, args.json),
+        ShardedCommand::PokerTable => merge_table(&docs, args.json),
+        ShardedCommand::PokerEquity => merge_equity(&docs, args.json),
+        ShardedCommand::Fairness => merge_fairness(&docs, args.json),
     }
 }
 
@@ -393,50 +462,103 @@ fn selection(doc: &ShardDoc, algorithm: &str, backend: &str) -> anyhow::Result<(
     ))
 }
 
-fn merge_simulate(docs: &[ShardDoc], seconds: f64, json: bool) -> anyhow::Result<()> {
-    let first = &docs[0];
-    let seed = first.u64("seed")?;
-    let mut merged: Option<fairdeal::blackjack::SimResult> = None;
-    for doc in docs {
-        let part = blackjack::result_from_fields(&doc.doc, seed, doc.total, doc.chunks.clone())
-            .ok_or_else(|| {
-                usage(format!(
-                    "{}: its tallies (\"counts\", \"initial_wagers\", \"sums\") are missing or \
-                     malformed",
-                    doc.name()
-                ))
-            })?;
-        match &mut merged {
-            None => merged = Some(part),
-            Some(m) => m.merge(&part).map_err(|e| usage(e.to_string()))?,
+/// What a `simulate --json` document says about its run, besides its tallies.
+struct SimulateRun {
+    rules: fairdeal::blackjack::Rules,
+    betting: fairdeal::blackjack::Betting,
+    strategy: ExactStrategy,
+    algorithm: String,
+    backend: String,
+    seed: u64,
+    exact_infinite: f64,
+}
+
+impl SimulateRun {
+    fn read(doc: &ShardDoc) -> anyhow::Result<SimulateRun> {
+        let get = |key: &str| doc.doc.get(key).ok_or_else(|| doc.malformed(key));
+        let rules =
+            blackjack::rules_from_json(get("rules")?).ok_or_else(|| doc.malformed("rules"))?;
+        let strategy = Strategy::basic(&rules).map_err(|_| doc.malformed("rules"))?;
+        Ok(SimulateRun {
+            rules,
+            betting: blackjack::betting_from_json(get("betting")?)
+                .ok_or_else(|| doc.malformed("betting"))?,
+            strategy: doc
+                .str("strategy")?
+                .parse::<ExactStrategy>()
+                .map_err(|_| doc.malformed("strategy"))?,
+            algorithm: doc.str("algorithm")?.to_owned(),
+            backend: doc.str("backend")?.to_owned(),
+            seed: doc.u64("seed")?,
+            // Recomputed, as the run computes it: the file's value is checked, not trusted.
+            exact_infinite: -100.0 * strategy.infinite_deck_return(),
+        })
+    }
+
+    /// The tallies of `doc`, checked against its chunks under this run's rules and betting.
+    fn result(&self, doc: &ShardDoc) -> anyhow::Result<SimResult> {
+        let config = SimConfig {
+            rounds: doc.total,
+            seed: self.seed,
+            betting: self.betting,
+            progress: None,
+        };
+        blackjack::result_from_fields(&doc.doc, &config, &self.rules, doc.chunks.clone())
+            .map_err(|why| doc.refuse(why))
+    }
+
+    fn report(&self, result: SimResult, seconds: f64) -> blackjack::SimulateReport {
+        blackjack::SimulateReport {
+            rules: self.rules,
+            betting: self.betting,
+            strategy: self.strategy,
+            algorithm: self.algorithm.clone(),
+            backend: self.backend.clone(),
+            seed: self.seed,
+            seconds,
+            exact_infinite: self.exact_infinite,
+            result,
         }
     }
-    let result = merged.ok_or_else(|| first.malformed("counts"))?;
-    if json {
-        let mut doc = first.doc.clone();
-        doc.remove("shard");
-        doc.extend(blackjack::result_fields(&result));
-        doc.insert("seconds".into(), json!(seconds));
-        return print_json(&Value::Object(doc));
+
+    /// The document a shard with `result` and `doc`'s `shard` and `seconds` prints.
+    fn shard_document(&self, result: &SimResult, doc: &ShardDoc) -> anyhow::Result<Value> {
+        let seconds = doc.seconds.ok_or_else(|| doc.malformed("seconds"))?;
+        let mut rendered = self.report(result.clone(), seconds).json();
+        rendered.insert(
+            "shard".into(),
+            doc.doc.get("shard").cloned().unwrap_or_default(),
+        );
+        Ok(Value::Object(rendered))
     }
-    let get = |key: &str| first.doc.get(key).ok_or_else(|| first.malformed(key));
-    let report = blackjack::SimulateReport {
-        rules: blackjack::rules_from_json(get("rules")?).ok_or_else(|| first.malformed("rules"))?,
-        betting: blackjack::betting_from_json(get("betting")?)
-            .ok_or_else(|| first.malformed("betting"))?,
-        strategy: first
-            .str("strategy")?
-            .parse::<ExactStrategy>()
-            .map_err(|_| first.malformed("strategy"))?,
-        algorithm: first.str("algorithm")?.to_owned(),
-        backend: first.str("backend")?.to_owned(),
-        seed,
-        seconds,
-        exact_infinite: get("strategy_infinite_deck_edge_percent")?
-            .as_f64()
-            .ok_or_else(|| first.malformed("strategy_infinite_deck_edge_percent"))?,
-        result,
-    };
+}
+
+fn merge_simulate(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
+    let first = &docs[0];
+    let run = SimulateRun::read(first)?;
+    let mut merged: Option<SimResult> = None;
+    let mut seconds = 0.0;
+    for doc in docs {
+        let own = SimulateRun::read(doc)?;
+        let part = own.result(doc)?;
+        doc.matches(&own.shard_document(&part, doc)?)?;
+        doc.same_run_as(first, &run.shard_document(&part, doc)?)?;
+        seconds += doc.seconds.unwrap_or_default();
+        match &mut merged {
+            None => merged = Some(part),
+            Some(m) => m.merge(&part).map_err(|e| doc.refuse(e))?,
+        }
+    }
+    if !f64::is_finite(seconds) {
+        return Err(usage(
+            "the shards' \"seconds\" add up past the largest time",
+        ));
+    }
+    let result = merged.ok_or_else(|| first.malformed("counts"))?;
+    let report = run.report(result, seconds);
+    if json {
+        return print_json(&Value::Object(report.json()));
+    }
     let mut out = stdout();
     report.write_text(&mut out)?;
     out.flush()?;
@@ -450,15 +572,41 @@ fn merge_table(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
         let counts = doc
             .doc
             .get("counts")
+            .and_then(Value::as_object)
             .ok_or_else(|| doc.malformed("counts"))?;
-        let mut part = CategoryCounts::default();
+        if let Some(unknown) = counts
+            .keys()
+            .find(|k| !Category::ALL.iter().any(|c| c.key() == k.as_str()))
+        {
+            return Err(doc.refuse(format!("\"counts\" has an unknown field \"{unknown}\"")));
+        }
+        let mut hands = 0u64;
         for category in Category::ALL {
-            part.counts[category.index()] = counts
+            let count = counts
                 .get(category.key())
                 .and_then(Value::as_u64)
                 .ok_or_else(|| doc.malformed("counts"))?;
+            let at = category.index();
+            let total = sum.counts[at].checked_add(count);
+            let dealt = hands.checked_add(count);
+            let (Some(total), Some(dealt)) = (total, dealt) else {
+                return Err(doc.refuse("its \"counts\" add up past 2^64 − 1"));
+            };
+            sum.counts[at] = total;
+            hands = dealt;
         }
-        sum.merge(&part);
+        if hands != doc.items || doc.u64("total")? != hands {
+            return Err(doc.refuse(format!(
+                "its \"counts\" add up to {hands} hands (\"total\" {}) where chunks {}..{} \
+                 deal {}",
+                doc.doc
+                    .get("total")
+                    .map_or_else(String::new, Value::to_string),
+                doc.chunks.start,
+                doc.chunks.end,
+                doc.items
+            )));
+        }
     }
     let mc = first
         .doc
@@ -494,28 +642,43 @@ fn merge_table(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
     )
 }
 
-fn merge_equity(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
-    let first = &docs[0];
-    let players = first
-        .doc
-        .get("players")
-        .and_then(Value::as_array)
-        .ok_or_else(|| first.malformed("players"))?;
-    let hands = players
-        .iter()
-        .map(|p| p.get("hand").and_then(Value::as_str))
-        .collect::<Option<Vec<&str>>>()
-        .ok_or_else(|| first.malformed("players"))?;
-    let spot = poker::Spot::parse(&hands, first.str("board")?, first.str("dead")?)
-        .map_err(|e| usage(format!("{}: {e}", first.name())))?;
-    let mut sum = poker::EquityTally::default();
-    for doc in docs {
+/// What a `poker equity --json` document says about its run, besides its tallies.
+struct EquityRun {
+    spot: poker::Spot,
+    selection: Selection,
+    seed: u64,
+}
+
+impl EquityRun {
+    fn read(doc: &ShardDoc) -> anyhow::Result<EquityRun> {
         let players = doc
             .doc
             .get("players")
             .and_then(Value::as_array)
             .ok_or_else(|| doc.malformed("players"))?;
-        let mut part = poker::EquityTally {
+        let hands = players
+            .iter()
+            .map(|p| p.get("hand").and_then(Value::as_str))
+            .collect::<Option<Vec<&str>>>()
+            .ok_or_else(|| doc.malformed("players"))?;
+        let spot = poker::Spot::parse(&hands, doc.str("board")?, doc.str("dead")?)
+            .map_err(|e| doc.refuse(e))?;
+        let (selection, seed) = selection(doc, doc.str("algorithm")?, doc.str("backend")?)?;
+        Ok(EquityRun {
+            spot,
+            selection,
+            seed,
+        })
+    }
+
+    /// The tallies of `doc`, checked against its chunks.
+    fn tally(&self, doc: &ShardDoc) -> anyhow::Result<poker::EquityTally> {
+        let players = doc
+            .doc
+            .get("players")
+            .and_then(Value::as_array)
+            .ok_or_else(|| doc.malformed("players"))?;
+        let mut tally = poker::EquityTally {
             deals: doc.u64("trials")?,
             ..poker::EquityTally::default()
         };
@@ -526,15 +689,50 @@ fn merge_equity(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
                     .and_then(Value::as_u64)
                     .ok_or_else(|| doc.malformed("players"))
             };
-            part.wins[i] = count("wins")?;
-            part.ties[i] = count("ties")?;
-            part.shares[i] = count("shares")?;
+            tally.wins[i] = count("wins")?;
+            tally.ties[i] = count("ties")?;
+            tally.shares[i] = count("shares")?;
         }
-        sum = sum.merge(part);
+        tally
+            .check(doc.items, self.spot.seats().len())
+            .map_err(|e| doc.refuse(e))?;
+        Ok(tally)
     }
-    let (sel, seed) = selection(first, first.str("algorithm")?, first.str("backend")?)?;
-    let report = sum.report(&spot, false);
-    poker_cmd::print_equity(&report, &spot, Some((seed, &sel)), json, None)
+
+    /// The document a shard with `tally` and `doc`'s `shard` prints.
+    fn document(&self, tally: &poker::EquityTally, shard: Option<Value>) -> anyhow::Result<Value> {
+        let report = tally.report(&self.spot, false);
+        Ok(poker_cmd::equity_document(
+            &report,
+            &self.spot,
+            Some((self.seed, &self.selection)),
+            shard,
+        )?)
+    }
+}
+
+fn merge_equity(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
+    let first = &docs[0];
+    let run = EquityRun::read(first)?;
+    let mut sum = poker::EquityTally::default();
+    for doc in docs {
+        let own = EquityRun::read(doc)?;
+        let part = own.tally(doc)?;
+        let shard = doc.doc.get("shard").cloned();
+        doc.matches(&own.document(&part, shard.clone())?)?;
+        doc.same_run_as(first, &run.document(&part, shard)?)?;
+        sum = sum
+            .checked_merge(part)
+            .ok_or_else(|| doc.refuse("the tallies add up past 2^64 − 1"))?;
+    }
+    let report = sum.report(&run.spot, false);
+    poker_cmd::print_equity(
+        &report,
+        &run.spot,
+        Some((run.seed, &run.selection)),
+        json,
+        None,
+    )
 }
 
 fn merge_fairness(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
@@ -568,8 +766,15 @@ fn merge_fairness(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
                 .checked_add(value)
                 .ok_or_else(|| doc.malformed("counts"))?;
         }
+        let shuffles = doc.u64("trials")?;
+        if shuffles != doc.items {
+            return Err(doc.refuse(format!(
+                "\"trials\" is {shuffles} where chunks {}..{} shuffle {}",
+                doc.chunks.start, doc.chunks.end, doc.items
+            )));
+        }
         trials = trials
-            .checked_add(doc.u64("trials")?)
+            .checked_add(shuffles)
             .ok_or_else(|| doc.malformed("trials"))?;
     }
     let report = report_from_counts(test, n, trials, counts).map_err(|e| usage(format!("{e}")))?;

@@ -25,6 +25,7 @@ use crate::common::{
     RandomArgs, Resolved, Selection, Table, ThreadsArg, WithResolved, count_parser, plural,
     print_json, progress_bar, stdout, usage, warn_if_unfair, with_selection,
 };
+use crate::shard_arg::{ShardArg, ShardedCommand};
 
 /// The default algorithm for dealing: the partial shuffle, O(k) per hand.
 const DEAL_ALGORITHM: &str = fairdeal::partial::INFO.name;
@@ -105,10 +106,8 @@ struct TableArgs {
     #[command(flatten)]
     random: RandomArgs,
 
-    /// Deal only shard I of N of the hands (contiguous chunks; needs --seed); `fairdeal
-    /// merge` adds the shards' --json outputs up to exactly the whole run's.
-    #[arg(long, value_name = "I/N", requires = "seed", value_parser = crate::cmd::merge::parse_shard)]
-    shard: Option<Shard>,
+    #[command(flatten)]
+    shard: ShardArg,
 
     /// Print the table as JSON.
     #[arg(long)]
@@ -117,7 +116,10 @@ struct TableArgs {
 
 /// Arguments of `fairdeal poker equity`.
 #[derive(Debug, clap::Args)]
-#[command(mut_arg("algo", |a| a.help(algo_help())), after_help = "Examples:\n  \
+#[command(mut_arg("algo", |a| a.help(algo_help())), mut_arg("shard", |a| a.requires("trials").help(
+    "Monte Carlo only: run shard I of N of the trials (contiguous chunks; needs --seed and \
+     --trials); `fairdeal merge` adds the shards' --json outputs up to the whole run's"
+)), after_help = "Examples:\n  \
     fairdeal poker equity AsAh KsKd                   # exact: all 1,712,304 boards\n  \
     fairdeal poker equity AhKh QsQd --board 2h7h9c    # exact on the flop\n  \
     fairdeal poker equity AsKs random random --trials 2000000 --seed 7 --json")]
@@ -150,10 +152,8 @@ struct EquityArgs {
     #[command(flatten)]
     random: RandomArgs,
 
-    /// Monte Carlo only: run shard I of N of the trials (contiguous chunks; needs --seed and
-    /// --trials); `fairdeal merge` adds the shards' --json outputs up to the whole run's.
-    #[arg(long, value_name = "I/N", requires_all = ["seed", "trials"], value_parser = crate::cmd::merge::parse_shard)]
-    shard: Option<Shard>,
+    #[command(flatten)]
+    shard: ShardArg,
 
     /// Print the result as JSON.
     #[arg(long)]
@@ -258,26 +258,20 @@ fn run_table(args: &TableArgs) -> anyhow::Result<()> {
                     hands,
                     deal,
                     seed: sel.seed,
-                    shard: args.shard,
+                    shard: args.shard.shard,
                 },
             )
         })??;
-        let shard = args.shard.map(|shard| {
-            let chunks = shard
-                .chunk_range(hands.div_ceil(poker::CHUNK_HANDS))
-                .unwrap_or_default();
-            crate::cmd::merge::shard_json(crate::cmd::merge::POKER_TABLE, shard, chunks, hands)
-        });
         let finished = print_table(
             7,
             &report.counts,
             &report.exact,
             Some((&report, &sel, seed, args.fresh_deck)),
             args.json,
-            shard,
+            args.shard.json(ShardedCommand::PokerTable, hands),
         );
         // The verdict's exit status comes last, after the shard note.
-        shard_note(args.shard, args.json, hands, "hands")?;
+        shard_note(args.shard, args.json, ShardedCommand::PokerTable, hands)?;
         return finished;
     }
     let counts = on_threads(args.threads.threads, || poker::exact_counts(args.cards))?
@@ -293,10 +287,15 @@ fn run_table(args: &TableArgs) -> anyhow::Result<()> {
 }
 
 /// After a shard's text report, the line that says it is one.
-fn shard_note(shard: Option<Shard>, json: bool, total: u64, noun: &str) -> anyhow::Result<()> {
-    if let (Some(shard), false) = (shard, json) {
+fn shard_note(
+    shard: ShardArg,
+    json: bool,
+    command: ShardedCommand,
+    total: u64,
+) -> anyhow::Result<()> {
+    if !json {
         let mut out = stdout();
-        crate::cmd::merge::write_shard_note(&mut out, shard, total, noun)?;
+        shard.write_note(&mut out, command, total)?;
         out.flush()?;
     }
     Ok(())
@@ -504,18 +503,13 @@ fn run_equity(args: &EquityArgs) -> anyhow::Result<()> {
                 spot: &spot,
                 trials,
                 seed: sel.seed,
-                shard: args.shard,
+                shard: args.shard.shard,
             },
         )
     })??;
-    let shard = args.shard.map(|shard| {
-        let chunks = shard
-            .chunk_range(trials.div_ceil(poker::EQUITY_CHUNK))
-            .unwrap_or_default();
-        crate::cmd::merge::shard_json(crate::cmd::merge::POKER_EQUITY, shard, chunks, trials)
-    });
+    let shard = args.shard.json(ShardedCommand::PokerEquity, trials);
     print_equity(&report, &spot, Some((seed, &sel)), args.json, shard)?;
-    shard_note(args.shard, args.json, trials, "trials")
+    shard_note(args.shard, args.json, ShardedCommand::PokerEquity, trials)
 }
 
 /// Prints an equity report (text or JSON); `mc` is the seed and selection of a Monte Carlo
@@ -529,35 +523,55 @@ pub(crate) fn print_equity(
     shard: Option<Value>,
 ) -> anyhow::Result<()> {
     if json {
-        fn cards<C: ToString>(cards: &[C]) -> String {
-            cards.iter().map(ToString::to_string).collect()
-        }
-        return print_json(&EquityJson {
-            exact: report.exact,
-            trials: report.trials,
-            board: cards(spot.board()),
-            dead: cards(spot.dead()),
-            players: report
-                .players
-                .iter()
-                .enumerate()
-                .map(|(i, p)| PlayerJson {
-                    hand: p.seat.to_string(),
-                    win: p.win,
-                    tie: p.tie,
-                    equity: p.equity,
-                    wins: report.tally.wins[i],
-                    ties: report.tally.ties[i],
-                    shares: report.tally.shares[i],
-                })
-                .collect(),
-            seed: mc.map(|(seed, _)| seed),
-            algorithm: mc.map(|(_, sel)| sel.algorithm.clone()),
-            backend: mc.map(|(_, sel)| sel.backend.clone()),
-            shard,
-        });
+        return print_json(&equity_json(report, spot, mc, shard));
     }
     write_equity(report, spot, mc.map(|(seed, _)| seed))
+}
+
+/// The `--json` document of an equity report (see [`print_equity`]): `fairdeal merge` also
+/// renders each shard's tallies through it and compares the result with the shard's file.
+pub(crate) fn equity_document(
+    report: &EquityReport,
+    spot: &Spot,
+    mc: Option<(u64, &Selection)>,
+    shard: Option<Value>,
+) -> serde_json::Result<Value> {
+    serde_json::to_value(equity_json(report, spot, mc, shard))
+}
+
+fn equity_json(
+    report: &EquityReport,
+    spot: &Spot,
+    mc: Option<(u64, &Selection)>,
+    shard: Option<Value>,
+) -> EquityJson {
+    fn cards<C: ToString>(cards: &[C]) -> String {
+        cards.iter().map(ToString::to_string).collect()
+    }
+    EquityJson {
+        exact: report.exact,
+        trials: report.trials,
+        board: cards(spot.board()),
+        dead: cards(spot.dead()),
+        players: report
+            .players
+            .iter()
+            .enumerate()
+            .map(|(i, p)| PlayerJson {
+                hand: p.seat.to_string(),
+                win: p.win,
+                tie: p.tie,
+                equity: p.equity,
+                wins: report.tally.wins[i],
+                ties: report.tally.ties[i],
+                shares: report.tally.shares[i],
+            })
+            .collect(),
+        seed: mc.map(|(seed, _)| seed),
+        algorithm: mc.map(|(_, sel)| sel.algorithm.clone()),
+        backend: mc.map(|(_, sel)| sel.backend.clone()),
+        shard,
+    }
 }
 
 fn write_equity(report: &EquityReport, spot: &Spot, seed: Option<u64>) -> anyhow::Result<()> {
