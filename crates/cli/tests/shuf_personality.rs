@@ -11,7 +11,6 @@
 mod common;
 
 use fairdeal_testkit::splitmix64_bytes;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -48,22 +47,16 @@ fn run(program: &Path, args: &[&str], stdin: Stdin<'_>, cwd: &Path) -> Outcome {
         Stdin::Pipe(_) => command.stdin(Stdio::piped()),
         Stdin::File(path) => command.stdin(std::fs::File::open(path).unwrap()),
     };
-    let mut child = command
+    let child = command
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
-    let writer = if let Stdin::Pipe(bytes) = stdin {
-        let mut input = child.stdin.take().unwrap();
-        let data = bytes.to_vec();
-        Some(std::thread::spawn(move || {
-            let _ = input.write_all(&data);
-        }))
-    } else {
-        None
-    };
-    let output = child.wait_with_output().unwrap();
-    if let Some(writer) = writer {
-        writer.join().unwrap();
-    }
+    let output = common::output_with_deadline_feeding(
+        child,
+        match stdin {
+            Stdin::Pipe(bytes) => bytes,
+            Stdin::Empty | Stdin::File(_) => b"",
+        },
+    );
     // Both tools name themselves as invoked (argv[0], here a full path): compare as `shuf`.
     let stderr =
         String::from_utf8_lossy(&output.stderr).replace(&program.display().to_string(), "shuf");
@@ -474,4 +467,38 @@ fn random_source_beyond_the_budget_is_refused_saying_what_would_work() {
     let mut expected: Vec<&str> = text.lines().collect();
     expected.sort_unstable();
     assert_eq!(lines, expected);
+}
+
+#[test]
+fn a_closed_stdin_or_stdout_fails_as_in_gnu_shuf() {
+    // The runtime reopens a closed descriptor on /dev/null before `main`; without the
+    // constructor in closed_stdio.rs these runs read empty input or wrote nowhere, exit 0.
+    let Some(gnu) = reference() else { return };
+    let (dir, ours) = workspace("shuf-closed");
+    std::fs::write(dir.join("in"), "a\nb\n").unwrap();
+    let cases: [(u8, &[&str]); 8] = [
+        (0, &[]),
+        (0, &["-n", "1"]),
+        (0, &["-"]),
+        (1, &["-i", "1-3"]),
+        (1, &["--help"]),
+        (1, &["-e", "a"]),
+        // Nothing written to a closed stdout is no error (GNU's close_stdout), and a closed
+        // stdin that is not read is none either.
+        (1, &["-n", "0", "-i", "1-3"]),
+        (0, &["-i", "1-3", "-o", "out"]),
+    ];
+    for (fd, args) in cases {
+        let run = |program: &Path| {
+            let mut run = common::run_with_closed_in(fd, program, args, &dir);
+            run.stderr = run.stderr.replace(&program.display().to_string(), "shuf");
+            run
+        };
+        let (expected, actual) = (run(&gnu), run(&ours));
+        assert_eq!(
+            (actual.status, &actual.stdout, &actual.stderr),
+            (expected.status, &expected.stdout, &expected.stderr),
+            "fd {fd} closed, shuf {args:?}"
+        );
+    }
 }

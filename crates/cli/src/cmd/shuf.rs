@@ -114,7 +114,7 @@ pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
 }
 
 fn print(text: &str, program: &str) -> ExitCode {
-    let mut out = io::stdout().lock();
+    let mut out = crate::closed_stdio::stdout();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
@@ -543,7 +543,7 @@ fn open_stream(files: &[OsString]) -> anyhow::Result<Stream> {
     if stdin_only {
         return Ok(Stream {
             size: stdin_size(),
-            reader: Box::new(BufReader::new(io::stdin())),
+            reader: Box::new(BufReader::new(crate::closed_stdio::stdin())),
         });
     }
     let mut chain: Box<dyn Read> = Box::new(io::empty());

@@ -469,7 +469,10 @@ impl Sources {
         for file in files {
             let path = Path::new(file);
             if is_stdin(path) {
-                readers.push((Box::new(io::stdin()), "standard input".to_owned()));
+                readers.push((
+                    Box::new(crate::closed_stdio::stdin()),
+                    "standard input".to_owned(),
+                ));
                 size_hint = None;
                 continue;
             }

@@ -36,7 +36,7 @@ const MAX_LINKS: usize = 40;
 
 /// The output of one run. Nothing written to `-o FILE` counts until [`Output::commit`].
 pub(crate) enum Output {
-    Stdout(BufWriter<io::StdoutLock<'static>>),
+    Stdout(BufWriter<crate::closed_stdio::StdoutLock>),
     Direct(BufWriter<File>),
     /// An anonymous file beside the target.
     Staged {
@@ -103,7 +103,7 @@ impl Output {
         let Some(path) = path else {
             return Ok(Self::Stdout(BufWriter::with_capacity(
                 CAPACITY,
-                io::stdout().lock(),
+                crate::closed_stdio::stdout(),
             )));
         };
         let cannot = || format!("cannot create output file '{}'", path.display());
