@@ -427,6 +427,29 @@ fn a_closed_stdin_or_stdout_is_an_error_not_an_empty_run() {
     assert!(output.stderr.is_empty());
 }
 
+#[test]
+fn random_source_keeps_an_unterminated_last_line_apart_from_the_next_file() {
+    // Probe row P8: `--random-source` joined `c` (the last line of a file without a final
+    // newline) to the next file's first line (`ca`, in neither file); `--seed` kept them apart.
+    let dir = common::fresh_dir("unterminated-files");
+    let (notrail, five, random) = (dir.join("notrail"), dir.join("five"), dir.join("random"));
+    std::fs::write(&notrail, "a\nb\nc").unwrap();
+    std::fs::write(&five, "a\nb\nc\nd\ne\n").unwrap();
+    std::fs::write(&random, fairdeal_testkit::splitmix64_bytes(3, 4096)).unwrap();
+    let files = [notrail.to_str().unwrap(), five.to_str().unwrap()];
+    let expected = sorted(&lines(b"a\nb\nc\na\nb\nc\nd\ne\n"));
+    let mut modes: Vec<Vec<&str>> = vec![
+        vec!["--seed", "1"],
+        vec!["--random-source", random.to_str().unwrap()],
+    ];
+    for mode in &mut modes {
+        mode.insert(0, "shuffle");
+        mode.extend(files);
+        let run = fairdeal(mode).ok();
+        assert_eq!(sorted(&lines(&run.stdout)), expected, "{mode:?}");
+    }
+}
+
 // ---------------------------------------------------------------- errors
 
 #[test]

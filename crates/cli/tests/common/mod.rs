@@ -41,6 +41,14 @@ pub fn wait_with_deadline(child: &mut Child) -> ExitStatus {
 #[track_caller]
 pub fn output_with_deadline(mut child: Child) -> Output {
     drop(child.stdin.take());
+    output_with_deadline_keeping_stdin(child)
+}
+
+/// [`output_with_deadline`] for a child whose stdin the caller took and holds (to close it
+/// after the child ended, e.g. after a signal the child must die of before it reads the end
+/// of its input).
+#[track_caller]
+pub fn output_with_deadline_keeping_stdin(mut child: Child) -> Output {
     let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
         pipe.map(|mut pipe| {
             std::thread::spawn(move || {
@@ -60,6 +68,60 @@ pub fn output_with_deadline(mut child: Child) -> Output {
         status,
         stdout: collect(stdout),
         stderr: collect(stderr),
+    }
+}
+
+/// Whether process `pid` ignores `signal` (its bit in `SigIgn` of `/proc/PID/status`): an
+/// ignored disposition is inherited, and POSIX has a shell's background job (`cmd &` in a
+/// script) start with SIGINT and SIGQUIT ignored. The program keeps an inherited SIG_IGN (as
+/// GNU sort does), so a test that sends such a signal skips it, saying so on stderr.
+pub fn ignores_signal(pid: u32, signal: i32) -> bool {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+        return false;
+    };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1 << (signal - 1)) != 0)
+}
+
+/// [`ignores_signal`], with the note on stderr when it does: `true` means skip this signal.
+pub fn skip_ignored_signal(pid: u32, name: &str, signal: i32) -> bool {
+    let ignored = ignores_signal(pid, signal);
+    if ignored {
+        eprintln!(
+            "skipping SIG{name}: inherited as ignored (a background job?), and the program keeps \
+             an inherited SIG_IGN"
+        );
+    }
+    ignored
+}
+
+/// `Command::output` and `Command::status` under [`DEADLINE`], for tests that build their own
+/// command line.
+pub trait Deadline {
+    /// Like `output()`: standard input is `/dev/null`, stdout and stderr are captured (set
+    /// here, replacing any the caller set: for other streams, `spawn` and
+    /// [`output_with_deadline`]). The child is killed (and the test fails) after [`DEADLINE`].
+    fn output_deadline(&mut self) -> std::io::Result<Output>;
+    /// Like `status()` (the standard streams inherited), killed after [`DEADLINE`].
+    fn status_deadline(&mut self) -> std::io::Result<ExitStatus>;
+}
+
+impl Deadline for Command {
+    fn output_deadline(&mut self) -> std::io::Result<Output> {
+        let child = self
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        Ok(output_with_deadline(child))
+    }
+
+    fn status_deadline(&mut self) -> std::io::Result<ExitStatus> {
+        let mut child = self.spawn()?;
+        Ok(wait_with_deadline(&mut child))
     }
 }
 
