@@ -159,6 +159,9 @@ fn gnu_and_uutils_behaviours_match_gnu_shuf() {
         (vec!["-n", "0", "-i", "1-10"], Exact),
         (vec!["-e", "-n2", "a\nb", "c\nd"], Count),
         (vec!["-e", "a\nb"], Exact),
+        // Probe row P7: an ambiguous option named with its value; an empty -o name.
+        (vec!["--r=r1k", "in"], Exact),
+        (vec!["-o", "", "in"], Exact),
         // Repeated flags are accepted.
         (vec!["-z", "-z", "-e", "a"], Exact),
         (vec!["-e", "a", "b", "-e", "c"], Lines),

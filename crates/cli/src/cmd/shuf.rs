@@ -247,8 +247,10 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Parsed, ParseError> {
                 (None, many) => {
                     let names: Vec<String> =
                         many.iter().map(|(n, ..)| format!("'--{n}'")).collect();
+                    // GNU names the argument as given, value included (`--r=FILE`).
                     return Err(usage(format!(
-                        "option '--{name}' is ambiguous; possibilities: {}",
+                        "option '{}' is ambiguous; possibilities: {}",
+                        arg.to_string_lossy(),
                         names.join(" ")
                     )));
                 }
@@ -1054,6 +1056,12 @@ mod tests {
         assert!(matches!(job.input, GnuInput::Echo(ref a) if a.len() == 2));
         let err = parse_strs(&["--r", "x"]).unwrap_err();
         assert!(err.message.contains("ambiguous"), "{}", err.message);
+        // Probe row P7: the value stays in the name, as GNU prints it.
+        let err = parse_strs(&["--r=big.rs", "x"]).unwrap_err();
+        assert_eq!(
+            err.message,
+            "option '--r=big.rs' is ambiguous; possibilities: '--random-source' '--repeat'"
+        );
         assert!(matches!(
             parse_strs(&["--rep", "-e"]),
             Ok(Parsed::Run(GnuJob { repeat: true, .. }))
