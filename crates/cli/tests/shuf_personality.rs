@@ -547,3 +547,28 @@ fn many_short_lines_fit_where_gnu_shuf_fits() {
     );
     assert_eq!(under(&ours, 100_000, "big"), exhausted);
 }
+
+#[test]
+fn random_source_dev_stdin_is_the_input_file_as_in_gnu() {
+    // Probe row P6: GNU reopens a single FILE as its standard input (`freopen`), so
+    // `--random-source=/dev/stdin FILE` takes its random bytes from FILE; ours read the
+    // original standard input.
+    let Some(gnu) = reference() else { return };
+    let (dir, ours) = workspace("shuf-dev-stdin");
+    std::fs::write(dir.join("five"), "a\nb\nc\nd\ne\n").unwrap();
+    let big = dir.join("big");
+    std::fs::write(&big, splitmix64_bytes(11, 100_000)).unwrap();
+    for args in [
+        &["--random-source=/dev/stdin", "five"][..],
+        &["--random-source=/dev/stdin", "-n", "2", "five"],
+        &["--random-source=/dev/stdin", "-r", "-n", "4", "five"],
+    ] {
+        let expected = run(&gnu, args, Stdin::File(&big), &dir);
+        assert_eq!(expected.status, Some(0), "{args:?}: {}", expected.stderr);
+        assert_eq!(
+            run(&ours, args, Stdin::File(&big), &dir),
+            expected,
+            "{args:?}"
+        );
+    }
+}

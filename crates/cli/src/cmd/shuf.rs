@@ -501,11 +501,22 @@ struct Source {
 }
 
 impl Source {
-    fn open(path: Option<&Path>) -> anyhow::Result<Self> {
+    /// `stdin_file`: the single input FILE GNU would have reopened as standard input, which
+    /// a source named `/dev/stdin` (`/dev/fd/0`, `/proc/self/fd/0`) then means.
+    fn open(path: Option<&Path>, stdin_file: Option<&Path>) -> anyhow::Result<Self> {
         let reader: Box<dyn Read> = match path {
-            Some(path) => Box::new(BufReader::new(
-                File::open(path).map_err(|e| anyhow!("{}: {}", quotef(path), strerror(&e)))?,
-            )),
+            Some(path) => {
+                let names_stdin = ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]
+                    .iter()
+                    .any(|name| path == Path::new(name));
+                let opened = match stdin_file {
+                    Some(file) if names_stdin => File::open(file),
+                    _ => File::open(path),
+                };
+                Box::new(BufReader::new(
+                    opened.map_err(|e| anyhow!("{}: {}", quotef(path), strerror(&e)))?,
+                ))
+            }
             None => Box::new(GeneratorBytes(
                 DefaultBackend::from_os().map_err(|e| anyhow!("getrandom: {e}"))?,
             )),
@@ -657,6 +668,9 @@ pub(crate) fn run_gnu(job: GnuJob) -> anyhow::Result<()> {
     let mut lines = Lines::default();
     let mut range = None;
     let mut reservoir_input = None;
+    // GNU reopens a single input FILE as its standard input (`freopen`), so a random source
+    // named `/dev/stdin` then reads FILE, from its start.
+    let mut stdin_file = None;
     let n: u64 = if head == 0 {
         0
     } else {
@@ -673,6 +687,11 @@ pub(crate) fn run_gnu(job: GnuJob) -> anyhow::Result<()> {
                 hi.wrapping_sub(lo).wrapping_add(1)
             }
             GnuInput::Files(files) => {
+                if let [file] = files.as_slice()
+                    && file != "-"
+                {
+                    stdin_file = Some(PathBuf::from(file));
+                }
                 let mut stream = open_stream(&files, separator)?;
                 let kind = GnuInputKind::Stream { bytes: stream.size };
                 if GnuSampler::plan(job.head, job.repeat, kind) != GnuSampler::Reservoir {
@@ -698,7 +717,10 @@ pub(crate) fn run_gnu(job: GnuJob) -> anyhow::Result<()> {
     let mut ahead = if job.repeat || head < n { head } else { n };
     let opens = reservoir_input.is_some() || job.repeat || gnu_opens_source(ahead, n);
     let mut source = if opens {
-        Some(Source::open(job.random_source.as_deref())?)
+        Some(Source::open(
+            job.random_source.as_deref(),
+            stdin_file.as_deref(),
+        )?)
     } else {
         None
     };
