@@ -46,10 +46,10 @@ fn lint_tables(manifest: &str, prefix: &str) -> BTreeMap<(String, String), Strin
 
 #[test]
 fn the_parallel_crate_copies_the_workspace_lints() {
-    // crates/parallel cannot say `lints.workspace = true`: the workspace forbids `unsafe_code`,
-    // and `forbid` cannot be lifted for its scoped exceptions. Everything else must match.
+    // crates/parallel and crates/cli cannot say `lints.workspace = true`: the workspace forbids
+    // `unsafe_code`, and `forbid` cannot be lifted for their scoped exceptions. Everything else
+    // must match.
     let workspace = lint_tables(&read("Cargo.toml"), "workspace.lints.");
-    let mut parallel = lint_tables(&read("crates/parallel/Cargo.toml"), "lints.");
     assert!(
         workspace.len() >= 5,
         "no workspace lints found: {workspace:?}"
@@ -59,16 +59,20 @@ fn the_parallel_crate_copies_the_workspace_lints() {
         workspace.get(&unsafe_code).map(String::as_str),
         Some("\"forbid\"")
     );
-    assert_eq!(
-        parallel.get(&unsafe_code).map(String::as_str),
-        Some("\"deny\"")
-    );
-    parallel.insert(unsafe_code, "\"forbid\"".to_owned());
-    assert_eq!(
-        parallel, workspace,
-        "crates/parallel/Cargo.toml's [lints] must be the root manifest's [workspace.lints] \
-         with unsafe_code = \"deny\""
-    );
+    for manifest in ["crates/parallel/Cargo.toml", "crates/cli/Cargo.toml"] {
+        let mut own = lint_tables(&read(manifest), "lints.");
+        assert_eq!(
+            own.get(&unsafe_code).map(String::as_str),
+            Some("\"deny\""),
+            "{manifest}"
+        );
+        own.insert(unsafe_code.clone(), "\"forbid\"".to_owned());
+        assert_eq!(
+            own, workspace,
+            "{manifest}'s [lints] must be the root manifest's [workspace.lints] with \
+             unsafe_code = \"deny\""
+        );
+    }
 }
 
 #[test]

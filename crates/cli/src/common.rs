@@ -194,9 +194,9 @@ impl<W: Write> Write for Output<W> {
 
 /// Buffered standard output whose errors read `cannot write output: …`. Every command writes
 /// its report through this (and [`print_json`]); call `flush` at the end and propagate its error.
-pub(crate) fn stdout() -> Output<BufWriter<io::StdoutLock<'static>>> {
+pub(crate) fn stdout() -> Output<BufWriter<crate::closed_stdio::StdoutLock>> {
     Output {
-        inner: BufWriter::with_capacity(OUTPUT_BUFFER, io::stdout().lock()),
+        inner: BufWriter::with_capacity(OUTPUT_BUFFER, crate::closed_stdio::stdout()),
         target: "output",
     }
 }

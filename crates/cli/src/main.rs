@@ -6,13 +6,14 @@
 //! stderr and an exit status (2 for usage errors, 1 for the rest, 0 when stdout was closed
 //! early, e.g. by `| head`).
 //!
-//! A standard stream closed by the caller (`>&-`, `<&-`) cannot be refused: Rust's runtime
-//! reopens descriptors 0 to 2 on `/dev/null` (read-write) before `main`, which leaves them
-//! exactly as Python's `subprocess.DEVNULL` and Node's `stdio: 'ignore'` pass them, and those
-//! are deliberate. Such a run behaves as with `>/dev/null` / `</dev/null`.
+//! A standard input or output closed by the caller (`<&-`, `>&-`) fails as in GNU tools:
+//! reading or writing it is "Bad file descriptor", exit 1 (`closed_stdio.rs`). An open
+//! `/dev/null` (Python's `subprocess.DEVNULL`, Node's `stdio: 'ignore'`) is not closed and
+//! behaves as `/dev/null`.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
+mod closed_stdio;
 mod cmd;
 mod common;
 mod shard_arg;

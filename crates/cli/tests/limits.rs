@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::Deadline as _;
+
 use std::os::unix::process::ExitStatusExt as _;
 use std::process::{Command, Output};
 
@@ -71,7 +73,7 @@ fn under_ulimit_v(kib: u64, args: &[&str]) -> Output {
         .arg(format!(r#"ulimit -v {kib} && exec "$0" "$@""#))
         .arg(BIN)
         .args(args)
-        .output()
+        .output_deadline()
         .expect("run sh")
 }
 
@@ -116,7 +118,7 @@ fn the_checker_catches_an_abort_and_a_stray_line() {
             "-c",
             "echo 'memory allocation of 64 bytes failed' >&2; kill -ABRT $$",
         ])
-        .output()
+        .output_deadline()
         .unwrap();
     assert!(breach(&abort).is_some());
     let two = Command::new("sh")
@@ -124,12 +126,12 @@ fn the_checker_catches_an_abort_and_a_stray_line() {
             "-c",
             "printf 'fairdeal: error: a\\nfairdeal: error: b\\n' >&2; exit 1",
         ])
-        .output()
+        .output_deadline()
         .unwrap();
     assert!(breach(&two).is_some());
     let panic = Command::new("sh")
         .args(["-c", "echo 'thread main panicked' >&2; exit 101"])
-        .output()
+        .output_deadline()
         .unwrap();
     assert!(breach(&panic).is_some());
 }
@@ -230,7 +232,7 @@ fn a_thread_that_cannot_start_is_one_line() {
         .args(["-c", r#"ulimit -u 4 && exec "$0" "$@""#, BIN])
         .args(["poker", "equity", "AsAh", "KsKd", "--board", "2c3d4h"])
         .args(["--threads", "100"])
-        .output()
+        .output_deadline()
         .expect("run as nobody");
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let stderr = String::from_utf8(output.stderr).unwrap();
@@ -241,4 +243,24 @@ fn a_thread_that_cannot_start_is_one_line() {
     // The operating system's message once (rayon's error prints its cause and returns it).
     let cause = &line[prefix.len()..];
     assert_eq!(line.matches(cause).count(), 1, "{line}");
+}
+
+#[test]
+fn a_range_beyond_the_default_budget_names_the_limit_the_user_has() {
+    // Under `ulimit -v` the default budget is a fraction of that limit. A range beyond it was a
+    // usage error (exit 2) saying "more than --memory 75000K", a flag never passed; it is a
+    // runtime failure (exit 1, as GNU's `memory exhausted`) naming `ulimit -v`.
+    let output = under_ulimit_v(300_000, &["shuffle", "-i", "1-50000000"]);
+    assert_eq!(breach(&output), None);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("more than the default budget 75000K (1/4 of ulimit -v (293.0 MiB));"),
+        "{stderr}"
+    );
+    // Given --memory, the same refusal names it and stays a usage error.
+    let output = under_ulimit_v(300_000, &["shuffle", "--memory", "1M", "-i", "1-50000000"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("more than --memory 1M;"), "{stderr}");
 }

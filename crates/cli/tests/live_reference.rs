@@ -9,6 +9,8 @@
 
 mod common;
 
+use common::Deadline as _;
+
 use std::process::Command;
 
 use common::{inplace_order, scratch};
@@ -61,7 +63,7 @@ fn compare(backend: &str, reference: &str) {
 fn reference_output(mut command: Command) -> Option<String> {
     let program = command.get_program().to_string_lossy().into_owned();
     let required = std::env::var("FAIRDEAL_REQUIRE_REFERENCES").is_ok_and(|v| v != "0");
-    match command.output() {
+    match command.output_deadline() {
         Ok(output) => {
             assert!(
                 output.status.success(),

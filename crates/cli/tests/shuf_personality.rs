@@ -11,7 +11,6 @@
 mod common;
 
 use fairdeal_testkit::splitmix64_bytes;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -48,22 +47,16 @@ fn run(program: &Path, args: &[&str], stdin: Stdin<'_>, cwd: &Path) -> Outcome {
         Stdin::Pipe(_) => command.stdin(Stdio::piped()),
         Stdin::File(path) => command.stdin(std::fs::File::open(path).unwrap()),
     };
-    let mut child = command
+    let child = command
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
-    let writer = if let Stdin::Pipe(bytes) = stdin {
-        let mut input = child.stdin.take().unwrap();
-        let data = bytes.to_vec();
-        Some(std::thread::spawn(move || {
-            let _ = input.write_all(&data);
-        }))
-    } else {
-        None
-    };
-    let output = child.wait_with_output().unwrap();
-    if let Some(writer) = writer {
-        writer.join().unwrap();
-    }
+    let output = common::output_with_deadline_feeding(
+        child,
+        match stdin {
+            Stdin::Pipe(bytes) => bytes,
+            Stdin::Empty | Stdin::File(_) => b"",
+        },
+    );
     // Both tools name themselves as invoked (argv[0], here a full path): compare as `shuf`.
     let stderr =
         String::from_utf8_lossy(&output.stderr).replace(&program.display().to_string(), "shuf");
@@ -166,6 +159,9 @@ fn gnu_and_uutils_behaviours_match_gnu_shuf() {
         (vec!["-n", "0", "-i", "1-10"], Exact),
         (vec!["-e", "-n2", "a\nb", "c\nd"], Count),
         (vec!["-e", "a\nb"], Exact),
+        // Probe row P7: an ambiguous option named with its value; an empty -o name.
+        (vec!["--r=r1k", "in"], Exact),
+        (vec!["-o", "", "in"], Exact),
         // Repeated flags are accepted.
         (vec!["-z", "-z", "-e", "a"], Exact),
         (vec!["-e", "a", "b", "-e", "c"], Lines),
@@ -474,4 +470,105 @@ fn random_source_beyond_the_budget_is_refused_saying_what_would_work() {
     let mut expected: Vec<&str> = text.lines().collect();
     expected.sort_unstable();
     assert_eq!(lines, expected);
+}
+
+#[test]
+fn a_closed_stdin_or_stdout_fails_as_in_gnu_shuf() {
+    // The runtime reopens a closed descriptor on /dev/null before `main`; without the
+    // constructor in closed_stdio.rs these runs read empty input or wrote nowhere, exit 0.
+    let Some(gnu) = reference() else { return };
+    let (dir, ours) = workspace("shuf-closed");
+    std::fs::write(dir.join("in"), "a\nb\n").unwrap();
+    let cases: [(u8, &[&str]); 8] = [
+        (0, &[]),
+        (0, &["-n", "1"]),
+        (0, &["-"]),
+        (1, &["-i", "1-3"]),
+        (1, &["--help"]),
+        (1, &["-e", "a"]),
+        // Nothing written to a closed stdout is no error (GNU's close_stdout), and a closed
+        // stdin that is not read is none either.
+        (1, &["-n", "0", "-i", "1-3"]),
+        (0, &["-i", "1-3", "-o", "out"]),
+    ];
+    for (fd, args) in cases {
+        let run = |program: &Path| {
+            let mut run = common::run_with_closed_in(fd, program, args, &dir);
+            run.stderr = run.stderr.replace(&program.display().to_string(), "shuf");
+            run
+        };
+        let (expected, actual) = (run(&gnu), run(&ours));
+        assert_eq!(
+            (actual.status, &actual.stdout, &actual.stderr),
+            (expected.status, &expected.stdout, &expected.stderr),
+            "fd {fd} closed, shuf {args:?}"
+        );
+    }
+}
+
+#[test]
+fn many_short_lines_fit_where_gnu_shuf_fits() {
+    // Probe row P5: a `Vec` per held line took 2.6 times GNU's memory, and under a `ulimit -v`
+    // GNU works within, the personality aborted (exit 134). 4 M lines of 8 bytes under 200 MB:
+    // GNU holds 32 MB of bytes, 32 MB of pointers and a 32 MB permutation; a `Vec` per line
+    // alone was 224 MB. Where memory really runs out, both say `memory exhausted`, exit 1.
+    let Some(gnu) = reference() else { return };
+    let (dir, ours) = workspace("shuf-many-lines");
+    let lines: String = (0..4_000_000u64)
+        .map(|i| format!("{:07}\n", (i * 7_919) % 10_000_000))
+        .collect();
+    std::fs::write(dir.join("in"), &lines).unwrap();
+    std::fs::write(dir.join("big"), lines.repeat(3)).unwrap();
+    std::fs::write(dir.join("random"), splitmix64_bytes(5, 20_000_000)).unwrap();
+    let under = |program: &Path, kib: u64, file: &str| {
+        let script = format!(r#"ulimit -v {kib} && exec "$0" --random-source=random {file}"#);
+        let output = Command::new("sh")
+            .args(["-c", &script])
+            .arg(program)
+            .current_dir(&dir)
+            .env("LC_ALL", "C")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map(common::output_with_deadline)
+            .unwrap();
+        let stderr =
+            String::from_utf8_lossy(&output.stderr).replace(&program.display().to_string(), "shuf");
+        (output.status.code(), output.stdout, stderr)
+    };
+    let expected = under(&gnu, 200_000, "in");
+    assert_eq!(expected.0, Some(0), "GNU: {}", expected.2);
+    assert_eq!(under(&ours, 200_000, "in"), expected);
+    let exhausted = under(&gnu, 100_000, "big");
+    assert_eq!(
+        (exhausted.0, exhausted.2.as_str()),
+        (Some(1), "shuf: memory exhausted\n")
+    );
+    assert_eq!(under(&ours, 100_000, "big"), exhausted);
+}
+
+#[test]
+fn random_source_dev_stdin_is_the_input_file_as_in_gnu() {
+    // Probe row P6: GNU reopens a single FILE as its standard input (`freopen`), so
+    // `--random-source=/dev/stdin FILE` takes its random bytes from FILE; ours read the
+    // original standard input.
+    let Some(gnu) = reference() else { return };
+    let (dir, ours) = workspace("shuf-dev-stdin");
+    std::fs::write(dir.join("five"), "a\nb\nc\nd\ne\n").unwrap();
+    let big = dir.join("big");
+    std::fs::write(&big, splitmix64_bytes(11, 100_000)).unwrap();
+    for args in [
+        &["--random-source=/dev/stdin", "five"][..],
+        &["--random-source=/dev/stdin", "-n", "2", "five"],
+        &["--random-source=/dev/stdin", "-r", "-n", "4", "five"],
+    ] {
+        let expected = run(&gnu, args, Stdin::File(&big), &dir);
+        assert_eq!(expected.status, Some(0), "{args:?}: {}", expected.stderr);
+        assert_eq!(
+            run(&ours, args, Stdin::File(&big), &dir),
+            expected,
+            "{args:?}"
+        );
+    }
 }

@@ -348,13 +348,106 @@ fn a_closed_pipe_ends_the_output_quietly() {
     let mut first = [0u8; 100];
     stdout.read_exact(&mut first).unwrap();
     drop(stdout); // like `| head -c 100`
-    let output = child.wait_with_output().unwrap();
+    let output = common::output_with_deadline(child);
     assert_eq!(output.status.code(), Some(0));
     assert!(
         output.stderr.is_empty(),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+#[test]
+fn a_closed_stdin_or_stdout_is_an_error_not_an_empty_run() {
+    // The runtime reopens a closed descriptor on /dev/null before `main`: without the
+    // constructor in closed_stdio.rs each of these exited 0 (empty input, output thrown away).
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_fairdeal"));
+    let file = scratch("closed-input.txt");
+    std::fs::write(&file, "a\nb\n").unwrap();
+    let file = file.to_str().unwrap();
+    let failing: [(u8, &[&str], &str); 8] = [
+        (
+            0,
+            &["shuffle"],
+            "cannot read input: standard input: Bad file descriptor",
+        ),
+        (
+            0,
+            &["shuffle", "-n", "1", "--seed", "1"],
+            "Bad file descriptor",
+        ),
+        (
+            0,
+            &["shuffle", "--random-source", file],
+            "read error: Bad file descriptor",
+        ),
+        (0, &["audit"], "Bad file descriptor"),
+        (
+            1,
+            &["shuffle", "-i", "1-3"],
+            "cannot write output: Bad file descriptor",
+        ),
+        (
+            1,
+            &["algorithms"],
+            "cannot write output: Bad file descriptor",
+        ),
+        (1, &["--help"], "cannot write output: Bad file descriptor"),
+        (
+            1,
+            &["shuffle", "-i", "1-3", "-o", "/dev/stdout"],
+            "/dev/stdout",
+        ),
+    ];
+    for (fd, args, message) in failing {
+        let run = common::run_with_closed(fd, bin, args);
+        assert_eq!(
+            run.status,
+            Some(1),
+            "fd {fd} closed, {args:?}: {}",
+            run.stderr
+        );
+        let line = run.error();
+        assert!(line.contains(message), "fd {fd} closed, {args:?}: {line}");
+    }
+    // A closed stream that is not used is no error, and nothing written is nothing lost.
+    let run = common::run_with_closed(0, bin, &["shuffle", "-i", "1-3"]).ok();
+    assert_eq!(sorted(&run.numbers()), [1, 2, 3]);
+    common::run_with_closed(1, bin, &["shuffle", "-n", "0", "-i", "1-3"]).ok();
+    // An open /dev/null (Python's subprocess.DEVNULL) is not closed: empty input, no error.
+    let output = Command::new(bin)
+        .args(["shuffle", "--seed", "1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map(common::output_with_deadline)
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(output.stderr.is_empty());
+}
+
+#[test]
+fn random_source_keeps_an_unterminated_last_line_apart_from_the_next_file() {
+    // Probe row P8: `--random-source` joined `c` (the last line of a file without a final
+    // newline) to the next file's first line (`ca`, in neither file); `--seed` kept them apart.
+    let dir = common::fresh_dir("unterminated-files");
+    let (notrail, five, random) = (dir.join("notrail"), dir.join("five"), dir.join("random"));
+    std::fs::write(&notrail, "a\nb\nc").unwrap();
+    std::fs::write(&five, "a\nb\nc\nd\ne\n").unwrap();
+    std::fs::write(&random, fairdeal_testkit::splitmix64_bytes(3, 4096)).unwrap();
+    let files = [notrail.to_str().unwrap(), five.to_str().unwrap()];
+    let expected = sorted(&lines(b"a\nb\nc\na\nb\nc\nd\ne\n"));
+    let mut modes: Vec<Vec<&str>> = vec![
+        vec!["--seed", "1"],
+        vec!["--random-source", random.to_str().unwrap()],
+    ];
+    for mode in &mut modes {
+        mode.insert(0, "shuffle");
+        mode.extend(files);
+        let run = fairdeal(mode).ok();
+        assert_eq!(sorted(&lines(&run.stdout)), expected, "{mode:?}");
+    }
 }
 
 // ---------------------------------------------------------------- errors

@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::Deadline as _;
+
 use std::io::Write as _;
 use std::os::unix::fs::{FileExt as _, MetadataExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
@@ -52,9 +54,18 @@ fn spill_files(pid: u32, dir: &Path) -> Vec<(PathBuf, u32, u64)> {
 /// input, and feeds it 4.8 MB: at `--memory 64K` it is then spilling, and every bucket has
 /// outgrown its 64 KiB write buffer. The pipe stays open.
 fn start_spilling(args: &[&str], dir: &Path) -> (Child, std::process::ChildStdin) {
+    start_spilling_after(args, dir, "")
+}
+
+/// [`start_spilling`], with `shell` run first by the shell that starts it (e.g. a `trap`).
+fn start_spilling_after(
+    args: &[&str],
+    dir: &Path,
+    shell: &str,
+) -> (Child, std::process::ChildStdin) {
     let mut child = Command::new("sh")
         .arg("-c")
-        .arg("umask 000; exec \"$F\" \"$@\"")
+        .arg(format!("{shell}umask 000; exec \"$F\" \"$@\""))
         .arg("sh")
         .args(args)
         .env("F", BIN)
@@ -87,14 +98,14 @@ fn spill_files_are_private_anonymous_and_one_per_level() {
     assert!(is_empty_dir(&t), "a spill file has a name");
     stdin.write_all(&records(300_000, 1000)).unwrap();
     drop(stdin);
-    let status = child.wait().unwrap();
+    let status = common::wait_with_deadline(&mut child);
     assert_eq!(status.code(), Some(0));
     assert!(is_empty_dir(&t));
 }
 
 #[test]
 fn sigkill_and_other_signals_mid_spill_leave_no_file() {
-    for signal in ["KILL", "QUIT", "USR1", "TERM"] {
+    for (signal, number) in [("KILL", 9), ("QUIT", 3), ("USR1", 10), ("TERM", 15)] {
         let t = fresh_dir(&format!("kill-{signal}-T"));
         let o = fresh_dir(&format!("kill-{signal}-o"));
         let out = o.join("out.txt");
@@ -110,17 +121,51 @@ fn sigkill_and_other_signals_mid_spill_leave_no_file() {
             ],
             &t,
         );
+        if common::skip_ignored_signal(child.id(), signal, number) {
+            drop(stdin);
+            common::wait_with_deadline(&mut child);
+            continue;
+        }
         let status = Command::new("kill")
             .args([format!("-{signal}"), child.id().to_string()])
-            .status()
+            .status_deadline()
             .unwrap();
         assert!(status.success());
-        let status = child.wait().unwrap();
+        // Waited for with the input still open: closed first, the run could read the end of
+        // its input and exit 0 before the signal thread acts. The deadline ends a run that
+        // survived the signal.
+        let status = common::wait_with_deadline(&mut child);
         drop(stdin);
         assert_ne!(status.code(), Some(0), "SIG{signal}");
         assert!(is_empty_dir(&t), "SIG{signal} left a spill file");
         assert!(is_empty_dir(&o), "SIG{signal} left an output file");
     }
+}
+
+#[test]
+fn an_inherited_ignored_signal_stays_ignored() {
+    // As GNU sort: a job started with SIGQUIT or SIGUSR1 ignored (`trap '' ...`, or SIGINT and
+    // SIGQUIT in a shell's background job) is not killed by them, though the program cleans
+    // up on every other fatal signal.
+    let t = fresh_dir("ignored-T");
+    let (mut child, mut stdin) = start_spilling_after(
+        &["shuffle", "--memory", "64K", "-T", t.to_str().unwrap()],
+        &t,
+        "trap '' QUIT USR1; ",
+    );
+    for (signal, number) in [("QUIT", 3), ("USR1", 10)] {
+        assert!(common::ignores_signal(child.id(), number), "SIG{signal}");
+        let status = Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status_deadline()
+            .unwrap();
+        assert!(status.success());
+    }
+    stdin.write_all(&records(300_000, 1000)).unwrap();
+    drop(stdin);
+    let status = common::wait_with_deadline(&mut child);
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    assert!(is_empty_dir(&t));
 }
 
 /// Damage done to the spill through `/proc/PID/fd` (as a process of the same user, or a
@@ -152,7 +197,7 @@ fn damaged_run(
     damage(&spill);
     stdin.write_all(&records(300_000, 1000)).unwrap();
     drop(stdin);
-    let output = child.wait_with_output().unwrap();
+    let output = common::output_with_deadline(child);
     let run = Run {
         status: output.status.code(),
         stdout: output.stdout,
@@ -246,7 +291,7 @@ fn sh(script: &str, dir: &Path) -> Run {
         .current_dir(dir)
         .env("F", BIN)
         .stdin(Stdio::null())
-        .output()
+        .output_deadline()
         .unwrap();
     Run {
         status: out.status.code(),
@@ -295,7 +340,7 @@ fn an_empty_tmpdir_means_tmp_not_the_current_directory() {
         std::thread::sleep(Duration::from_millis(10));
     }
     drop(stdin);
-    assert!(child.wait().unwrap().success());
+    assert!(common::wait_with_deadline(&mut child).success());
 }
 
 #[test]
@@ -396,6 +441,11 @@ fn o_keeps_hard_links_and_the_mode_and_may_be_the_input() {
 /// Runs `fairdeal ARGS` in `dir` as an unprivileged user, or `None` (printing why) where no
 /// such user can be had.
 fn as_nobody(args: &[&str], dir: &Path) -> Option<Run> {
+    as_nobody_running(Path::new(BIN), args, dir)
+}
+
+/// [`as_nobody`] for `program` (e.g. a `shuf` link to the binary).
+fn as_nobody_running(program: &Path, args: &[&str], dir: &Path) -> Option<Run> {
     let Some(prefix) = common::as_nobody() else {
         eprintln!("skipped: running as root without setpriv or runuser");
         return None;
@@ -403,16 +453,17 @@ fn as_nobody(args: &[&str], dir: &Path) -> Option<Run> {
     let mut command = match prefix.split_first() {
         Some((first, rest)) => {
             let mut command = Command::new(first);
-            command.args(rest).arg(BIN);
+            command.args(rest).arg(program);
             command
         }
-        None => Command::new(BIN),
+        None => Command::new(program),
     };
     let output = command
         .args(args)
         .current_dir(dir)
+        .env("LC_ALL", "C")
         .stdin(Stdio::null())
-        .output()
+        .output_deadline()
         .expect("run fairdeal as nobody");
     Some(Run {
         status: output.status.code(),
@@ -484,4 +535,81 @@ fn o_in_a_read_only_directory_writes_a_writable_file_in_place() {
     );
     assert_eq!(sorted(&file).len(), 2000, "the file is untouched");
     std::fs::set_permissions(&rd, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn o_refuses_a_file_its_user_may_not_write() {
+    // Probe row P3: in a directory it may write, a user's own file made read-only (0444) was
+    // replaced by `-o` (a staged file renamed over it, content gone, exit 0). GNU `shuf -o`
+    // opens the file and is refused: `shuf: ro.txt: Permission denied`, exit 1, file kept.
+    let dir = fresh_dir("o-write-protected");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::fs::write(dir.join("in.txt"), "a\nb\n").unwrap();
+    let shuf = dir.join("shuf");
+    std::os::unix::fs::symlink(BIN, &shuf).unwrap();
+    let target = dir.join("ro.txt");
+    let runs: [(&Path, &[&str], &str); 3] = [
+        (
+            Path::new(BIN),
+            &["shuffle", "--seed", "1", "-o", "ro.txt", "in.txt"],
+            "fairdeal: error: cannot create output file 'ro.txt': Permission denied\n",
+        ),
+        (
+            Path::new(BIN),
+            &["shuffle", "-i", "1-3", "-o", "ro.txt"],
+            "fairdeal: error: cannot create output file 'ro.txt': Permission denied\n",
+        ),
+        (
+            &shuf,
+            &["-o", "ro.txt", "in.txt"],
+            "ro.txt: Permission denied\n",
+        ),
+    ];
+    for (program, args, message) in runs {
+        std::fs::write(&target, "KEEP\n").unwrap();
+        // The user's own file, as in the probe (root's would be refused for its owner).
+        if common::as_nobody().is_some_and(|prefix| !prefix.is_empty()) {
+            std::os::unix::fs::chown(&target, Some(65534), Some(65534)).unwrap();
+        }
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let Some(run) = as_nobody_running(program, args, &dir) else {
+            return;
+        };
+        assert_eq!(run.status, Some(1), "{args:?}: {}", run.stderr);
+        assert!(run.stderr.ends_with(message), "{args:?}: {}", run.stderr);
+        assert_eq!(
+            std::fs::read_to_string(&target).unwrap(),
+            "KEEP\n",
+            "{args:?}"
+        );
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+}
+
+#[test]
+fn shuf_o_writes_the_file_in_place_as_gnu() {
+    // GNU `shuf -o` opens the target (O_WRONLY|O_CREAT|O_TRUNC) once all input is read and
+    // writes it in place: same inode, so the kernel checks the open (permissions,
+    // fs.protected_symlinks). The personality staged and renamed a new inode over it.
+    use std::os::unix::fs::MetadataExt as _;
+    let dir = fresh_dir("shuf-o-inode");
+    let shuf = dir.join("shuf");
+    std::os::unix::fs::symlink(BIN, &shuf).unwrap();
+    let target = dir.join("out.txt");
+    std::fs::write(&target, "1\n2\n3\n").unwrap();
+    let inode = std::fs::metadata(&target).unwrap().ino();
+    let output = Command::new(&shuf)
+        .args(["-o", "out.txt", "out.txt"])
+        .current_dir(&dir)
+        .output_deadline()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(std::fs::metadata(&target).unwrap().ino(), inode);
+    let mut lines = std::fs::read_to_string(&target).unwrap();
+    lines = {
+        let mut v: Vec<&str> = lines.lines().collect();
+        v.sort_unstable();
+        v.join(",")
+    };
+    assert_eq!(lines, "1,2,3");
 }

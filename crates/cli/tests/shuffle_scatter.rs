@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::Deadline as _;
+
 use std::process::{Command, Stdio};
 
 use common::{Run, fairdeal, fairdeal_with_input, fresh_dir, is_empty_dir};
@@ -166,7 +168,7 @@ fn on_a_terminal(command: &str) -> Vec<u8> {
         .args(["-qec", command, "/dev/null"])
         .env("F", BIN)
         .stdin(Stdio::null())
-        .output()
+        .output_deadline()
         .expect("`script` (util-linux/bsdutils, installed by .ci/run) runs the command on a pty");
     assert!(out.status.success(), "{out:?}");
     out.stdout

@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::Deadline as _;
+
 use std::io::{Read as _, Write as _};
 use std::os::unix::process::ExitStatusExt as _;
 use std::path::Path;
@@ -56,7 +58,7 @@ fn start(args: &[&str], temp: &Path) -> (Child, std::process::ChildStdin) {
 fn kill(signal: &str, pid: u32) {
     let status = Command::new("kill")
         .args([signal, &pid.to_string()])
-        .status()
+        .status_deadline()
         .expect("run kill");
     assert!(status.success());
 }
@@ -67,7 +69,9 @@ fn a_sigpipe_sent_by_kill_while_reading_kills_the_run() {
     // Standard output stays open (this test holds its reader): no reader closed.
     let (child, input) = start(&["--memory", "64K", "--seed", "1"], &temp);
     kill("-PIPE", child.id());
-    let output = child.wait_with_output().expect("wait");
+    // Waited for with the input still open: closed first, the run could read the end of its
+    // input and exit 0 before the signal thread acts. The deadline ends a run that survived.
+    let output = common::output_with_deadline_keeping_stdin(child);
     drop(input);
     assert_eq!(output.status.signal(), Some(SIGPIPE), "{:?}", output.status);
     assert!(output.stdout.is_empty());
@@ -93,7 +97,9 @@ fn a_sigpipe_sent_by_kill_leaves_the_output_file_as_it_was() {
         &temp,
     );
     kill("-PIPE", child.id());
-    let output = child.wait_with_output().expect("wait");
+    // Waited for with the input still open: closed first, the run could read the end of its
+    // input and exit 0 before the signal thread acts. The deadline ends a run that survived.
+    let output = common::output_with_deadline_keeping_stdin(child);
     drop(input);
     assert_eq!(output.status.signal(), Some(SIGPIPE), "{:?}", output.status);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "old\n");
@@ -133,7 +139,7 @@ fn a_reader_that_closes_mid_output_is_a_quiet_success() {
         let mut first = [0u8; 16];
         stdout.read_exact(&mut first).expect("some output");
         drop(stdout);
-        let output = child.wait_with_output().expect("wait");
+        let output = common::output_with_deadline(child);
         assert_eq!(
             output.status.code(),
             Some(0),

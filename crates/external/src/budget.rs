@@ -166,16 +166,51 @@ pub fn physical_memory() -> Option<u64> {
 /// fraction of this ([`MemoryBudget::default_for`]), so a shuffle in a container or under
 /// `ulimit -v` goes external instead of failing to allocate.
 pub fn memory_limit() -> Option<u64> {
-    let rlimits = [
-        rustix::process::Resource::As,
-        rustix::process::Resource::Data,
+    memory_limit_source().map(|(limit, _)| limit)
+}
+
+/// Where [`memory_limit`] comes from: the limit a message about the default budget names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryLimitSource {
+    /// The machine's physical memory.
+    Physical,
+    /// The cgroup's memory limit (a container, a systemd unit, a batch job).
+    Cgroup,
+    /// `RLIMIT_AS`, `ulimit -v`.
+    AddressSpace,
+    /// `RLIMIT_DATA`, `ulimit -d`.
+    Data,
+}
+
+impl fmt::Display for MemoryLimitSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Physical => "physical memory",
+            Self::Cgroup => "the cgroup's memory limit",
+            Self::AddressSpace => "ulimit -v",
+            Self::Data => "ulimit -d",
+        })
+    }
+}
+
+/// [`memory_limit`] with the limit it is: the smallest of them, and which one.
+pub fn memory_limit_source() -> Option<(u64, MemoryLimitSource)> {
+    let rlimit = |resource| rustix::process::getrlimit(resource).current;
+    [
+        (physical_memory(), MemoryLimitSource::Physical),
+        (cgroup_limit(), MemoryLimitSource::Cgroup),
+        (
+            rlimit(rustix::process::Resource::As),
+            MemoryLimitSource::AddressSpace,
+        ),
+        (
+            rlimit(rustix::process::Resource::Data),
+            MemoryLimitSource::Data,
+        ),
     ]
-    .map(|resource| rustix::process::getrlimit(resource).current);
-    [physical_memory(), cgroup_limit()]
-        .into_iter()
-        .chain(rlimits)
-        .flatten()
-        .min()
+    .into_iter()
+    .filter_map(|(limit, source)| limit.map(|limit| (limit, source)))
+    .min_by_key(|&(limit, _)| limit)
 }
 
 /// The address space this process may still map, in bytes: `RLIMIT_AS` (`ulimit -v`) minus

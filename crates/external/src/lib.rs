@@ -71,8 +71,8 @@ use std::path::{Path, PathBuf};
 use fairdeal_core::{Batched, IndexSampler, Rng, SeedableRng, Shuffler};
 
 pub use budget::{
-    BudgetError, DEFAULT_FRACTION, FALLBACK_BUDGET, MIN_BUDGET, MemoryBudget, address_space_left,
-    memory_limit, physical_memory,
+    BudgetError, DEFAULT_FRACTION, FALLBACK_BUDGET, MIN_BUDGET, MemoryBudget, MemoryLimitSource,
+    address_space_left, memory_limit, memory_limit_source, physical_memory,
 };
 pub use error::ExternalError;
 pub use spillfile::{Sealed, Segment, SegmentReader, SpillFile, anonymous_file, temp_parent};

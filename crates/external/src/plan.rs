@@ -443,7 +443,7 @@ fn size_note(size: Option<u64>) -> String {
 }
 
 /// `bytes` for people: whole bytes below 1 KiB, else one decimal of the largest binary unit.
-fn human(bytes: u64) -> String {
+pub fn human(bytes: u64) -> String {
     const UNITS: [&str; 4] = ["K", "M", "G", "T"];
     if bytes < 1024 {
         return format!("{bytes} bytes");

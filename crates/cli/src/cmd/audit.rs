@@ -300,7 +300,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     }
     let audit = if is_stdin(&input) {
         let bar = progress(None);
-        let audit = read_all(&mut io::stdin().lock(), &bar);
+        let audit = read_all(&mut io::BufReader::new(crate::closed_stdio::stdin()), &bar);
         bar.finish_and_clear();
         audit?
     } else {

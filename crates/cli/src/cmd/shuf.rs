@@ -19,9 +19,11 @@
 //!
 //! **Where it differs from GNU**, on purpose: a reader that closes the pipe (`shuf -r | head`)
 //! ends the run with status 0 instead of death by SIGPIPE (fairdeal's convention, and no
-//! `unsafe` signal handling); `-o FILE` is replaced only by a complete output (GNU leaves what
-//! `-r` wrote before its random source ran out); `--version` names fairdeal; `--help` is our
-//! own text; messages are always in the C locale's quotes ('x').
+//! `unsafe` signal handling); `--version` names fairdeal; `--help` is our own text; messages are
+//! always in the C locale's quotes ('x'). `-o FILE` is opened as GNU opens it, once all input
+//! is read (`O_WRONLY|O_CREAT|O_TRUNC`, in place), so the file's permissions and the kernel's
+//! link protections apply; `fairdeal shuffle -o` stages its output instead
+//! (`shuffle/output.rs`).
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
@@ -114,7 +116,7 @@ pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
 }
 
 fn print(text: &str, program: &str) -> ExitCode {
-    let mut out = io::stdout().lock();
+    let mut out = crate::closed_stdio::stdout();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
@@ -245,8 +247,10 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Parsed, ParseError> {
                 (None, many) => {
                     let names: Vec<String> =
                         many.iter().map(|(n, ..)| format!("'--{n}'")).collect();
+                    // GNU names the argument as given, value included (`--r=FILE`).
                     return Err(usage(format!(
-                        "option '--{name}' is ambiguous; possibilities: {}",
+                        "option '{}' is ambiguous; possibilities: {}",
+                        arg.to_string_lossy(),
                         names.join(" ")
                     )));
                 }
@@ -497,11 +501,22 @@ struct Source {
 }
 
 impl Source {
-    fn open(path: Option<&Path>) -> anyhow::Result<Self> {
+    /// `stdin_file`: the single input FILE GNU would have reopened as standard input, which
+    /// a source named `/dev/stdin` (`/dev/fd/0`, `/proc/self/fd/0`) then means.
+    fn open(path: Option<&Path>, stdin_file: Option<&Path>) -> anyhow::Result<Self> {
         let reader: Box<dyn Read> = match path {
-            Some(path) => Box::new(BufReader::new(
-                File::open(path).map_err(|e| anyhow!("{}: {}", quotef(path), strerror(&e)))?,
-            )),
+            Some(path) => {
+                let names_stdin = ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]
+                    .iter()
+                    .any(|name| path == Path::new(name));
+                let opened = match stdin_file {
+                    Some(file) if names_stdin => File::open(file),
+                    _ => File::open(path),
+                };
+                Box::new(BufReader::new(
+                    opened.map_err(|e| anyhow!("{}: {}", quotef(path), strerror(&e)))?,
+                ))
+            }
             None => Box::new(GeneratorBytes(
                 DefaultBackend::from_os().map_err(|e| anyhow!("getrandom: {e}"))?,
             )),
@@ -538,12 +553,12 @@ struct Stream {
     size: Option<u64>,
 }
 
-fn open_stream(files: &[OsString]) -> anyhow::Result<Stream> {
+fn open_stream(files: &[OsString], separator: u8) -> anyhow::Result<Stream> {
     let stdin_only = files.is_empty() || (files.len() == 1 && files[0] == "-");
     if stdin_only {
         return Ok(Stream {
             size: stdin_size(),
-            reader: Box::new(BufReader::new(io::stdin())),
+            reader: Box::new(BufReader::new(crate::closed_stdio::stdin())),
         });
     }
     let mut chain: Box<dyn Read> = Box::new(io::empty());
@@ -556,13 +571,60 @@ fn open_stream(files: &[OsString]) -> anyhow::Result<Stream> {
             .ok()
             .filter(std::fs::Metadata::is_file)
             .map(|m| m.len());
+        // The files' own sizes, as GNU's plan reads them (the separator `Terminated` may add
+        // is not counted).
         size = size.zip(known).map(|(a, b)| a + b);
-        chain = Box::new(chain.chain(file));
+        chain = Box::new(chain.chain(Terminated::new(file, separator)));
     }
     Ok(Stream {
         reader: Box::new(BufReader::new(chain)),
         size,
     })
+}
+
+/// A reader that ends with `separator`: when its input's last byte is another one, it adds
+/// one, so files read one after the other keep their records apart (`printf 'a\nb\nc'`
+/// followed by `d\n` is four records, `c` and `d`, as every other mode of `fairdeal shuffle`
+/// reads them, not `cd`).
+struct Terminated<R> {
+    inner: R,
+    separator: u8,
+    /// The last byte read, `None` before the first.
+    last: Option<u8>,
+    /// Whether the added separator was given (or none was needed).
+    finished: bool,
+}
+
+impl<R: Read> Terminated<R> {
+    fn new(inner: R, separator: u8) -> Self {
+        Self {
+            inner,
+            separator,
+            last: None,
+            finished: false,
+        }
+    }
+}
+
+impl<R: Read> Read for Terminated<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.finished || buf.is_empty() {
+            return Ok(0);
+        }
+        let read = self.inner.read(buf)?;
+        if read > 0 {
+            self.last = Some(buf[read - 1]);
+            return Ok(read);
+        }
+        self.finished = true;
+        match self.last {
+            Some(last) if last != self.separator => {
+                buf[0] = self.separator;
+                Ok(1)
+            }
+            _ => Ok(0),
+        }
+    }
 }
 
 /// The bytes left in standard input when it is a regular file; `None` for a pipe or terminal.
@@ -603,22 +665,20 @@ fn next_record(reader: &mut dyn BufRead, separator: u8) -> anyhow::Result<Option
 pub(crate) fn run_gnu(job: GnuJob) -> anyhow::Result<()> {
     let head = job.head.unwrap_or(u64::MAX);
     let separator = job.separator;
-    let mut lines: Vec<Vec<u8>> = Vec::new();
+    let mut lines = Lines::default();
     let mut range = None;
     let mut reservoir_input = None;
+    // GNU reopens a single input FILE as its standard input (`freopen`), so a random source
+    // named `/dev/stdin` then reads FILE, from its start.
+    let mut stdin_file = None;
     let n: u64 = if head == 0 {
         0
     } else {
         match job.input {
             GnuInput::Echo(args) => {
-                lines = args
-                    .into_iter()
-                    .map(|a| {
-                        let mut line = a.into_encoded_bytes();
-                        line.push(separator);
-                        line
-                    })
-                    .collect();
+                for arg in args {
+                    lines.push(arg.as_encoded_bytes(), separator)?;
+                }
                 lines.len() as u64
             }
             GnuInput::Range { lo, hi } => {
@@ -627,20 +687,24 @@ pub(crate) fn run_gnu(job: GnuJob) -> anyhow::Result<()> {
                 hi.wrapping_sub(lo).wrapping_add(1)
             }
             GnuInput::Files(files) => {
-                let mut stream = open_stream(&files)?;
+                if let [file] = files.as_slice()
+                    && file != "-"
+                {
+                    stdin_file = Some(PathBuf::from(file));
+                }
+                let mut stream = open_stream(&files, separator)?;
                 let kind = GnuInputKind::Stream { bytes: stream.size };
                 if GnuSampler::plan(job.head, job.repeat, kind) != GnuSampler::Reservoir {
-                    let mut held = 0u64;
-                    while let Some(record) = next_record(&mut *stream.reader, separator)? {
-                        held += record.len() as u64;
-                        if let Some(budget) = job.load_limit.filter(|b| held > b.bytes()) {
-                            let refused = fairdeal_external::plan::PlanError::GnuBeyondBudget {
-                                budget,
-                                size: stream.size,
-                            };
-                            return Err(crate::common::usage(refused.to_string()));
-                        }
-                        lines.push(record);
+                    if let Some(size) = stream.size {
+                        lines.reserve_bytes(size)?;
+                    }
+                    let limit = job.load_limit.map(fairdeal_external::MemoryBudget::bytes);
+                    if !lines.read_all(&mut *stream.reader, separator, limit)? {
+                        let refused = fairdeal_external::plan::PlanError::GnuBeyondBudget {
+                            budget: job.load_limit.expect("a limit was exceeded"),
+                            size: stream.size,
+                        };
+                        return Err(crate::common::usage(refused.to_string()));
                     }
                     lines.len() as u64
                 } else {
@@ -653,7 +717,10 @@ pub(crate) fn run_gnu(job: GnuJob) -> anyhow::Result<()> {
     let mut ahead = if job.repeat || head < n { head } else { n };
     let opens = reservoir_input.is_some() || job.repeat || gnu_opens_source(ahead, n);
     let mut source = if opens {
-        Some(Source::open(job.random_source.as_deref())?)
+        Some(Source::open(
+            job.random_source.as_deref(),
+            stdin_file.as_deref(),
+        )?)
     } else {
         None
     };
@@ -664,10 +731,14 @@ pub(crate) fn run_gnu(job: GnuJob) -> anyhow::Result<()> {
         let sampled: Result<Vec<Vec<u8>>, SampleError> = gnu.reservoir_sample(k, || {
             next_record(&mut *reader, separator).map_err(SampleError::Input)
         });
-        lines = sampled.map_err(|e| match e {
+        let sampled = sampled.map_err(|e| match e {
             SampleError::Input(e) => e,
             SampleError::Random(e) => source.error(e),
         })?;
+        for record in sampled {
+            // Each record already ends with its separator.
+            lines.push_record(&record)?;
+        }
         n = lines.len() as u64;
         ahead = n;
     }
@@ -682,12 +753,9 @@ pub(crate) fn run_gnu(job: GnuJob) -> anyhow::Result<()> {
             None => Vec::new(),
         }
     };
-    let mut out = Output::create(job.output.as_deref()).map_err(|e| {
+    let mut out = Output::gnu(job.output.as_deref()).map_err(|e| {
         let path = job.output.as_deref().unwrap_or(Path::new("-"));
-        match e.downcast_ref::<io::Error>() {
-            Some(io) => anyhow!("{}: {}", quotef(path), strerror(io)),
-            None => anyhow!("{}: {e:#}", quotef(path)),
-        }
+        anyhow!("{}: {}", quotef(path), strerror(&e))
     })?;
     let written = write_output(
         &mut out,
@@ -701,8 +769,8 @@ pub(crate) fn run_gnu(job: GnuJob) -> anyhow::Result<()> {
         separator,
     );
     // Whatever was written before a failure (e.g. -r running out of random bytes) reaches
-    // standard output, as with GNU; `-o FILE` is replaced only by a complete output.
-    if written.is_err() && job.output.is_none() {
+    // the output, as with GNU.
+    if written.is_err() {
         let _ = out.flush();
     }
     written?;
@@ -723,7 +791,7 @@ fn write_output(
     head: u64,
     n: u64,
     range: Option<u64>,
-    lines: &[Vec<u8>],
+    lines: &Lines,
     permutation: &[u64],
     source: Option<&mut Source>,
     separator: u8,
@@ -739,7 +807,7 @@ fn write_output(
                 out.write_all(&number).map_err(write_error)
             }
             None => out
-                .write_all(&lines[usize::try_from(index).expect("an index of a held line")])
+                .write_all(lines.get(usize::try_from(index).expect("an index of a held line")))
                 .map_err(write_error),
         }
     };
@@ -761,6 +829,181 @@ fn write_output(
         emit(out, index)?;
     }
     Ok(())
+}
+
+/// The held lines, each with its separator, one after the other in one buffer, and where each
+/// ends: 4 bytes per line beside its bytes for input under 4 GiB (8 above), where GNU keeps an
+/// 8-byte pointer per line and a `Vec` per line cost 24 bytes and the allocator's overhead on
+/// top (2.6 times GNU's memory on 20 M short lines). Every allocation is fallible: running out
+/// of memory is GNU's `memory exhausted`, exit 1, not an abort.
+#[derive(Default)]
+struct Lines {
+    bytes: Vec<u8>,
+    ends: Ends,
+}
+
+/// Where each held line ends in [`Lines::bytes`].
+enum Ends {
+    /// Every end below 2^32.
+    Narrow(Vec<u32>),
+    Wide(Vec<usize>),
+}
+
+impl Default for Ends {
+    fn default() -> Self {
+        Self::Narrow(Vec::new())
+    }
+}
+
+impl Ends {
+    fn len(&self) -> usize {
+        match self {
+            Self::Narrow(ends) => ends.len(),
+            Self::Wide(ends) => ends.len(),
+        }
+    }
+
+    fn get(&self, index: usize) -> usize {
+        match self {
+            Self::Narrow(ends) => ends[index] as usize,
+            Self::Wide(ends) => ends[index],
+        }
+    }
+
+    /// Room for `more` ends up to `last`, exactly.
+    fn reserve_exact(&mut self, more: usize, last: usize) -> anyhow::Result<()> {
+        if u32::try_from(last).is_err() {
+            self.widen()?;
+        }
+        match self {
+            Self::Narrow(ends) => ends.try_reserve_exact(more),
+            Self::Wide(ends) => ends.try_reserve_exact(more),
+        }
+        .map_err(memory_exhausted)
+    }
+
+    fn push(&mut self, end: usize) -> anyhow::Result<()> {
+        if u32::try_from(end).is_err() {
+            self.widen()?;
+        }
+        match self {
+            Self::Narrow(ends) => {
+                ends.try_reserve(1).map_err(memory_exhausted)?;
+                ends.push(u32::try_from(end).expect("narrow ends are below 2^32"));
+            }
+            Self::Wide(ends) => {
+                ends.try_reserve(1).map_err(memory_exhausted)?;
+                ends.push(end);
+            }
+        }
+        Ok(())
+    }
+
+    fn widen(&mut self) -> anyhow::Result<()> {
+        if let Self::Narrow(narrow) = self {
+            let mut wide = Vec::new();
+            wide.try_reserve_exact(narrow.len() + 1)
+                .map_err(memory_exhausted)?;
+            wide.extend(narrow.iter().map(|&end| end as usize));
+            *self = Self::Wide(wide);
+        }
+        Ok(())
+    }
+}
+
+fn memory_exhausted(_: std::collections::TryReserveError) -> anyhow::Error {
+    anyhow!("memory exhausted")
+}
+
+impl Lines {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Line `index`, with its separator.
+    fn get(&self, index: usize) -> &[u8] {
+        let start = index
+            .checked_sub(1)
+            .map_or(0, |before| self.ends.get(before));
+        &self.bytes[start..self.ends.get(index)]
+    }
+
+    /// Room for `size` more bytes of lines (the input's size, when known), so the buffer is
+    /// allocated once instead of grown.
+    fn reserve_bytes(&mut self, size: u64) -> anyhow::Result<()> {
+        let size = usize::try_from(size).unwrap_or(usize::MAX);
+        self.bytes
+            .try_reserve_exact(size.saturating_add(1))
+            .map_err(memory_exhausted)
+    }
+
+    /// Adds `line` and then `separator`.
+    fn push(&mut self, line: &[u8], separator: u8) -> anyhow::Result<()> {
+        self.bytes
+            .try_reserve(line.len() + 1)
+            .map_err(memory_exhausted)?;
+        self.bytes.extend_from_slice(line);
+        self.bytes.push(separator);
+        self.end_line()
+    }
+
+    /// Adds a record that already ends with its separator.
+    fn push_record(&mut self, record: &[u8]) -> anyhow::Result<()> {
+        self.bytes
+            .try_reserve(record.len())
+            .map_err(memory_exhausted)?;
+        self.bytes.extend_from_slice(record);
+        self.end_line()
+    }
+
+    fn end_line(&mut self) -> anyhow::Result<()> {
+        self.ends.push(self.bytes.len())
+    }
+
+    /// Reads all of `reader` (a separator added after an unterminated last record), then
+    /// indexes its lines, the index allocated once at its exact size (GNU reads its input
+    /// whole and then counts its lines too). `false`, with nothing indexed, when the bytes
+    /// held exceed `limit`.
+    fn read_all(
+        &mut self,
+        reader: &mut dyn BufRead,
+        separator: u8,
+        limit: Option<u64>,
+    ) -> anyhow::Result<bool> {
+        let start = self.bytes.len();
+        let over = |held: usize| limit.is_some_and(|limit| held as u64 > limit);
+        loop {
+            let available = match reader.fill_buf() {
+                Ok(available) => available,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(anyhow!("read error: {}", strerror(&e))),
+            };
+            if available.is_empty() {
+                break;
+            }
+            let take = available.len();
+            self.bytes.try_reserve(take).map_err(memory_exhausted)?;
+            self.bytes.extend_from_slice(available);
+            reader.consume(take);
+            if over(self.bytes.len()) {
+                return Ok(false);
+            }
+        }
+        if self.bytes.len() > start && self.bytes.last() != Some(&separator) {
+            self.bytes.try_reserve(1).map_err(memory_exhausted)?;
+            self.bytes.push(separator);
+            if over(self.bytes.len()) {
+                return Ok(false);
+            }
+        }
+        let read = &self.bytes[start..];
+        let count = memchr::memchr_iter(separator, read).count();
+        self.ends.reserve_exact(count, self.bytes.len())?;
+        for at in memchr::memchr_iter(separator, read) {
+            self.ends.push(start + at + 1)?;
+        }
+        Ok(true)
+    }
 }
 
 /// What [`GnuRandom::reservoir_sample`] can fail with here.
@@ -835,6 +1078,12 @@ mod tests {
         assert!(matches!(job.input, GnuInput::Echo(ref a) if a.len() == 2));
         let err = parse_strs(&["--r", "x"]).unwrap_err();
         assert!(err.message.contains("ambiguous"), "{}", err.message);
+        // Probe row P7: the value stays in the name, as GNU prints it.
+        let err = parse_strs(&["--r=big.rs", "x"]).unwrap_err();
+        assert_eq!(
+            err.message,
+            "option '--r=big.rs' is ambiguous; possibilities: '--random-source' '--repeat'"
+        );
         assert!(matches!(
             parse_strs(&["--rep", "-e"]),
             Ok(Parsed::Run(GnuJob { repeat: true, .. }))

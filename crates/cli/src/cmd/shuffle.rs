@@ -229,6 +229,28 @@ pub(crate) fn parse_memory(text: &str) -> Result<MemoryBudget, String> {
     })
 }
 
+/// A plan refused, in the user's words. With `--memory` given it is a usage error (exit 2),
+/// as worded. With the default budget, a runtime failure (exit 1, as GNU's `memory
+/// exhausted`): the budget is a fraction of the memory the process may use, and the message
+/// names that limit (`ulimit -v`, the cgroup's, physical memory) instead of a `--memory` the
+/// user never passed.
+fn plan_error(err: &plan::PlanError, budget: MemoryBudget, memory_given: bool) -> anyhow::Error {
+    let text = err.to_string();
+    let named = format!("--memory {budget}");
+    if memory_given || !text.contains(&named) {
+        return usage(text);
+    }
+    let limit = fairdeal_external::memory_limit_source().map_or_else(
+        || "memory".to_owned(),
+        |(bytes, source)| format!("{source} ({})", plan::human(bytes)),
+    );
+    let default = format!(
+        "the default budget {budget} (1/{} of {limit})",
+        fairdeal_external::DEFAULT_FRACTION
+    );
+    anyhow::anyhow!("{}", text.replace(&named, &default))
+}
+
 /// Runs `fairdeal shuffle`: checks the arguments, plans the path once
 /// ([`fairdeal_external::plan`]), then executes the plan on the caller's thread pool
 /// (`common::thread_pool`: `--threads N` or all cores when the plan runs the parallel scatter,
@@ -265,7 +287,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             gnu: true,
             ..Request::new(source_kind, budget)
         };
-        let plan = plan::plan(&request).map_err(|e| usage(e.to_string()))?;
+        let plan =
+            plan::plan(&request).map_err(|e| plan_error(&e, budget, args.memory.is_some()))?;
         if args.verbose > 1 {
             eprintln!("fairdeal: note: plan: {plan}");
         }
@@ -329,7 +352,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             .map_or(plan::SCATTER_ABOVE, MemoryBudget::bytes),
         gnu: false,
     };
-    let plan = plan::plan(&request).map_err(|e| usage(e.to_string()))?;
+    let plan = plan::plan(&request).map_err(|e| plan_error(&e, budget, args.memory.is_some()))?;
     let mut seed = args.random.seed;
     if seed.is_none() && args.random_source.is_none() && args.verbose > 0 {
         let mut os = fairdeal::rng::DefaultBackend::from_os()
@@ -469,7 +492,10 @@ impl Sources {
         for file in files {
             let path = Path::new(file);
             if is_stdin(path) {
-                readers.push((Box::new(io::stdin()), "standard input".to_owned()));
+                readers.push((
+                    Box::new(crate::closed_stdio::stdin()),
+                    "standard input".to_owned(),
+                ));
                 size_hint = None;
                 continue;
             }

@@ -2,9 +2,195 @@
 
 #![allow(dead_code, unreachable_pub)] // each test file uses a different subset
 
-use std::io::Write;
+use std::io::{Read as _, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long any child a test spawns may run before the test kills it and fails: far above the
+/// slowest run (a few seconds), so it never decides a result; it only turns a hang into a
+/// failure that names the child.
+pub const DEADLINE: Duration = Duration::from_secs(600);
+
+/// Waits for `child` with [`DEADLINE`]: kills it and panics if it is still running then.
+/// The caller has taken (or never piped) the child's stdin and stdout/stderr.
+#[track_caller]
+pub fn wait_with_deadline(child: &mut Child) -> ExitStatus {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        if let Some(status) = child.try_wait().expect("wait for the child") {
+            return status;
+        }
+        if start.elapsed() > DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "child {} still running after {DEADLINE:?}: killed",
+                child.id()
+            );
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+/// `child.wait_with_output()` with a deadline: drops the child's stdin first (a child reading
+/// it sees the end of its input instead of waiting for this test), reads stdout and stderr on
+/// threads, and kills the child after [`DEADLINE`] (the test then fails).
+#[track_caller]
+pub fn output_with_deadline(mut child: Child) -> Output {
+    drop(child.stdin.take());
+    output_with_deadline_keeping_stdin(child)
+}
+
+/// [`output_with_deadline`] for a child whose stdin the caller took and holds (to close it
+/// after the child ended, e.g. after a signal the child must die of before it reads the end
+/// of its input).
+#[track_caller]
+pub fn output_with_deadline_keeping_stdin(mut child: Child) -> Output {
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        pipe.map(|mut pipe| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                let _ = pipe.read_to_end(&mut bytes);
+                bytes
+            })
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
+    let status = wait_with_deadline(&mut child);
+    let collect = |reader: Option<std::thread::JoinHandle<Vec<u8>>>| {
+        reader.map_or_else(Vec::new, |r| r.join().expect("pipe reader"))
+    };
+    Output {
+        status,
+        stdout: collect(stdout),
+        stderr: collect(stderr),
+    }
+}
+
+/// Whether process `pid` ignores `signal` (its bit in `SigIgn` of `/proc/PID/status`): an
+/// ignored disposition is inherited, and POSIX has a shell's background job (`cmd &` in a
+/// script) start with SIGINT and SIGQUIT ignored. The program keeps an inherited SIG_IGN (as
+/// GNU sort does), so a test that sends such a signal skips it, saying so on stderr.
+pub fn ignores_signal(pid: u32, signal: i32) -> bool {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+        return false;
+    };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1 << (signal - 1)) != 0)
+}
+
+/// [`ignores_signal`], with the note on stderr when it does: `true` means skip this signal.
+pub fn skip_ignored_signal(pid: u32, name: &str, signal: i32) -> bool {
+    let ignored = ignores_signal(pid, signal);
+    if ignored {
+        eprintln!(
+            "skipping SIG{name}: inherited as ignored (a background job?), and the program keeps \
+             an inherited SIG_IGN"
+        );
+    }
+    ignored
+}
+
+/// `Command::output` and `Command::status` under [`DEADLINE`], for tests that build their own
+/// command line.
+pub trait Deadline {
+    /// Like `output()`: standard input is `/dev/null`, stdout and stderr are captured (set
+    /// here, replacing any the caller set: for other streams, `spawn` and
+    /// [`output_with_deadline`]). The child is killed (and the test fails) after [`DEADLINE`].
+    fn output_deadline(&mut self) -> std::io::Result<Output>;
+    /// Like `status()` (the standard streams inherited), killed after [`DEADLINE`].
+    fn status_deadline(&mut self) -> std::io::Result<ExitStatus>;
+}
+
+impl Deadline for Command {
+    fn output_deadline(&mut self) -> std::io::Result<Output> {
+        let child = self
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        Ok(output_with_deadline(child))
+    }
+
+    fn status_deadline(&mut self) -> std::io::Result<ExitStatus> {
+        let mut child = self.spawn()?;
+        Ok(wait_with_deadline(&mut child))
+    }
+}
+
+/// [`output_with_deadline`] for a child whose stdin is a pipe: a thread writes `stdin` to it
+/// (the child may exit before reading it all), then closes it.
+#[track_caller]
+pub fn output_with_deadline_feeding(mut child: Child, stdin: &[u8]) -> Output {
+    let writer = child.stdin.take().map(|mut input| {
+        let data = stdin.to_vec();
+        std::thread::spawn(move || {
+            // The program may exit before reading everything (e.g. on a usage error).
+            let _ = input.write_all(&data);
+        })
+    });
+    let output = output_with_deadline(child);
+    if let Some(writer) = writer {
+        writer.join().expect("stdin writer");
+    }
+    output
+}
+
+/// Runs `command` with `stdin` written to its standard input (a thread writes it; the child
+/// may exit before reading it all) and stdout and stderr captured, under [`DEADLINE`].
+#[track_caller]
+pub fn run_with_deadline(command: &mut Command, stdin: &[u8]) -> Output {
+    try_run_with_deadline(command, stdin).unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"))
+}
+
+/// [`run_with_deadline`], with a program that cannot be started as an error (a tool that may
+/// be missing).
+#[track_caller]
+pub fn try_run_with_deadline(command: &mut Command, stdin: &[u8]) -> std::io::Result<Output> {
+    let child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    Ok(output_with_deadline_feeding(child, stdin))
+}
+
+/// Runs `program ARGS` with descriptor `fd` (0 for stdin, 1 for stdout) closed, as a shell's
+/// `<&-` / `>&-` does (through `sh -c 'exec ...'`, so the program itself starts with it
+/// closed), under [`DEADLINE`]. The other standard descriptors are pipes.
+#[track_caller]
+pub fn run_with_closed(fd: u8, program: &Path, args: &[&str]) -> Run {
+    run_with_closed_in(fd, program, args, Path::new("."))
+}
+
+/// [`run_with_closed`] in the directory `cwd`.
+#[track_caller]
+pub fn run_with_closed_in(fd: u8, program: &Path, args: &[&str], cwd: &Path) -> Run {
+    assert!(fd <= 1, "only stdin or stdout");
+    let script = format!("exec \"$0\" \"$@\" {fd}>&-");
+    let output = run_with_deadline(
+        Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .arg(program)
+            .args(args)
+            .current_dir(cwd)
+            .env("LC_ALL", "C"),
+        b"",
+    );
+    Run {
+        status: output.status.code(),
+        stdout: output.stdout,
+        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+    }
+}
 
 /// The result of one run of the binary.
 pub struct Run {
@@ -80,25 +266,14 @@ impl Run {
 
 /// Runs `fairdeal ARGS` with `stdin` as standard input.
 pub fn fairdeal_with_input(args: &[&str], stdin: &[u8]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fairdeal"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run fairdeal");
-    let mut input = child.stdin.take().expect("stdin");
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        // The program may exit before reading everything (e.g. on a usage error).
-        let _ = input.write_all(&data);
-    });
     let Output {
         status,
         stdout,
         stderr,
-    } = child.wait_with_output().expect("wait for fairdeal");
-    writer.join().expect("stdin writer");
+    } = run_with_deadline(
+        Command::new(env!("CARGO_BIN_EXE_fairdeal")).args(args),
+        stdin,
+    );
     Run {
         status: status.code(),
         stdout,
@@ -154,7 +329,7 @@ pub fn is_empty_dir(dir: &Path) -> bool {
 /// the tests already run as one, else `setpriv` (or `runuser`) as `nobody` (65534), both from
 /// util-linux. `None` when running as root without either: the caller skips, saying why.
 pub fn as_nobody() -> Option<Vec<&'static str>> {
-    let uid = Command::new("id").arg("-u").output().ok()?;
+    let uid = try_run_with_deadline(Command::new("id").arg("-u"), b"").ok()?;
     if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
         return Some(Vec::new());
     }
@@ -168,11 +343,9 @@ pub fn as_nobody() -> Option<Vec<&'static str>> {
         &["runuser", "-u", "nobody", "--"],
     ];
     candidates.into_iter().find_map(|prefix| {
-        let works = Command::new(prefix[0])
-            .args(&prefix[1..])
-            .arg("true")
-            .status()
-            .is_ok_and(|s| s.success());
+        let works =
+            try_run_with_deadline(Command::new(prefix[0]).args(&prefix[1..]).arg("true"), b"")
+                .is_ok_and(|o| o.status.success());
         works.then(|| prefix.to_vec())
     })
 }

@@ -16,6 +16,10 @@
 //!   writable file), the target is written in place directly, opened (and truncated) at the
 //!   first write, which comes after all input has been read.
 //!
+//! Before anything is staged, an existing target (or one a dangling link points at) is opened
+//! for writing through FILE, so the kernel refuses what it would refuse GNU's `open` (a
+//! write-protected file, a link `fs.protected_symlinks` forbids to follow).
+//!
 //! A non-regular FILE (`/dev/null`, a FIFO) is written directly. Messages name FILE as the
 //! user wrote it, never a staging file.
 
@@ -36,7 +40,7 @@ const MAX_LINKS: usize = 40;
 
 /// The output of one run. Nothing written to `-o FILE` counts until [`Output::commit`].
 pub(crate) enum Output {
-    Stdout(BufWriter<io::StdoutLock<'static>>),
+    Stdout(BufWriter<crate::closed_stdio::StdoutLock>),
     Direct(BufWriter<File>),
     /// An anonymous file beside the target.
     Staged {
@@ -98,17 +102,45 @@ fn resolve(path: &Path) -> io::Result<PathBuf> {
 }
 
 impl Output {
+    /// Standard output, or `path` opened now as GNU `shuf -o` opens it (the caller has read
+    /// all input): `O_WRONLY|O_CREAT|O_TRUNC`, mode 0666 less the umask when new, written in
+    /// place (same inode). The file's permissions and the kernel's link protections
+    /// (`fs.protected_symlinks`) apply, as to GNU's `open`.
+    pub(crate) fn gnu(path: Option<&Path>) -> io::Result<Self> {
+        match path {
+            None => Ok(Self::Stdout(BufWriter::with_capacity(
+                CAPACITY,
+                crate::closed_stdio::stdout(),
+            ))),
+            Some(path) => File::create(path)
+                .map(|file| Self::Direct(BufWriter::with_capacity(CAPACITY, file))),
+        }
+    }
+
     /// Standard output, or a writer for `path`.
     pub(crate) fn create(path: Option<&Path>) -> anyhow::Result<Self> {
         let Some(path) = path else {
             return Ok(Self::Stdout(BufWriter::with_capacity(
                 CAPACITY,
-                io::stdout().lock(),
+                crate::closed_stdio::stdout(),
             )));
         };
         let cannot = || format!("cannot create output file '{}'", path.display());
         let real = resolve(path).with_context(cannot)?;
-        let existing = std::fs::metadata(&real).ok();
+        let mut existing = std::fs::metadata(&real).ok();
+        // The kernel opens the target first, as GNU's `open` does: the file's permissions and
+        // the kernel's link protections (`fs.protected_symlinks`) apply, which a staged file
+        // renamed over the target (or linked in where a symbolic link points) would bypass. A
+        // write-protected file is refused; a dangling link is created through, as by `open`.
+        let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+        if existing.as_ref().is_some_and(Metadata::is_file) || (existing.is_none() && link) {
+            File::options()
+                .write(true)
+                .create(existing.is_none())
+                .open(path)
+                .with_context(cannot)?;
+            existing = std::fs::metadata(&real).ok();
+        }
         if existing.as_ref().is_some_and(|m| !m.is_file()) {
             let file = File::create(&real).with_context(cannot)?;
             return Ok(Self::Direct(BufWriter::with_capacity(CAPACITY, file)));
