@@ -87,7 +87,6 @@ fn on_pool<T: Send>(threads: Threads, work: impl FnOnce() -> T + Send) -> Result
         Threads::Exactly(t) => {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(t)
-                .use_current_thread()
                 .build()
                 .map_err(|e| format!("cannot start {t} threads: {e}"))?;
             Ok(pool.install(work))
