@@ -272,7 +272,7 @@ fn stop_to_py(stop: Stop) -> PyErr {
     }
 }
 
-fn unknown_backend(e: fairdeal::rng::UnknownBackend) -> PyErr {
+fn unknown_backend(e: &fairdeal::rng::UnknownBackend) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
@@ -315,7 +315,7 @@ fn shuffle_array(
     if len < 2 || itemsize == 0 {
         return Ok(());
     }
-    fairdeal::rng::backend_info(backend).map_err(unknown_backend)?;
+    fairdeal::rng::backend_info(backend).map_err(|e| unknown_backend(&e))?;
     let result = interruptible(py, len, |cancel| {
         let job = ShuffleJob {
             addr,
@@ -327,7 +327,7 @@ fn shuffle_array(
         };
         with_backend(backend, job)
     })?;
-    result.map_err(unknown_backend)?.map_err(stop_to_py)
+    result.map_err(|e| unknown_backend(&e))?.map_err(stop_to_py)
 }
 
 /// The permutation of `range(n)` a backend and seed give (what shuffling `numpy.arange(n)`
@@ -349,11 +349,11 @@ fn index_permutation(
             index_permutation_of::<B>(self.0, self.1, self.2, self.3)
         }
     }
-    fairdeal::rng::backend_info(backend).map_err(unknown_backend)?;
+    fairdeal::rng::backend_info(backend).map_err(|e| unknown_backend(&e))?;
     interruptible(py, n, |cancel| {
         with_backend(backend, Job(n, seed, threads, cancel))
     })?
-    .map_err(unknown_backend)?
+    .map_err(|e| unknown_backend(&e))?
     .map_err(stop_to_py)
 }
 
