@@ -124,6 +124,7 @@ mod scatter;
 mod top;
 
 use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
 
 use fairdeal_core::{AlgorithmInfo, Batched, Complexity, IndexSampler, Rng, SeedableRng, Shuffler};
 use rand::rngs::ChaCha12Rng;
@@ -196,6 +197,12 @@ pub enum ShapeError {
         max: usize,
     },
 }
+
+/// [`Parallel::shuffle_cancellable`] stopped because its cancel flag was set: the slice holds
+/// a permutation of what it held (every move is a swap), but not a uniformly random one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+#[error("the shuffle was cancelled")]
+pub struct Cancelled;
 
 /// Sanders' scatter shuffle, parallel on rayon, drawing leaf indices through the sampler `S`.
 ///
@@ -366,6 +373,46 @@ impl<S: IndexSampler + Copy + Send + Sync> Parallel<S> {
         R: Rng + SeedableRng + Send,
     {
         top::shuffle_par(data, rng, self.shape::<T>(), self.sampler, &Recorder::off());
+    }
+
+    /// [`shuffle`](Self::shuffle), stopping early once `cancel` is set (by another thread, or a
+    /// signal handler): the flag is read between the top level's phases and before each of its
+    /// buckets, so a huge shuffle stops within about one phase. A slice of at most one leaf is
+    /// shuffled whole. With `cancel` never set, the same result as `shuffle`.
+    ///
+    /// # Errors
+    ///
+    /// [`Cancelled`] when the flag was set before the shuffle finished; `data` then holds a
+    /// permutation of what it held (untouched when the flag was set before the call).
+    ///
+    /// ```
+    /// use std::sync::atomic::AtomicBool;
+    /// use fairdeal_parallel::{Cancelled, Parallel};
+    /// use rand::SeedableRng;
+    ///
+    /// let mut v: Vec<u64> = (0..1_000_000).collect();
+    /// let stop = AtomicBool::new(true);
+    /// let rng = &mut rand_pcg::Pcg64::seed_from_u64(1);
+    /// assert_eq!(Parallel::new().shuffle_cancellable(&mut v, rng, &stop), Err(Cancelled));
+    /// assert!(v.iter().copied().eq(0..1_000_000)); // set before the call: untouched
+    /// # Ok::<(), Cancelled>(())
+    /// ```
+    pub fn shuffle_cancellable<T, R>(
+        &self,
+        data: &mut [T],
+        rng: &mut R,
+        cancel: &AtomicBool,
+    ) -> Result<(), Cancelled>
+    where
+        T: Send,
+        R: Rng + SeedableRng + Send,
+    {
+        let recorder = Recorder::cancellable(cancel);
+        top::shuffle_par(data, rng, self.shape::<T>(), self.sampler, &recorder);
+        if data.len() > self.shape::<T>().leaf_len && recorder.cancelled() {
+            return Err(Cancelled);
+        }
+        Ok(())
     }
 
     /// [`shuffle`](Self::shuffle), also returning where the time went (wall time per phase,

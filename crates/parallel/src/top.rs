@@ -52,6 +52,7 @@
 
 use alloc::vec::Vec;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use fairdeal_core::{IndexSampler, Rng, SeedableRng};
@@ -205,16 +206,28 @@ impl Profile {
     }
 }
 
-/// Records a [`Profile`] when asked to; does nothing (no clock reads) otherwise.
-pub(crate) struct Recorder<'a>(Option<&'a Mutex<Profile>>);
+/// Records a [`Profile`] when asked to; does nothing (no clock reads) otherwise. It also
+/// carries the caller's cancel flag, which the top level reads between phases and buckets.
+pub(crate) struct Recorder<'a>(Option<&'a Mutex<Profile>>, Option<&'a AtomicBool>);
 
 impl<'a> Recorder<'a> {
     pub(crate) const fn off() -> Self {
-        Self(None)
+        Self(None, None)
     }
 
     pub(crate) const fn on(profile: &'a Mutex<Profile>) -> Self {
-        Self(Some(profile))
+        Self(Some(profile), None)
+    }
+
+    /// No profile; stops early once `cancel` is set.
+    pub(crate) const fn cancellable(cancel: &'a AtomicBool) -> Self {
+        Self(None, Some(cancel))
+    }
+
+    /// Whether the caller asked to stop. Every move is a swap, so the data is a permutation of
+    /// itself whenever the shuffle stops.
+    pub(crate) fn cancelled(&self) -> bool {
+        self.1.is_some_and(|c| c.load(Ordering::Relaxed))
     }
 
     /// Runs a whole phase on the calling thread (its tasks may run on the pool's workers),
@@ -974,6 +987,9 @@ pub(crate) fn shuffle_par<T, R, S>(
     let layout = Layout::new(data.len(), shape);
 
     let (labels, children) = recorder.phase(Phase::Draw, || draw(rng, layout));
+    if recorder.cancelled() {
+        return;
+    }
 
     let pieces: Vec<Vec<usize>> = recorder.phase(Phase::Partition, || {
         data.par_chunks_mut(layout.chunk_len)
@@ -986,13 +1002,22 @@ pub(crate) fn shuffle_par<T, R, S>(
             .collect()
     });
 
+    if recorder.cancelled() {
+        return;
+    }
     let bounds = exchange_par(data, &pieces, layout, recorder);
+    if recorder.cancelled() {
+        return;
+    }
 
     recorder.phase(Phase::Buckets, || {
         split_buckets(data, &bounds)
             .into_par_iter()
             .zip(children)
             .for_each(|(bucket, mut child)| {
+                if recorder.cancelled() {
+                    return;
+                }
                 recorder.task(Phase::Buckets, || {
                     scatter::shuffle_par(bucket, &mut child, shape, sampler);
                 });
@@ -1018,6 +1043,9 @@ pub(crate) fn shuffle_seq<T, R, S>(
     let layout = Layout::new(data.len(), shape);
 
     let (labels, children) = recorder.phase(Phase::Draw, || draw(rng, layout));
+    if recorder.cancelled() {
+        return;
+    }
 
     let pieces: Vec<Vec<usize>> = recorder.phase(Phase::Partition, || {
         data.chunks_mut(layout.chunk_len)
@@ -1030,10 +1058,19 @@ pub(crate) fn shuffle_seq<T, R, S>(
             .collect()
     });
 
+    if recorder.cancelled() {
+        return;
+    }
     let bounds = exchange_seq(data, &pieces, layout, recorder);
+    if recorder.cancelled() {
+        return;
+    }
 
     recorder.phase(Phase::Buckets, || {
         for (bucket, mut child) in split_buckets(data, &bounds).into_iter().zip(children) {
+            if recorder.cancelled() {
+                return;
+            }
             recorder.task(Phase::Buckets, || {
                 scatter::shuffle_seq(bucket, &mut child, shape, sampler);
             });

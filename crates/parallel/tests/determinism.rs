@@ -284,3 +284,88 @@ fn bad_shapes_are_errors() {
     assert_eq!(INFO.name, "parallel");
     const { assert!(INFO.fair) };
 }
+
+/// The decomposition is cut in bytes, so the same byte sizes give each item size its own
+/// permutation; byte sizes scaled by the item size (what the Python module does) give every
+/// item size the one permutation of the length, the one the values `0..n` take.
+#[test]
+fn byte_sizes_scaled_by_the_item_size_give_every_item_size_one_permutation() {
+    fn scaled(size: usize) -> Parallel {
+        Parallel::new()
+            .with_shape(64 * size, 3)
+            .unwrap()
+            .with_chunks(16 * size, 100)
+            .unwrap()
+    }
+    fn order_of<T: Copy + Send>(
+        n: usize,
+        make: impl Fn(usize) -> T,
+        key: impl Fn(&T) -> usize,
+        p: Parallel,
+    ) -> Vec<usize> {
+        let mut v: Vec<T> = (0..n).map(make).collect();
+        pool(3).install(|| p.shuffle(&mut v, &mut Pcg64::seed_from_u64(5)));
+        v.iter().map(key).collect()
+    }
+    for n in [0, 1, 63, 64, 65, 1000, 5000] {
+        let reference = order_of(n, |i| i as u64, |&x| x as usize, scaled(8));
+        assert_eq!(
+            order_of(n, |i| i as u32, |&x| x as usize, scaled(4)),
+            reference
+        );
+        assert_eq!(
+            order_of(n, |i| i as u16, |&x| usize::from(x), scaled(2)),
+            reference
+        );
+        assert_eq!(
+            order_of(n, |i| [i as u64, 0, 7], |x| x[0] as usize, scaled(24)),
+            reference
+        );
+        if n > 64 {
+            // Negative control: unscaled, 2-byte items get 4 times the elements per leaf.
+            assert_ne!(
+                order_of(n, |i| i as u16, |&x| usize::from(x), scaled(8)),
+                reference
+            );
+        }
+    }
+}
+
+#[test]
+fn cancellable_equals_shuffle_until_cancelled_and_then_leaves_a_permutation() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let shape = Parallel::new()
+        .with_shape(32, 3)
+        .unwrap()
+        .with_chunks(16, 100)
+        .unwrap();
+    let never = AtomicBool::new(false);
+    for n in [0u32, 5, 8, 9, 1000, 20_000] {
+        let mut v: Vec<u32> = (0..n).collect();
+        pool(2)
+            .install(|| shape.shuffle_cancellable(&mut v, &mut Pcg64::seed_from_u64(3), &never))
+            .unwrap();
+        assert_eq!(v, shuffled_on(&pool(1), shape, n, 3));
+    }
+    // Set before the call: untouched (beyond one leaf), and an error.
+    let set = AtomicBool::new(true);
+    let mut v: Vec<u32> = (0..20_000).collect();
+    let stopped = shape.shuffle_cancellable(&mut v, &mut Pcg64::seed_from_u64(3), &set);
+    assert_eq!(stopped, Err(fairdeal_parallel::Cancelled));
+    assert!(v.iter().copied().eq(0..20_000));
+    // Set from another thread while it runs: whenever it lands, a permutation is left.
+    for delay_us in [0, 50, 500, 5000] {
+        let flag = AtomicBool::new(false);
+        let mut v: Vec<u32> = (0..2_000_000).collect();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(std::time::Duration::from_micros(delay_us));
+                flag.store(true, Ordering::Relaxed);
+            });
+            let _ = pool(2).install(|| {
+                Parallel::new().shuffle_cancellable(&mut v, &mut Pcg64::seed_from_u64(4), &flag)
+            });
+        });
+        assert_permutation(&v, 2_000_000);
+    }
+}
