@@ -222,7 +222,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
     /// Shuffles and writes the in-memory buckets in label order, each with its own generator
     /// drawn as [`ExternalShuffle::gather`] draws them. On a pool of two or more threads, one
     /// worker indexes and shuffles the next bucket while this one writes the current one
-    /// (measured in `docs/benchmarks.md`: it pays on two cores); that worker is a task of the
+    /// (measured in `docs/notes/2026-11-26-benchmarks-moved.md`: it pays on two cores); that worker is a task of the
     /// caller's pool (`rayon::in_place_scope`), so the bucket shuffles stay on the threads the
     /// caller sized and no other thread starts. On one thread, each bucket is shuffled, then
     /// written.
