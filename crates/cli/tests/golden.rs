@@ -143,7 +143,13 @@ fn external_run(args: &[&str], path: &str) -> Run {
     let temporary = scratch(&format!("golden-{}", args.join("_")));
     std::fs::create_dir_all(&temporary).expect("create the temporary directory");
     let temporary_arg = temporary.to_str().expect("a UTF-8 scratch path");
-    let mut all_args = vec!["shuffle", "-v", "--memory", EXTERNAL_BUDGET];
+    let mut all_args = vec![
+        "shuffle",
+        "-v",
+        "--small-memory",
+        "--memory",
+        EXTERNAL_BUDGET,
+    ];
     all_args.extend(["-T", temporary_arg]);
     all_args.extend(args);
     let run = fairdeal_with_input(&all_args, &external_input());

@@ -424,11 +424,18 @@ fn random_source_beyond_the_budget_is_refused_saying_what_would_work() {
     std::fs::write(&input, &text).unwrap();
     let source = source.to_str().unwrap();
     let args = |extra: &[&str]| -> Vec<String> {
-        ["shuffle", "--random-source", source, "--memory", "4K"]
-            .iter()
-            .chain(extra)
-            .map(|&a| a.to_owned())
-            .collect()
+        [
+            "shuffle",
+            "--random-source",
+            source,
+            "--small-memory",
+            "--memory",
+            "4K",
+        ]
+        .iter()
+        .chain(extra)
+        .map(|&a| a.to_owned())
+        .collect()
     };
     let refused = |extra: &[&str], stdin: &[u8]| {
         let args = args(extra);
@@ -449,6 +456,10 @@ fn random_source_beyond_the_budget_is_refused_saying_what_would_work() {
     let file = refused(&[input.to_str().unwrap()], b"");
     assert!(file.contains("(48890 bytes)"), "{file}");
     refused(&["-r", "-n", "3", input.to_str().unwrap()], b"");
+    // Probe row P9: -n K from a file of at most 8 MiB, which GNU reads whole (no reservoir),
+    // is held too, so it obeys --memory (on main it ran, holding the file past the budget).
+    let sample = refused(&["-n", "3", input.to_str().unwrap()], b"");
+    assert!(sample.contains("(48890 bytes)"), "{sample}");
     refused(&[], text.as_bytes());
     // Negative controls: a sample of a stream, a range, and a budget that holds the file.
     for extra in [&["-n", "3"][..], &["-i", "1-100"]] {
@@ -570,5 +581,45 @@ fn random_source_dev_stdin_is_the_input_file_as_in_gnu() {
             expected,
             "{args:?}"
         );
+    }
+}
+
+/// Probe row P7: names and values that are not UTF-8 (or hold shell specials) are quoted in
+/// messages as GNU quotes them (`''$'\377''.txt'`), byte for byte; on main they came out
+/// as U+FFFD in plain quotes.
+#[cfg(unix)]
+#[test]
+fn messages_quote_names_that_are_not_text_as_gnu_shuf() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt as _;
+    let Some(gnu) = reference() else { return };
+    let (dir, ours) = workspace("shuf-quoting");
+    std::fs::write(dir.join("five.txt"), b"a\nb\nc\nd\ne\n").unwrap();
+    std::fs::write(dir.join(OsStr::from_bytes(b"e\xff:")), b"").unwrap();
+    let cases: [&[&[u8]]; 8] = [
+        &[b"\xff.txt"],
+        &[b"--rand=five.txt", b"a'\xff b"],
+        &[b"--random-source=e\xff:", b"five.txt"],
+        &[b"--random-source=\xffx", b"-n", b"1", b"-e", b"a", b"b"],
+        &[b"-n", b"\xff", b"-e", b"a"],
+        &[b"-i", b"\xff-3"],
+        &[b"-e", b"a", b"-o", b"o\xff/x"],
+        &[b"five.txt", b"\xfe\t;"],
+    ];
+    for args in cases {
+        let outcome = |program: &Path| {
+            let mut command = Command::new(program);
+            command
+                .args(args.iter().map(|a| OsStr::from_bytes(a)))
+                .current_dir(&dir)
+                .env("LC_ALL", "C");
+            let output = common::run_with_deadline(&mut command, b"");
+            let stderr = String::from_utf8_lossy(&output.stderr)
+                .replace(&program.display().to_string(), "shuf");
+            (output.status.code(), stderr)
+        };
+        let (mine, theirs) = (outcome(&ours), outcome(&gnu));
+        assert_ne!(theirs.0, Some(0), "{args:?} is an error case");
+        assert_eq!(mine, theirs, "shuf {args:?}");
     }
 }

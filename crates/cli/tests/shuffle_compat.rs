@@ -212,7 +212,14 @@ fn every_shuf_flag_agrees_with_gnu_shuf() {
             // -r beyond the budget keeps 8 bytes per line: 3,000 lines need 24K, and the
             // 35 KB input (plus 16 bytes per line) still exceeds 32K.
             let memory = if args.contains(&"-r") { "32K" } else { "1K" };
-            variants.push(vec!["shuffle", "--memory", memory, "-T", t]);
+            variants.push(vec![
+                "shuffle",
+                "--small-memory",
+                "--memory",
+                memory,
+                "-T",
+                t,
+            ]);
         }
         for prefix in variants {
             let all = [&prefix[..], &args[..]].concat();
@@ -271,7 +278,18 @@ fn output_file_may_be_the_input_on_both_paths() {
         std::fs::copy(&inp.lines, &target).unwrap();
         let t = target.to_str().unwrap();
         let dir = inp.dir.to_str().unwrap();
-        fairdeal(&["shuffle", "--memory", memory, "-T", dir, "-o", t, t]).ok();
+        fairdeal(&[
+            "shuffle",
+            "--small-memory",
+            "--memory",
+            memory,
+            "-T",
+            dir,
+            "-o",
+            t,
+            t,
+        ])
+        .ok();
         let written = std::fs::read(&target).unwrap();
         assert_eq!(
             sorted(records(&written, b'\n')),
@@ -370,7 +388,7 @@ fn repeat_beyond_the_budget_ends_quietly_and_cleanly() {
     let inp = inputs("repeat-external");
     let t = fresh_dir("repeat-external-T");
     let run = sh(&format!(
-        "\"$F\" shuffle -r --memory 32K -T '{}' '{}' | head -n 5000 | sort -u | wc -l",
+        "\"$F\" shuffle -r --small-memory --memory 32K -T '{}' '{}' | head -n 5000 | sort -u | wc -l",
         t.display(),
         inp.lines.display()
     ));
@@ -380,7 +398,17 @@ fn repeat_beyond_the_budget_ends_quietly_and_cleanly() {
     assert!(is_empty_dir(&t));
     let t_arg = t.to_str().unwrap();
     let lines = inp.lines.to_str().unwrap();
-    let line = fairdeal(&["shuffle", "-r", "--memory", "1K", "-T", t_arg, lines]).error();
+    let line = fairdeal(&[
+        "shuffle",
+        "-r",
+        "--small-memory",
+        "--memory",
+        "1K",
+        "-T",
+        t_arg,
+        lines,
+    ])
+    .error();
     assert!(line.contains("8 bytes per line"), "{line}");
     assert!(is_empty_dir(&t));
 }
@@ -414,12 +442,41 @@ fn the_output_depends_on_the_seed_and_budget_not_on_pipe_or_file() {
     let lines = inp.lines.to_str().unwrap();
     let text = std::fs::read(&inp.lines).unwrap();
     for memory in ["1K", "8K", "1G"] {
-        let file = fairdeal(&["shuffle", "--seed", "9", "--memory", memory, lines]).ok();
-        let pipe = fairdeal_with_input(&["shuffle", "--seed", "9", "--memory", memory], &text).ok();
+        let file = fairdeal(&[
+            "shuffle",
+            "--seed",
+            "9",
+            "--small-memory",
+            "--memory",
+            memory,
+            lines,
+        ])
+        .ok();
+        let pipe = fairdeal_with_input(
+            &[
+                "shuffle",
+                "--seed",
+                "9",
+                "--small-memory",
+                "--memory",
+                memory,
+            ],
+            &text,
+        )
+        .ok();
         assert_eq!(file.stdout, pipe.stdout, "--memory {memory}");
     }
     let small = fairdeal(&[
-        "shuffle", "--seed", "9", "--memory", "1K", "-e", "a", "b", "c",
+        "shuffle",
+        "--seed",
+        "9",
+        "--small-memory",
+        "--memory",
+        "1K",
+        "-e",
+        "a",
+        "b",
+        "c",
     ])
     .ok();
     let large = fairdeal(&[
@@ -505,7 +562,14 @@ fn a_signal_removes_the_temporary_files() {
     for (signal, number) in [("TERM", 15), ("INT", 2)] {
         let t = fresh_dir(&format!("signal-{signal}"));
         let mut child = Command::new(BIN)
-            .args(["shuffle", "--memory", "1K", "-T", t.to_str().unwrap()])
+            .args([
+                "shuffle",
+                "--small-memory",
+                "--memory",
+                "1K",
+                "-T",
+                t.to_str().unwrap(),
+            ])
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -560,7 +624,16 @@ fn faults_are_one_line_errors_that_leave_nothing_behind() {
     let lines = inp.lines.to_str().unwrap();
     // -T missing, or a file.
     for t in ["/nonexistent/tmp", lines] {
-        let line = fairdeal(&["shuffle", "--memory", "1K", "-T", t, lines]).error();
+        let line = fairdeal(&[
+            "shuffle",
+            "--small-memory",
+            "--memory",
+            "1K",
+            "-T",
+            t,
+            lines,
+        ])
+        .error();
         assert!(
             line.contains(&format!("cannot create a temporary file in '{t}'")),
             "{line}"
@@ -570,7 +643,7 @@ fn faults_are_one_line_errors_that_leave_nothing_behind() {
     let t = fresh_dir("faults-T");
     for memory in ["1G", "1K"] {
         let run = sh(&format!(
-            "exec \"$F\" shuffle --memory {memory} -T '{}' '{lines}' > /dev/full",
+            "exec \"$F\" shuffle --small-memory --memory {memory} -T '{}' '{lines}' > /dev/full",
             t.display()
         ));
         assert_eq!(run.status, Some(1));
@@ -589,7 +662,7 @@ fn faults_are_one_line_errors_that_leave_nothing_behind() {
     for memory in ["1G", "1K"] {
         std::fs::write(&out, b"previous content\n").unwrap();
         let run = sh(&format!(
-            "ulimit -f 10 && exec \"$F\" shuffle --memory {memory} -T '{}' -o '{}' '{lines}'",
+            "ulimit -f 10 && exec \"$F\" shuffle --small-memory --memory {memory} -T '{}' -o '{}' '{lines}'",
             t.display(),
             out.display()
         ));
@@ -613,7 +686,7 @@ fn a_closed_pipe_on_the_external_path_is_quiet_and_clean() {
     let inp = inputs("closed-pipe");
     let t = fresh_dir("closed-pipe-T");
     let run = sh(&format!(
-        "\"$F\" shuffle --memory 1K -T '{}' '{}' | head -c 10 >/dev/null; echo \"rc=$?\"",
+        "\"$F\" shuffle --small-memory --memory 1K -T '{}' '{}' | head -c 10 >/dev/null; echo \"rc=$?\"",
         t.display(),
         inp.lines.display()
     ));

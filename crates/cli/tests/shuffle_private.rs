@@ -305,7 +305,7 @@ fn sixteen_descriptors_are_enough_for_a_deep_external_shuffle() {
     let dir = fresh_dir("nofile");
     std::fs::write(dir.join("in.txt"), records(0, 100_000)).unwrap();
     std::fs::create_dir(dir.join("t")).unwrap();
-    let script = "exec \"$F\" shuffle --memory 4K -T t --seed 1 in.txt";
+    let script = "exec \"$F\" shuffle --small-memory --memory 4K -T t --seed 1 in.txt";
     let limited = sh(&format!("ulimit -n 16 && {script}"), &dir);
     assert_eq!(limited.status, Some(0), "{}", limited.stderr);
     assert!(limited.stderr.is_empty(), "{}", limited.stderr);
@@ -348,7 +348,7 @@ fn an_unusable_temporary_directory_is_named_once() {
     let dir = fresh_dir("unusable-T");
     std::fs::write(dir.join("in.txt"), records(0, 1000)).unwrap();
     let run = sh(
-        "exec \"$F\" shuffle --memory 1K -T /nonexistent/dir in.txt",
+        "exec \"$F\" shuffle --small-memory --memory 1K -T /nonexistent/dir in.txt",
         &dir,
     );
     assert_eq!(run.status, Some(1));
@@ -399,7 +399,7 @@ fn o_keeps_hard_links_and_the_mode_and_may_be_the_input() {
     // The output is also the input, on both paths (in memory, external).
     for memory in ["1G", "4K"] {
         let run = sh(
-            &format!("exec \"$F\" shuffle --memory {memory} -o a.txt a.txt"),
+            &format!("exec \"$F\" shuffle --small-memory --memory {memory} -o a.txt a.txt"),
             &dir,
         );
         assert_eq!(run.status, Some(0), "{}", run.stderr);
@@ -507,7 +507,15 @@ fn o_in_a_read_only_directory_writes_a_writable_file_in_place() {
     for memory in ["1G", "1K"] {
         std::fs::write(&file, &lines).unwrap();
         let args = [
-            "shuffle", "rd/w.txt", "-o", "rd/w.txt", "--memory", memory, "-T", "tmp",
+            "shuffle",
+            "rd/w.txt",
+            "-o",
+            "rd/w.txt",
+            "--small-memory",
+            "--memory",
+            memory,
+            "-T",
+            "tmp",
         ];
         as_nobody(&args, &dir).unwrap().ok();
         assert_eq!(

@@ -223,5 +223,15 @@ fn seeded_output_of_the_scatter_path_is_pinned() {
         ]
     );
     assert_eq!(scatter[196..], [55, 64, 191, 50]);
-    assert_eq!(scatter, run(&["shuffle", "--seed", "42", "--memory", "2K"]));
+    assert_eq!(
+        scatter,
+        run(&[
+            "shuffle",
+            "--seed",
+            "42",
+            "--small-memory",
+            "--memory",
+            "2K"
+        ])
+    );
 }

@@ -534,13 +534,22 @@ pub fn plan(request: &Request<'_>) -> Result<Plan, PlanError> {
     }
 }
 
-/// GNU shuf's plan: every record held, except for `-n K` (a reservoir sample, or a file small
-/// enough that GNU reads it whole) and ranges; refused before reading when a file alone is
-/// larger than the budget.
+/// The largest input GNU shuf reads whole even for `-n K` (coreutils' `RESERVOIR_MIN_INPUT`,
+/// `fairdeal_rng::GNU_RESERVOIR_MIN_INPUT`): `-n K` from a larger file, or from a stream of
+/// unknown size, samples a reservoir of at most K records instead.
+pub const GNU_READS_WHOLE: u64 = 8 * 1024 * 1024;
+
+/// GNU shuf's plan: every record held (within the budget), except for ranges and for `-n K`
+/// when GNU samples a reservoir (input of unknown size or above [`GNU_READS_WHOLE`]); refused
+/// before reading when the files alone are larger than the budget.
 fn plan_gnu(request: &Request<'_>) -> Result<Plan, PlanError> {
     let budget = request.budget;
-    let holds_all = matches!(request.source, Source::Records { .. })
-        && (request.head_count.is_none() || request.repeat);
+    // GNU reads every record unless it samples a reservoir: `-n K` (without `-r`) from a
+    // stream of unknown size or larger than `GNU_READS_WHOLE`.
+    let reservoir = request.head_count.is_some()
+        && !request.repeat
+        && !matches!(request.source, Source::Records { size_hint: Some(size) } if size <= GNU_READS_WHOLE);
+    let holds_all = matches!(request.source, Source::Records { .. }) && !reservoir;
     if !holds_all {
         return Ok(Plan::Gnu { load_limit: None });
     }
@@ -697,6 +706,7 @@ mod tests {
     use super::*;
 
     const GIB: u64 = 1 << 30;
+    const MIB: u64 = 1 << 20;
 
     fn budget(bytes: u64) -> MemoryBudget {
         MemoryBudget::new(bytes).unwrap()
@@ -1125,6 +1135,35 @@ mod tests {
             ..lines(Some(100 * GIB), GIB)
         };
         assert_eq!(gnu(sample), Ok(Plan::Gnu { load_limit: None }));
+        let from_pipe = Request {
+            head_count: Some(5),
+            ..lines(None, MIB)
+        };
+        assert_eq!(gnu(from_pipe), Ok(Plan::Gnu { load_limit: None }));
+        // Probe row P9: -n K from a file of at most 8 MiB, which GNU reads whole, holds it
+        // within the budget, and is refused when the file is larger than the budget (on main
+        // it was planned as holding at most K records, and held the whole file past it).
+        let small_file = |size, budget| Request {
+            head_count: Some(3),
+            ..lines(Some(size), budget)
+        };
+        assert_eq!(
+            gnu(small_file(GNU_READS_WHOLE, GNU_READS_WHOLE)),
+            Ok(Plan::Gnu {
+                load_limit: Some(budget(GNU_READS_WHOLE))
+            })
+        );
+        assert_eq!(
+            gnu(small_file(GNU_READS_WHOLE, MIB)),
+            Err(PlanError::GnuBeyondBudget {
+                budget: budget(MIB),
+                size: Some(GNU_READS_WHOLE),
+            })
+        );
+        assert_eq!(
+            gnu(small_file(GNU_READS_WHOLE + 1, MIB)),
+            Ok(Plan::Gnu { load_limit: None })
+        );
         assert_eq!(
             gnu(range(1, 1 << 64, 1024)),
             Ok(Plan::Gnu { load_limit: None })

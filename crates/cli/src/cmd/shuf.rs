@@ -349,14 +349,17 @@ impl Options {
                 // GNU reads a count too large for its integers as "no limit".
                 Count::Overflow => {}
                 Count::Invalid => {
-                    return Err(fail(format!("invalid line count: {}", quote(&text))));
+                    return Err(fail(format!(
+                        "invalid line count: {}",
+                        quote(value.as_encoded_bytes())
+                    )));
                 }
             },
             'i' => {
                 if self.range.is_some() {
                     return Err(fail("multiple -i options specified".to_owned()));
                 }
-                self.range = Some(parse_gnu_range(&text).map_err(fail)?);
+                self.range = Some(parse_gnu_range(value.as_encoded_bytes()).map_err(fail)?);
             }
             'o' => {
                 if self.output.as_ref().is_some_and(|o| *o != value) {
@@ -390,7 +393,7 @@ impl Options {
         if let Some(extra) = extra {
             return Err(usage(format!(
                 "extra operand {}",
-                quote(&extra.to_string_lossy())
+                quote(extra.as_encoded_bytes())
             )));
         }
         let input = match self.range {
@@ -432,12 +435,14 @@ fn parse_count(text: &str) -> Count {
 /// `-i LO-HI` as GNU reads it: split at the first `-`, each side a number as [`parse_count`]
 /// reads it, and `LO <= HI + 1` with at most `2^64 - 1` numbers. The message names the part
 /// that is wrong, as GNU's does.
-pub(crate) fn parse_gnu_range(text: &str) -> Result<(u64, u64), String> {
-    let invalid = |part: &str| format!("invalid input range: {}", quote(part));
-    let Some((lo, hi)) = text.split_once('-') else {
+pub(crate) fn parse_gnu_range(text: &[u8]) -> Result<(u64, u64), String> {
+    let invalid = |part: &[u8]| format!("invalid input range: {}", quote(part));
+    let Some(dash) = text.iter().position(|&b| b == b'-') else {
         return Err(invalid(text));
     };
-    let number = |part: &str| match parse_count(part) {
+    let (lo, hi) = (&text[..dash], &text[dash + 1..]);
+    // A part that is not UTF-8 is not a number either.
+    let number = |part: &[u8]| match std::str::from_utf8(part).map_or(Count::Invalid, parse_count) {
         Count::Value(v) => Ok(v),
         Count::Overflow => Err(format!(
             "{}: Value too large for defined data type",
@@ -454,23 +459,102 @@ pub(crate) fn parse_gnu_range(text: &str) -> Result<(u64, u64), String> {
     }
 }
 
-/// GNU's `quote` in the C locale: 'text'.
-fn quote(text: &str) -> String {
-    format!("'{text}'")
+/// GNU's `quote` in the C locale (gnulib's `locale_quoting_style`): `'text'`, with `\'`,
+/// `\\`, C escapes for control characters and octal (`\377`) for every other byte that is
+/// not printable ASCII.
+fn quote(text: &[u8]) -> String {
+    let mut out = String::from("'");
+    for (i, &c) in text.iter().enumerate() {
+        match c {
+            0 if text.get(i + 1).is_some_and(u8::is_ascii_digit) => out.push_str("\\000"),
+            0 => out.push_str("\\0"),
+            b'\'' | b'\\' => {
+                out.push('\\');
+                out.push(char::from(c));
+            }
+            _ => push_c_byte(&mut out, c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
-/// GNU's `quotef` for file names: bare when the shell would read it as is, else quoted.
+/// One byte as C escapes it: `\n` and the other letter escapes, printable ASCII as itself,
+/// anything else in octal.
+fn push_c_byte(out: &mut String, c: u8) {
+    let letter = match c {
+        7 => 'a',
+        8 => 'b',
+        b'\t' => 't',
+        b'\n' => 'n',
+        11 => 'v',
+        12 => 'f',
+        b'\r' => 'r',
+        b' '..=b'~' => {
+            out.push(char::from(c));
+            return;
+        }
+        _ => {
+            out.push_str(&format!("\\{c:03o}"));
+            return;
+        }
+    };
+    out.push('\\');
+    out.push(letter);
+}
+
+/// GNU's `quotef` for file names in the C locale (gnulib's `shell_escape_quoting_style`, with
+/// `:` quoted): bare when a shell reads it as is, else in single quotes, with `'\''` for a
+/// quote and `'$'\377''` for a byte that is not printable ASCII; a name whose only trouble is a
+/// `'` is double-quoted (`"a'b"`). Each case is checked against coreutils 9.1.
 fn quotef(name: &Path) -> String {
-    let text = name.to_string_lossy();
-    let plain = !text.is_empty()
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_./,:+@%^=-".contains(&b));
-    if plain {
-        text.into_owned()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
+    let bytes = name.as_os_str().as_encoded_bytes();
+    let len = bytes.len();
+    // Printable ASCII that needs no quotes where it stands.
+    let bare = |i: usize, c: u8| match c {
+        b'{' | b'}' => len != 1,
+        b'#' | b'~' => i != 0,
+        b'%' | b'+' | b',' | b'-' | b'.' | b'/' | b']' | b'_' | b'@' => true,
+        _ => c.is_ascii_alphanumeric(),
+    };
+    if len > 0 && bytes.iter().enumerate().all(|(i, &c)| bare(i, c)) {
+        return String::from_utf8_lossy(bytes).into_owned();
     }
+    // Double quotes read the same to a shell and to C when every byte is printable ASCII and
+    // none is special inside them.
+    let c_and_shell = |i: usize, c: u8| match c {
+        b'{' | b'}' => len == 1,
+        b'#' | b'~' => i == 0,
+        b' ' | b'\'' => true,
+        _ => (b' '..=b'~').contains(&c) && !b"!\"$&()*;<=>?[\\^`|".contains(&c),
+    };
+    if bytes.contains(&b'\'') && bytes.iter().enumerate().all(|(i, &c)| c_and_shell(i, c)) {
+        return format!("\"{}\"", String::from_utf8_lossy(bytes));
+    }
+    let mut out = String::from("'");
+    // Inside `$'...'` (after a byte that needed an escape).
+    let mut escaping = false;
+    for &c in bytes {
+        let escaped = !(b' '..=b'~').contains(&c);
+        if escaped && !escaping {
+            out.push_str("'$'");
+            escaping = true;
+        } else if !escaped && escaping && c != b'\'' {
+            out.push_str("''");
+            escaping = false;
+        }
+        match c {
+            b'\'' => {
+                out.push_str("'\\''");
+                escaping = false;
+            }
+            0 => out.push_str("\\0"),
+            _ if escaped => push_c_byte(&mut out, c),
+            _ => out.push(char::from(c)),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// An I/O error's text as `strerror` gives it ("No such file or directory").
@@ -529,10 +613,10 @@ impl Source {
 
     /// GNU's message for a failed draw.
     fn error(&self, err: GnuError) -> anyhow::Error {
-        let name = self
-            .name
-            .as_ref()
-            .map_or_else(|| "getrandom".to_owned(), |p| quote(&p.to_string_lossy()));
+        let name = self.name.as_ref().map_or_else(
+            || "getrandom".to_owned(),
+            |p| quote(p.as_os_str().as_encoded_bytes()),
+        );
         match err {
             GnuError::EndOfFile => anyhow!("{name}: end of file"),
             GnuError::Read(e) => anyhow!("{name}: read error: {}", strerror(&e)),
@@ -1040,11 +1124,14 @@ mod tests {
 
     #[test]
     fn ranges_read_as_coreutils_reads_them() {
-        assert_eq!(parse_gnu_range(" 1-+3"), Ok((1, 3)));
-        assert_eq!(parse_gnu_range("3-2"), Ok((3, 2)));
+        assert_eq!(parse_gnu_range(b" 1-+3"), Ok((1, 3)));
+        assert_eq!(parse_gnu_range(b"3-2"), Ok((3, 2)));
         let max = u64::MAX;
-        assert_eq!(parse_gnu_range(&format!("{max}-{max}")), Ok((max, max)));
-        assert_eq!(parse_gnu_range(&format!("1-{max}")), Ok((1, max)));
+        assert_eq!(
+            parse_gnu_range(format!("{max}-{max}").as_bytes()),
+            Ok((max, max))
+        );
+        assert_eq!(parse_gnu_range(format!("1-{max}").as_bytes()), Ok((1, max)));
         let cases = [
             ("1", "invalid input range: '1'"),
             ("1 -3", "invalid input range: '1 '"),
@@ -1053,13 +1140,55 @@ mod tests {
             ("5-3", "invalid input range: '5-3'"),
         ];
         for (text, message) in cases {
-            assert_eq!(parse_gnu_range(text).unwrap_err(), message, "{text}");
+            assert_eq!(
+                parse_gnu_range(text.as_bytes()).unwrap_err(),
+                message,
+                "{text}"
+            );
         }
-        assert!(parse_gnu_range(&format!("0-{max}")).is_err());
+        assert!(parse_gnu_range(format!("0-{max}").as_bytes()).is_err());
         assert!(
-            parse_gnu_range("5-18446744073709551616")
+            parse_gnu_range(b"5-18446744073709551616")
                 .unwrap_err()
                 .ends_with("'18446744073709551616': Value too large for defined data type")
+        );
+    }
+
+    /// Probe row P7: names and values that are not printable ASCII are quoted as coreutils
+    /// 9.1 quotes them in the C locale (each expected text is GNU's own output), not
+    /// replaced by U+FFFD.
+    #[test]
+    fn quoting_is_gnus() {
+        let cases: [(&[u8], &str); 19] = [
+            (b"\xff.txt", r"''$'\377''.txt'"),
+            (b"a\tb", r"'a'$'\t''b'"),
+            (b"a'b", r#""a'b""#),
+            (b"a b", "'a b'"),
+            (b"\x01x", r"''$'\001''x'"),
+            (b"a\nb", r"'a'$'\n''b'"),
+            ("\u{e9}.txt".as_bytes(), r"''$'\303\251''.txt'"),
+            (b"~x", "'~x'"),
+            (b"a~", "a~"),
+            (b"a!", "'a!'"),
+            (b"{a", "{a"),
+            (b"{", "'{'"),
+            (b"\xff'", r"''$'\377'\'''"),
+            (b"a:b", "'a:b'"),
+            (b"a=b", "'a=b'"),
+            (b"a^b", "'a^b'"),
+            (b"", "''"),
+            (b"a\\b", r"'a\b'"),
+            (b"o\xff/x", r"'o'$'\377''/x'"),
+        ];
+        for (name, gnu) in cases {
+            use std::os::unix::ffi::OsStrExt as _;
+            assert_eq!(quotef(Path::new(OsStr::from_bytes(name))), gnu, "{name:?}");
+        }
+        assert_eq!(quote(b"e\xff:"), r"'e\377:'");
+        assert_eq!(quote(b"e'x"), r"'e\'x'");
+        assert_eq!(
+            parse_gnu_range(b"\xff-3").unwrap_err(),
+            r"invalid input range: '\377'"
         );
     }
 

@@ -18,7 +18,9 @@
 //!
 //! Before anything is staged, an existing target (or one a dangling link points at) is opened
 //! for writing through FILE, so the kernel refuses what it would refuse GNU's `open` (a
-//! write-protected file, a link `fs.protected_symlinks` forbids to follow).
+//! write-protected file, a link `fs.protected_symlinks` forbids to follow). The target's path
+//! is then read from that descriptor (`/proc/self/fd/N`) and checked by device and inode,
+//! never worked out by following the links again; without `/proc` it is written in place.
 //!
 //! A non-regular FILE (`/dev/null`, a FIFO) is written directly. Messages name FILE as the
 //! user wrote it, never a staging file.
@@ -34,9 +36,6 @@ use super::cleanup;
 
 /// Buffer between the shuffle and the output.
 const CAPACITY: usize = 64 * 1024;
-
-/// The most symbolic links followed from `-o FILE` (Linux's own limit).
-const MAX_LINKS: usize = 40;
 
 /// The output of one run. Nothing written to `-o FILE` counts until [`Output::commit`].
 pub(crate) enum Output {
@@ -58,7 +57,7 @@ pub(crate) enum Output {
 pub(crate) struct Target {
     /// As the user wrote it, for messages.
     shown: PathBuf,
-    /// After following symbolic links.
+    /// Where the kernel opened it (its links followed), or FILE when new.
     real: PathBuf,
     existing: Option<Metadata>,
 }
@@ -82,23 +81,24 @@ impl Target {
     }
 }
 
-/// `path` with every symbolic link of its last component followed (a dangling link gives
-/// the path it points at, to be created).
-fn resolve(path: &Path) -> io::Result<PathBuf> {
-    let mut current = path.to_path_buf();
-    for _ in 0..MAX_LINKS {
-        match std::fs::symlink_metadata(&current) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                let next = std::fs::read_link(&current)?;
-                current = match current.parent() {
-                    Some(dir) if next.is_relative() => dir.join(next),
-                    _ => next,
-                };
-            }
-            _ => return Ok(current),
-        }
+/// The path at which the kernel opened `file` (`/proc/self/fd/N`: every link resolved by the
+/// kernel's own walk, with its protections), checked to still name that file (device and
+/// inode), so a link swapped or a file renamed after the open is refused, not followed.
+fn opened_path(file: &File) -> io::Result<Option<PathBuf>> {
+    use std::os::fd::AsRawFd as _;
+    let Ok(path) = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) else {
+        // No /proc: the caller writes through the name, in place.
+        return Ok(None);
+    };
+    let opened = file.metadata()?;
+    let same = std::fs::symlink_metadata(&path)
+        .is_ok_and(|named| (named.dev(), named.ino()) == (opened.dev(), opened.ino()));
+    if !same {
+        return Err(io::Error::other(
+            "it was moved or replaced while it was opened",
+        ));
     }
-    Err(io::Error::from_raw_os_error(40)) // ELOOP
+    Ok(Some(path))
 }
 
 impl Output {
@@ -126,25 +126,41 @@ impl Output {
             )));
         };
         let cannot = || format!("cannot create output file '{}'", path.display());
-        let real = resolve(path).with_context(cannot)?;
-        let mut existing = std::fs::metadata(&real).ok();
-        // The kernel opens the target first, as GNU's `open` does: the file's permissions and
-        // the kernel's link protections (`fs.protected_symlinks`) apply, which a staged file
-        // renamed over the target (or linked in where a symbolic link points) would bypass. A
-        // write-protected file is refused; a dangling link is created through, as by `open`.
+        // The kernel opens an existing target (or creates the one a dangling link points at)
+        // first, as GNU's `open` does: the file's permissions and the kernel's link
+        // protections (`fs.protected_symlinks`) apply, which a staged file renamed over the
+        // target would bypass. Where it opened is then read from the descriptor, never by
+        // following the links again.
         let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-        if existing.as_ref().is_some_and(Metadata::is_file) || (existing.is_none() && link) {
-            File::options()
+        let existing = std::fs::metadata(path).ok();
+        if existing.as_ref().is_some_and(|m| !m.is_file()) {
+            let file = File::create(path).with_context(cannot)?;
+            return Ok(Self::Direct(BufWriter::with_capacity(CAPACITY, file)));
+        }
+        let (real, existing) = if existing.is_some() || link {
+            let file = File::options()
                 .write(true)
                 .create(existing.is_none())
                 .open(path)
                 .with_context(cannot)?;
-            existing = std::fs::metadata(&real).ok();
-        }
-        if existing.as_ref().is_some_and(|m| !m.is_file()) {
-            let file = File::create(&real).with_context(cannot)?;
-            return Ok(Self::Direct(BufWriter::with_capacity(CAPACITY, file)));
-        }
+            let meta = file.metadata().with_context(cannot)?;
+            if !meta.is_file() {
+                return Ok(Self::Direct(BufWriter::with_capacity(CAPACITY, file)));
+            }
+            match opened_path(&file).with_context(cannot)? {
+                Some(real) => (real, Some(meta)),
+                None => {
+                    let target = Target {
+                        shown: path.to_path_buf(),
+                        real: path.to_path_buf(),
+                        existing: Some(meta),
+                    };
+                    return Ok(Self::InPlace { file: None, target });
+                }
+            }
+        } else {
+            (path.to_path_buf(), None)
+        };
         cleanup::install()?;
         let target = Target {
             shown: path.to_path_buf(),
@@ -324,5 +340,32 @@ impl Write for Output {
             Self::Staged { file, .. } => file.flush(),
             Self::InPlace { file, .. } => file.as_mut().map_or(Ok(()), Write::flush),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Probe row P4: the target is the file the kernel opened, even when the link is swapped
+    /// right after the open, where following the link again by name reaches another file.
+    #[test]
+    fn the_target_is_the_file_the_kernel_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = std::fs::canonicalize(dir.path()).unwrap();
+        let (a, b, out) = (dir.join("a"), dir.join("b"), dir.join("out"));
+        std::fs::write(&a, b"a").unwrap();
+        std::fs::write(&b, b"b").unwrap();
+        std::os::unix::fs::symlink(&a, &out).unwrap();
+        let file = File::options().write(true).open(&out).unwrap();
+        std::fs::remove_file(&out).unwrap();
+        std::os::unix::fs::symlink(&b, &out).unwrap();
+        assert_eq!(opened_path(&file).unwrap(), Some(a.clone()));
+        // Negative control: following the link by name now reaches the other file.
+        assert_eq!(std::fs::canonicalize(&out).unwrap(), b);
+        // A file replaced under its name after the open is refused.
+        std::fs::remove_file(&a).unwrap();
+        std::fs::write(&a, b"new").unwrap();
+        assert!(opened_path(&file).is_err());
     }
 }
