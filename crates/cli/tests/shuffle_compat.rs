@@ -508,6 +508,7 @@ fn the_external_path_is_uniform_over_seeds() {
         let seed = seed.to_string();
         let run = fairdeal(&[
             "shuffle",
+            "--small-memory",
             "--memory",
             "1K",
             "-T",
