@@ -83,6 +83,8 @@ mod count;
 mod dealer;
 mod exact;
 mod game;
+#[cfg(feature = "serde")]
+mod json;
 mod rules;
 mod shoe;
 mod sim;
@@ -98,6 +100,8 @@ pub use exact::{
 };
 pub use fairdeal_core::{Shard, ShardError, Shuffler};
 pub use game::Counts;
+#[cfg(feature = "serde")]
+pub use json::SimDocError;
 pub use rules::{
     DoubleRule, HoleCard, ParseRuleError, Payout, Penetration, Rules, RulesError, Surrender,
 };

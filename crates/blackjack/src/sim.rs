@@ -2,8 +2,7 @@
 
 use core::ops::Range;
 
-use fairdeal_core::{Rng, Shard, ShardError, Shuffler, stream_seed};
-use rayon::prelude::*;
+use fairdeal_core::{Chunk, ChunkPlan, ChunkWork, Rng, Shard, ShardError, Shuffler, run_parallel};
 
 use crate::count::{Betting, hi_lo_tag, true_count_floor};
 use crate::exact::CompositionStrategy;
@@ -20,9 +19,9 @@ use crate::strategy::Strategy;
 pub const CHUNK_ROUNDS: u64 = 1 << 16;
 
 /// What a progress callback receives: the number of rounds a chunk just finished. It is called
-/// from any worker thread, once per chunk, and never changes a result (the same shape as
-/// `fairdeal-poker`'s `Progress`).
-pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
+/// from any worker thread, once per chunk, and never changes a result (the chunk driver's,
+/// [`fairdeal_core::Progress`], as in `fairdeal-poker`).
+pub use fairdeal_core::Progress;
 
 /// What to simulate: the named arguments of [`simulate`] and [`simulate_chunks`] (so the round
 /// count and the seed cannot be swapped silently).
@@ -73,7 +72,13 @@ impl core::fmt::Debug for SimConfig<'_> {
 impl SimConfig<'_> {
     /// Number of chunks the run is split into.
     pub fn chunks(&self) -> u64 {
-        self.rounds.div_ceil(CHUNK_ROUNDS)
+        self.plan().chunks()
+    }
+
+    /// The run's layout for the chunk driver: `rounds` in chunks of [`CHUNK_ROUNDS`], chunk
+    /// `c` seeded with `stream_seed(seed, c)`.
+    pub fn plan(&self) -> ChunkPlan {
+        ChunkPlan::new(self.rounds, CHUNK_ROUNDS, self.seed)
     }
 
     /// The chunks `shard` runs ([`Shard::chunk_range`] of [`chunks`](SimConfig::chunks)), to
@@ -416,16 +421,15 @@ impl SimResult {
         counts: Counts,
         sums: SimSums,
     ) -> Result<SimResult, SimError> {
-        let total = config.chunks();
-        if chunks.start >= chunks.end || chunks.end > total {
+        let plan = config.plan();
+        if !plan.holds(&chunks) {
             return Err(SimError::BadChunkRange {
                 start: chunks.start,
                 end: chunks.end,
-                chunks: total,
+                chunks: plan.chunks(),
             });
         }
-        let rounds = chunks.end.saturating_mul(CHUNK_ROUNDS).min(config.rounds)
-            - chunks.start * CHUNK_ROUNDS;
+        let rounds = plan.units_in(&chunks);
         if let Some(why) = impossible_tallies(&counts, &sums, rounds, rules, &config.betting) {
             return Err(SimError::Tallies {
                 start: chunks.start,
@@ -656,6 +660,50 @@ where
     )
 }
 
+/// One chunk of a simulation: its rounds played from a fresh shoe.
+struct PlayRounds<'a, S, F> {
+    engine: &'a Engine<'a>,
+    rules: crate::Rules,
+    betting: &'a Betting,
+    shuffler: &'a S,
+    make_rng: F,
+}
+
+impl<S, R, F> ChunkWork for PlayRounds<'_, S, F>
+where
+    S: Shuffler + Clone,
+    R: Rng,
+    F: Fn(u64) -> R,
+{
+    type Tally = (Counts, Sums);
+    type Error = SimError;
+
+    fn empty(&self) -> (Counts, Sums) {
+        (Counts::default(), Sums::default())
+    }
+
+    fn run(&self, chunk: &Chunk, tally: &mut (Counts, Sums)) -> Result<(), SimError> {
+        let mut rng = (self.make_rng)(chunk.seed);
+        let mut shoe = ValueShoe::values(&self.rules, self.shuffler.clone())?;
+        let seats = u64::from(self.rules.seats);
+        let (counts, sums) = play_chunk(
+            self.engine,
+            &mut shoe,
+            &mut rng,
+            chunk.units,
+            self.betting,
+            seats,
+        );
+        self.merge(tally, (counts, sums));
+        Ok(())
+    }
+
+    fn merge(&self, into: &mut (Counts, Sums), later: (Counts, Sums)) {
+        into.0.merge(&later.0);
+        into.1.merge(&later.1);
+    }
+}
+
 fn run_chunks<S, R, F>(
     engine: &Engine<'_>,
     rules: crate::Rules,
@@ -672,43 +720,28 @@ where
     if config.rounds == 0 {
         return Err(SimError::NoRounds);
     }
-    let total = config.chunks();
-    if chunks.start >= chunks.end || chunks.end > total {
+    let plan = config.plan();
+    if !plan.holds(&chunks) {
         return Err(SimError::BadChunkRange {
             start: chunks.start,
             end: chunks.end,
-            chunks: total,
+            chunks: plan.chunks(),
         });
     }
     if let Betting::HiLo(ramp) = &config.betting {
         ramp.validate()?;
     }
     rules.validate()?;
-    let seats = u64::from(rules.seats);
-    let run = |c: u64| -> Result<(Counts, Sums), SimError> {
-        let rounds = CHUNK_ROUNDS.min(config.rounds - c * CHUNK_ROUNDS);
-        let mut rng = make_rng(stream_seed(config.seed, c));
-        let mut shoe = ValueShoe::values(&rules, shuffler.clone())?;
-        let out = play_chunk(engine, &mut shoe, &mut rng, rounds, &config.betting, seats);
-        if let Some(progress) = config.progress {
-            progress(rounds);
-        }
-        Ok(out)
-    };
-    let combine = |a: Result<(Counts, Sums), SimError>, b: Result<(Counts, Sums), SimError>| {
-        let (mut ca, mut sa) = a?;
-        let (cb, sb) = b?;
-        ca.merge(&cb);
-        sa.merge(&sb);
-        Ok((ca, sa))
+    let work = PlayRounds {
+        engine,
+        rules,
+        betting: &config.betting,
+        shuffler,
+        make_rng,
     };
     // Integer sums: any split of the chunks over any number of threads, reduced in any order,
     // gives the same result.
-    let (counts, sums) = chunks
-        .clone()
-        .into_par_iter()
-        .map(run)
-        .reduce(|| Ok((Counts::default(), Sums::default())), combine)?;
+    let (counts, sums) = run_parallel(&work, &plan, chunks.clone(), config.progress)?;
     Ok(SimResult {
         seed: config.seed,
         configured_rounds: config.rounds,

@@ -47,8 +47,9 @@ assert_eq!(sorted, (0..52).collect::<Vec<u32>>());
 
 # `no_std`
 
-The crate is `#![no_std]` and needs only `alloc` (for [`Shuffler::shuffled`]'s `Vec`); it has
-no features to switch.
+The crate is `#![no_std]` and needs only `alloc` (for [`Shuffler::shuffled`]'s `Vec`). Its one
+feature, `rayon`, adds `run_parallel`, the chunk-seeded driver on a rayon pool (rayon needs
+std); without it the serial driver [`run_serial`] is there.
 */
 #![no_std]
 #![forbid(unsafe_code)]
@@ -63,6 +64,7 @@ pub struct ReadmeDoctests;
 extern crate alloc;
 
 mod batched;
+mod chunks;
 mod error;
 mod info;
 mod sample;
@@ -71,6 +73,9 @@ mod shuffler;
 mod stream;
 
 pub use batched::{BatchError, Batched};
+#[cfg(feature = "rayon")]
+pub use chunks::run_parallel;
+pub use chunks::{Chunk, ChunkPlan, ChunkWork, Progress, run_serial};
 pub use error::ShuffleError;
 pub use info::{AlgorithmInfo, Complexity};
 pub use rand_core::{self, Rng, SeedableRng};

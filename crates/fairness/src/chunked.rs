@@ -1,6 +1,6 @@
 //! Chunk-seeded runs of the shuffling tests: the same counts on one process or many.
 
-use fairdeal_core::{Rng, Shard, Shuffler, stream_seed};
+use fairdeal_core::{Chunk, ChunkPlan, ChunkWork, Rng, Shard, Shuffler, run_serial};
 
 use crate::permutation::{
     MAX_PERMUTATION_N, MIN_PERMUTATION_N, PermutationTally, permutation_report,
@@ -41,7 +41,13 @@ pub struct ChunkedRun {
 impl ChunkedRun {
     /// Chunks in the whole run.
     pub fn chunks(&self) -> u64 {
-        self.trials.div_ceil(CHUNK_TRIALS)
+        self.plan().chunks()
+    }
+
+    /// The run's layout for the chunk driver: `trials` in chunks of [`CHUNK_TRIALS`], chunk
+    /// `c` seeded with `stream_seed(seed, c)`.
+    pub fn plan(&self) -> ChunkPlan {
+        ChunkPlan::new(self.trials, CHUNK_TRIALS, self.seed)
     }
 }
 
@@ -87,43 +93,105 @@ fn cells(test: TestKind, n: usize) -> Result<usize, FairnessError> {
 pub fn chunk_seeded_test<S, R, F>(
     shuffler: &S,
     run: &ChunkedRun,
-    mut make_rng: F,
+    make_rng: F,
 ) -> Result<FairnessReport, FairnessError>
 where
     S: Shuffler + ?Sized,
     R: Rng,
-    F: FnMut(u64) -> R,
+    F: Fn(u64) -> R,
 {
     let cells = cells(run.test, run.n)?;
     check_trials(run.trials, run.n)?;
-    let chunks = run.chunks();
+    let plan = run.plan();
     let range = match run.shard {
-        Some(shard) => shard
-            .chunk_range(chunks)
+        Some(shard) => plan
+            .shard_range(Some(shard))
             .map_err(|_| FairnessError::TooManyShards {
                 shards: shard.count(),
-                chunks,
+                chunks: plan.chunks(),
             })?,
-        None => 0..chunks,
+        None => 0..plan.chunks(),
     };
+    let done = plan.units_in(&range);
     // One tally over every chunk of the range, each chunk on its own seeded stream.
-    let mut tally: Box<dyn Tally> = match run.test {
-        TestKind::Permutation => Box::new(PermutationTally::new(run.n)?),
-        _ => Box::new(PositionTally::new(run.n)?),
+    let counts = match run.test {
+        TestKind::Permutation => {
+            let work = ShuffleChunks::new(shuffler, make_rng, run.n, PermutationTally::new(run.n)?);
+            run_serial(&work, &plan, range, None)?.report()?.counts
+        }
+        _ => {
+            let work = ShuffleChunks::new(shuffler, make_rng, run.n, PositionTally::new(run.n)?);
+            run_serial(&work, &plan, range, None)?.report()?.counts
+        }
     };
-    let mut done = 0;
-    for chunk in range {
-        let trials = CHUNK_TRIALS.min(run.trials - chunk * CHUNK_TRIALS);
-        let mut rng = make_rng(stream_seed(run.seed, chunk));
-        tally_shuffles(tally.as_mut(), run.n, trials, |deck| {
-            shuffler.shuffle(deck, &mut rng);
-            Ok(())
-        })?;
-        done += trials;
-    }
-    let counts = tally.report()?.counts;
     debug_assert_eq!(counts.len(), cells);
     report_from_counts(run.test, run.n, done, counts)
+}
+
+/// A whole-permutation tally the chunk driver can merge: the permutation and the position
+/// test's.
+trait ChunkTally: Tally + Clone {
+    /// Adds `later`'s counts.
+    fn merge(&mut self, later: &Self);
+}
+
+impl ChunkTally for PermutationTally {
+    fn merge(&mut self, later: &Self) {
+        PermutationTally::merge(self, later);
+    }
+}
+
+impl ChunkTally for PositionTally {
+    fn merge(&mut self, later: &Self) {
+        PositionTally::merge(self, later);
+    }
+}
+
+/// One chunk of [`chunk_seeded_test`]: its shuffles of `[0, n)`, each counted into a `T`.
+struct ShuffleChunks<'a, S: ?Sized, F, T> {
+    shuffler: &'a S,
+    make_rng: F,
+    n: usize,
+    /// An empty tally of the test's shape.
+    empty: T,
+}
+
+impl<'a, S: ?Sized, F, T> ShuffleChunks<'a, S, F, T> {
+    fn new(shuffler: &'a S, make_rng: F, n: usize, empty: T) -> Self {
+        ShuffleChunks {
+            shuffler,
+            make_rng,
+            n,
+            empty,
+        }
+    }
+}
+
+impl<S, R, F, T> ChunkWork for ShuffleChunks<'_, S, F, T>
+where
+    S: Shuffler + ?Sized,
+    R: Rng,
+    F: Fn(u64) -> R,
+    T: ChunkTally,
+{
+    type Tally = T;
+    type Error = FairnessError;
+
+    fn empty(&self) -> T {
+        self.empty.clone()
+    }
+
+    fn run(&self, chunk: &Chunk, tally: &mut T) -> Result<(), FairnessError> {
+        let mut rng = (self.make_rng)(chunk.seed);
+        tally_shuffles(tally, self.n, chunk.units, |deck| {
+            self.shuffler.shuffle(deck, &mut rng);
+            Ok(())
+        })
+    }
+
+    fn merge(&self, into: &mut T, later: T) {
+        into.merge(&later);
+    }
 }
 
 /// The report of the permutation test (`counts[rank]`, `n!` cells) or the position test
@@ -207,6 +275,33 @@ mod tests {
             }
             assert_eq!(report_from_counts(test, n, done, counts).unwrap(), whole);
         }
+    }
+
+    /// The driver's merge of two chunk ranges' tallies is the tally of both ranges.
+    #[test]
+    fn merged_chunk_tallies_are_the_whole_range() {
+        let run = ChunkedRun {
+            test: TestKind::Position,
+            n: 5,
+            trials: 3 * CHUNK_TRIALS,
+            seed: 3,
+            shard: None,
+        };
+        let plan = run.plan();
+        let inplace = fairdeal_inplace::Inplace::new();
+        let empty = PermutationTally::new(5).unwrap();
+        let work = ShuffleChunks::new(&inplace, rand_pcg::Pcg64::seed_from_u64, 5, empty);
+        let whole = run_serial(&work, &plan, 0..3, None).unwrap();
+        let mut first = run_serial(&work, &plan, 0..1, None).unwrap();
+        work.merge(&mut first, run_serial(&work, &plan, 1..3, None).unwrap());
+        assert_eq!(first.report().unwrap(), whole.report().unwrap());
+        let empty = PositionTally::new(5).unwrap();
+        let work = ShuffleChunks::new(&inplace, rand_pcg::Pcg64::seed_from_u64, 5, empty);
+        let whole = run_serial(&work, &plan, 0..3, None).unwrap();
+        let mut first = run_serial(&work, &plan, 0..2, None).unwrap();
+        work.merge(&mut first, run_serial(&work, &plan, 2..3, None).unwrap());
+        assert_eq!(first.report().unwrap(), whole.report().unwrap());
+        assert_eq!(whole.trials(), 3 * CHUNK_TRIALS);
     }
 
     #[test]

@@ -155,6 +155,15 @@ impl PermutationTally {
         self.trials
     }
 
+    /// Adds the counts of `later`, a tally of the same shape (the chunk driver's merge).
+    pub(crate) fn merge(&mut self, later: &Self) {
+        debug_assert_eq!(self.counts.len(), later.counts.len());
+        for (sum, c) in self.counts.iter_mut().zip(&later.counts) {
+            *sum += c;
+        }
+        self.trials += later.trials;
+    }
+
     /// The permutation test's report over the orders counted so far.
     ///
     /// # Errors

@@ -241,6 +241,15 @@ impl PositionTally {
         self.trials
     }
 
+    /// Adds the counts of `later`, a tally of the same shape (the chunk driver's merge).
+    pub(crate) fn merge(&mut self, later: &Self) {
+        debug_assert_eq!(self.counts.len(), later.counts.len());
+        for (sum, c) in self.counts.iter_mut().zip(&later.counts) {
+            *sum += c;
+        }
+        self.trials += later.trials;
+    }
+
     /// The position test's report (`(n - 1)²` degrees of freedom; `(n - 1)·k` for a prefix).
     ///
     /// # Errors

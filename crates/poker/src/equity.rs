@@ -4,7 +4,7 @@ use core::fmt;
 use core::str::FromStr;
 
 use fairdeal_cards::{Card, CardError, CardSet, parse_cards};
-use fairdeal_core::{Rng, Shard, Shuffler, stream_seed};
+use fairdeal_core::{Chunk, ChunkPlan, ChunkWork, Rng, Shard, Shuffler, run_parallel};
 use rayon::prelude::*;
 
 use crate::eval::{Acc, Tables, tables};
@@ -603,37 +603,68 @@ where
         });
     }
     let (lay, board) = layout(spot);
-    let need = spot.to_deal();
-    let board_need = 5 - spot.board.len();
-    let chunks = trials.div_ceil(EQUITY_CHUNK);
-    let range = match shard {
-        Some(shard) => shard.chunk_range(chunks)?,
-        None => 0..chunks,
+    let plan = ChunkPlan::new(trials, EQUITY_CHUNK, seed);
+    let range = plan.shard_range(shard)?;
+    let work = DealSpots {
+        lay,
+        board,
+        need: spot.to_deal(),
+        board_need: 5 - spot.board.len(),
+        shuffler,
+        rng_factory,
     };
-    let tally = range
-        .into_par_iter()
-        .map(|chunk| {
-            let n = EQUITY_CHUNK.min(trials - chunk * EQUITY_CHUNK);
-            let mut rng = rng_factory(stream_seed(seed, chunk));
-            let mut deck = lay.cards.clone();
-            let mut holes = lay.holes;
-            let mut tally = Tally::default();
-            for _ in 0..n {
-                shuffler.shuffle_prefix(&mut deck, need, &mut rng)?;
-                let full = deck[..board_need].iter().fold(board, |a, &c| a.add(c));
-                for (j, &seat) in lay.random.iter().enumerate() {
-                    let k = board_need + 2 * j;
-                    holes[seat] = Acc::EMPTY.add(deck[k]).add(deck[k + 1]);
-                }
-                tally.showdown(lay.t, full, &holes[..lay.players]);
-            }
-            if let Some(progress) = progress {
-                progress(n);
-            }
-            Ok::<Tally, PokerError>(tally)
-        })
-        .try_reduce(Tally::default, |a, b| Ok(a.merge(b)))?;
+    let tally = run_parallel(&work, &plan, range, progress)?;
     Ok(tally.report(spot, false))
+}
+
+/// One chunk of [`equity_monte_carlo`]: its deals, each `shuffle_prefix` of the remaining
+/// deck (reused within the chunk, never restored), shown down into a tally.
+struct DealSpots<'a, S, F> {
+    lay: Layout<'static>,
+    board: Acc,
+    /// Cards each deal draws: the rest of the board, then two per random seat.
+    need: usize,
+    board_need: usize,
+    shuffler: &'a S,
+    rng_factory: F,
+}
+
+impl<S, R, F> ChunkWork for DealSpots<'_, S, F>
+where
+    S: Shuffler,
+    R: Rng,
+    F: Fn(u64) -> R,
+{
+    type Tally = Tally;
+    type Error = PokerError;
+
+    fn empty(&self) -> Tally {
+        Tally::default()
+    }
+
+    fn run(&self, chunk: &Chunk, tally: &mut Tally) -> Result<(), PokerError> {
+        let lay = &self.lay;
+        let mut rng = (self.rng_factory)(chunk.seed);
+        let mut deck = lay.cards.clone();
+        let mut holes = lay.holes;
+        for _ in 0..chunk.units {
+            self.shuffler
+                .shuffle_prefix(&mut deck, self.need, &mut rng)?;
+            let full = deck[..self.board_need]
+                .iter()
+                .fold(self.board, |a, &c| a.add(c));
+            for (j, &seat) in lay.random.iter().enumerate() {
+                let k = self.board_need + 2 * j;
+                holes[seat] = Acc::EMPTY.add(deck[k]).add(deck[k + 1]);
+            }
+            tally.showdown(lay.t, full, &holes[..lay.players]);
+        }
+        Ok(())
+    }
+
+    fn merge(&self, into: &mut Tally, later: Tally) {
+        *into = core::mem::take(into).merge(later);
+    }
 }
 
 /// Exact equity when the spot has at most [`AUTO_EXACT_LIMIT`] deals, otherwise

@@ -88,6 +88,8 @@ pub struct ReadmeDoctests;
 mod equity;
 mod error;
 mod eval;
+#[cfg(feature = "serde")]
+mod json;
 mod montecarlo;
 mod table;
 mod value;
@@ -99,6 +101,8 @@ pub use equity::{
 };
 pub use error::PokerError;
 pub use eval::{evaluate, evaluate_set, warm_up};
+#[cfg(feature = "serde")]
+pub use json::{EquityDoc, PlayerDoc};
 pub use montecarlo::{CHUNK_HANDS, Deal, McConfig, McReport, Progress, monte_carlo};
 pub use table::{CategoryCounts, exact_counts, exact_probabilities, exhaustive_5, exhaustive_7};
 pub use value::{Category, HandValue};

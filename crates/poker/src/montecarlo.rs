@@ -1,8 +1,7 @@
 //! Monte Carlo draws of 7-card hands with any shuffler and RNG, checked against the exact table.
 
 use fairdeal_cards::standard_deck;
-use fairdeal_core::{Rng, Shard, Shuffler, stream_seed};
-use rayon::prelude::*;
+use fairdeal_core::{Chunk, ChunkPlan, ChunkWork, Rng, Shard, Shuffler, run_parallel};
 use statrs::distribution::{Binomial, DiscreteCDF};
 
 use crate::eval::{Acc, tables};
@@ -28,8 +27,9 @@ pub enum Deal {
 }
 
 /// What a progress callback receives: the number of hands (or trials) a chunk just finished.
-/// It is called from any worker thread, once per chunk, and never changes a result.
-pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
+/// It is called from any worker thread, once per chunk, and never changes a result (the
+/// chunk driver's, [`fairdeal_core::Progress`]).
+pub use fairdeal_core::Progress;
 
 /// How a Monte Carlo table run is set up: [`monte_carlo`]'s arguments beyond the shuffler and
 /// the RNG factory, named so that the hand count and the seed cannot be swapped silently.
@@ -211,27 +211,51 @@ where
     if hands == 0 {
         return Err(PokerError::NoTrials);
     }
-    let chunks = hands.div_ceil(CHUNK_HANDS);
-    let range = match shard {
-        Some(shard) => shard.chunk_range(chunks)?,
-        None => 0..chunks,
+    let plan = ChunkPlan::new(hands, CHUNK_HANDS, seed);
+    let range = plan.shard_range(shard)?;
+    let work = DealHands {
+        shuffler,
+        rng_factory,
+        deal,
     };
-    let counts = range
-        .into_par_iter()
-        .map(|chunk| {
-            let n = CHUNK_HANDS.min(hands - chunk * CHUNK_HANDS);
-            let mut rng = rng_factory(stream_seed(seed, chunk));
-            let counts = deal_chunk(shuffler, &mut rng, n, deal);
-            if let Some(progress) = progress {
-                progress(n);
-            }
-            counts
-        })
-        .try_reduce(CategoryCounts::default, |mut a, b| {
-            a.merge(&b);
-            Ok(a)
-        })?;
+    let counts = run_parallel(&work, &plan, range, progress)?;
     McReport::from_counts(counts)
+}
+
+/// One chunk of [`monte_carlo`]: its hands dealt from a fresh deck, their categories counted.
+struct DealHands<'a, S, F> {
+    shuffler: &'a S,
+    rng_factory: F,
+    deal: Deal,
+}
+
+impl<S, R, F> ChunkWork for DealHands<'_, S, F>
+where
+    S: Shuffler,
+    R: Rng,
+    F: Fn(u64) -> R,
+{
+    type Tally = CategoryCounts;
+    type Error = PokerError;
+
+    fn empty(&self) -> CategoryCounts {
+        CategoryCounts::default()
+    }
+
+    fn run(&self, chunk: &Chunk, tally: &mut CategoryCounts) -> Result<(), PokerError> {
+        let mut rng = (self.rng_factory)(chunk.seed);
+        tally.merge(&deal_chunk(
+            self.shuffler,
+            &mut rng,
+            chunk.units,
+            self.deal,
+        )?);
+        Ok(())
+    }
+
+    fn merge(&self, into: &mut CategoryCounts, later: CategoryCounts) {
+        into.merge(&later);
+    }
 }
 
 /// Deals `n` hands from one fresh deck and counts their categories.

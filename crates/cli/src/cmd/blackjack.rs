@@ -15,10 +15,9 @@ use std::time::Instant;
 use clap::builder::RangedI64ValueParser;
 use fairdeal::Rng;
 use fairdeal::blackjack::{
-    BetRamp, Betting, Composition, CompositionStrategy, Counts, DealerTable, DoubleRule,
-    ExactStrategy, HoleCard, OUTCOME_NAMES, Payout, Penetration, Rules, SimConfig, SimResult,
-    SimSums, Strategy, Surrender, analyse_with_progress, simulate_chunks,
-    simulate_composition_chunks,
+    BetRamp, Betting, Composition, CompositionStrategy, DealerTable, DoubleRule, ExactStrategy,
+    HoleCard, OUTCOME_NAMES, Payout, Penetration, Rules, SimConfig, SimResult, Strategy, Surrender,
+    analyse_with_progress, simulate_chunks, simulate_composition_chunks,
 };
 use fairdeal::rng::Backend;
 use serde_json::{Map, Value, json};
@@ -418,26 +417,6 @@ fn parse_spread(text: &str) -> anyhow::Result<BetRamp> {
         .map_err(|e| usage(format!("invalid --spread '{text}': {e}")))
 }
 
-pub(crate) fn rules_json(rules: &Rules) -> Value {
-    json!({
-        "decks": rules.decks,
-        "dealer": if rules.hits_soft_17 { "H17" } else { "S17" },
-        "double": rules.double.name(),
-        "double_after_split": rules.double_after_split,
-        "max_split_hands": rules.max_split_hands,
-        "resplit_aces": rules.resplit_aces,
-        "hit_split_aces": rules.hit_split_aces,
-        "surrender": rules.surrender.name(),
-        "payout": rules.payout.name(),
-        "hole_card": rules.hole_card.name(),
-        "penetration": match rules.penetration {
-            Penetration::CutCard(f) => json!(f),
-            Penetration::Continuous => json!("continuous"),
-        },
-        "seats": rules.seats,
-    })
-}
-
 struct SimulateWork<'a> {
     args: &'a SimulateArgs,
     strategy: Strategy,
@@ -566,174 +545,17 @@ pub(crate) struct SimulateReport {
     pub(crate) result: SimResult,
 }
 
-/// The fields of `simulate --json` computed from the run's tallies: the tallies themselves
-/// (counts, wagers and the exact sums, 128-bit ones as decimal strings) and every statistic
-/// derived from them. `fairdeal merge` replaces these fields of a shard's document with those
-/// of the summed tallies, so a merged document is the whole run's, field for field.
-pub(crate) fn result_fields(result: &SimResult) -> Map<String, Value> {
-    let counts: Map<String, Value> = result
-        .counts
-        .fields()
-        .iter()
-        .map(|(name, value)| ((*name).to_owned(), json!(value)))
-        .collect();
-    let sums = result.sums();
-    let mut out = Map::new();
-    out.insert("rounds".into(), json!(result.rounds()));
-    out.insert(
-        "house_edge_percent".into(),
-        json!(result.house_edge_percent()),
-    );
-    out.insert(
-        "std_error_percent".into(),
-        json!(result.std_error_percent()),
-    );
-    out.insert("sd_per_round".into(), json!(result.sd_per_round()));
-    out.insert("counts".into(), Value::Object(counts));
-    out.insert("initial_wagers".into(), json!(result.initial_wagers()));
-    out.insert(
-        "sums".into(),
-        json!({
-            "net_tenths": sums.net.to_string(),
-            "net_squared_tenths2": sums.net2.to_string(),
-            "wager_squared": sums.wager2.to_string(),
-            "net_wager_tenths": sums.net_wager.to_string(),
-        }),
-    );
-    out
-}
-
-/// The tallies of a `simulate --json` document (the inverse of [`result_fields`]), as the
-/// result of chunks `chunks` of the run `config` describes under `rules`: exactly the fields
-/// `result_fields` writes in `counts` and `sums` (an unknown one is refused), and tallies
-/// that those chunks can produce ([`SimResult::from_tallies`]). The error says what is wrong,
-/// for a message that names the file.
-pub(crate) fn result_from_fields(
-    doc: &Map<String, Value>,
-    config: &SimConfig<'_>,
-    rules: &Rules,
-    chunks: std::ops::Range<u64>,
-) -> Result<SimResult, String> {
-    let names = Counts::default().fields().map(|(name, _)| name);
-    let counts = exact_fields(doc, "counts", &names, Value::as_u64)?;
-    let count = |name: &str| counts[names.iter().position(|n| *n == name).unwrap_or(0)];
-    let counts = Counts {
-        rounds: count("rounds"),
-        hands: count("hands"),
-        wins: count("wins"),
-        losses: count("losses"),
-        pushes: count("pushes"),
-        blackjacks: count("blackjacks"),
-        dealer_blackjacks: count("dealer_blackjacks"),
-        busts: count("busts"),
-        doubles: count("doubles"),
-        splits: count("splits"),
-        surrenders: count("surrenders"),
-    };
-    let big = [
-        "net_tenths",
-        "net_squared_tenths2",
-        "wager_squared",
-        "net_wager_tenths",
-    ];
-    let sums = exact_fields(doc, "sums", &big, |v| v.as_str().map(str::to_owned))?;
-    let parse_error = |name: &str| format!("\"sums\".\"{name}\" is not an integer in range");
-    let sums = SimSums {
-        wager: doc
-            .get("initial_wagers")
-            .and_then(Value::as_u64)
-            .ok_or("\"initial_wagers\" is missing or not a count")?,
-        net: sums[0].parse().map_err(|_| parse_error(big[0]))?,
-        net2: sums[1].parse().map_err(|_| parse_error(big[1]))?,
-        wager2: sums[2].parse().map_err(|_| parse_error(big[2]))?,
-        net_wager: sums[3].parse().map_err(|_| parse_error(big[3]))?,
-    };
-    SimResult::from_tallies(config, rules, chunks, counts, sums).map_err(|e| e.to_string())
-}
-
-/// The values of object `key` of `doc`, which must have exactly the fields `names` (in any
-/// order), each read by `read`.
-fn exact_fields<T>(
-    doc: &Map<String, Value>,
-    key: &str,
-    names: &[&str],
-    read: impl Fn(&Value) -> Option<T>,
-) -> Result<Vec<T>, String> {
-    let object = doc
-        .get(key)
-        .and_then(Value::as_object)
-        .ok_or_else(|| format!("\"{key}\" is missing or not an object"))?;
-    if let Some(unknown) = object.keys().find(|k| !names.contains(&k.as_str())) {
-        return Err(format!("\"{key}\" has an unknown field \"{unknown}\""));
-    }
-    names
-        .iter()
-        .map(|name| {
-            object
-                .get(*name)
-                .and_then(&read)
-                .ok_or_else(|| format!("\"{key}\".\"{name}\" is missing or malformed"))
-        })
-        .collect()
-}
-
-/// The rules a `rules_json` object describes (the inverse of [`rules_json`]).
-pub(crate) fn rules_from_json(value: &Value) -> Option<Rules> {
-    let text = |name: &str| value.get(name)?.as_str();
-    let flag = |name: &str| value.get(name)?.as_bool();
-    let small = |name: &str| u8::try_from(value.get(name)?.as_u64()?).ok();
-    let rules = Rules {
-        decks: small("decks")?,
-        hits_soft_17: match text("dealer")? {
-            "H17" => true,
-            "S17" => false,
-            _ => return None,
-        },
-        double: text("double")?.parse().ok()?,
-        double_after_split: flag("double_after_split")?,
-        max_split_hands: small("max_split_hands")?,
-        resplit_aces: flag("resplit_aces")?,
-        hit_split_aces: flag("hit_split_aces")?,
-        surrender: text("surrender")?.parse().ok()?,
-        payout: text("payout")?.parse().ok()?,
-        hole_card: text("hole_card")?.parse().ok()?,
-        penetration: match value.get("penetration")? {
-            Value::String(s) if s == "continuous" => Penetration::Continuous,
-            other => Penetration::CutCard(other.as_f64()?),
-        },
-        seats: small("seats")?,
-    };
-    rules.validate().ok()?;
-    Some(rules)
-}
-
-/// The betting a `simulate --json` document's `betting` field describes.
-pub(crate) fn betting_from_json(value: &Value) -> Option<Betting> {
-    match value {
-        Value::String(s) if s == "flat" => Some(Betting::Flat),
-        other => Some(Betting::HiLo(other.get("spread")?.as_str()?.parse().ok()?)),
-    }
-}
-
 impl SimulateReport {
     /// The `--json` document (without the `shard` field a shard adds).
     pub(crate) fn json(&self) -> Map<String, Value> {
-        let mut out = result_fields(&self.result);
-        out.insert("rules".into(), rules_json(&self.rules));
+        let mut out = self.result.json_fields();
+        out.insert("rules".into(), json!(self.rules));
         out.insert("strategy".into(), json!(self.strategy.name()));
         out.insert(
             "strategy_infinite_deck_edge_percent".into(),
             json!(self.exact_infinite),
         );
-        out.insert(
-            "betting".into(),
-            match self.betting {
-                Betting::Flat => json!("flat"),
-                Betting::HiLo(r) => {
-                    json!({"system": "hilo", "min": r.min, "max": r.max, "spread": r.to_string()})
-                }
-            },
-        );
+        out.insert("betting".into(), json!(self.betting));
         out.insert("algorithm".into(), json!(self.algorithm));
         out.insert("backend".into(), json!(self.backend));
         out.insert("seed".into(), json!(self.seed));
@@ -866,7 +688,7 @@ fn run_strategy(args: &StrategyArgs) -> anyhow::Result<()> {
                 json!({"hand": hand, "actions": actions})
             })
             .collect();
-        let mut rules_value = rules_json(&rules);
+        let mut rules_value = json!(rules);
         if let Some(r) = rules_value.as_object_mut() {
             r.insert("decks".into(), json!("infinite"));
             r.remove("penetration");
@@ -928,7 +750,7 @@ fn run_exact(args: &ExactArgs) -> anyhow::Result<()> {
         HoleCard::NoHoleCard => "dealer blackjack included",
     };
     if args.json {
-        let mut rules_value = rules_json(&rules);
+        let mut rules_value = json!(rules);
         if let Some(r) = rules_value.as_object_mut() {
             r.remove("penetration");
             r.remove("seats");

@@ -30,9 +30,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use fairdeal::Shard;
-use fairdeal::blackjack::{ExactStrategy, SimConfig, SimResult, Strategy};
+use fairdeal::blackjack::{Betting, ExactStrategy, Rules, SimConfig, SimResult, Strategy};
 use fairdeal::fairness::{TestKind, report_from_counts};
 use fairdeal::poker::{self as poker, Category, CategoryCounts};
+use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
 use crate::cmd::{blackjack, fairness, poker as poker_cmd};
@@ -464,8 +465,8 @@ fn selection(doc: &ShardDoc, algorithm: &str, backend: &str) -> anyhow::Result<(
 
 /// What a `simulate --json` document says about its run, besides its tallies.
 struct SimulateRun {
-    rules: fairdeal::blackjack::Rules,
-    betting: fairdeal::blackjack::Betting,
+    rules: Rules,
+    betting: Betting,
     strategy: ExactStrategy,
     algorithm: String,
     backend: String,
@@ -476,13 +477,11 @@ struct SimulateRun {
 impl SimulateRun {
     fn read(doc: &ShardDoc) -> anyhow::Result<SimulateRun> {
         let get = |key: &str| doc.doc.get(key).ok_or_else(|| doc.malformed(key));
-        let rules =
-            blackjack::rules_from_json(get("rules")?).ok_or_else(|| doc.malformed("rules"))?;
+        let rules = Rules::deserialize(get("rules")?).map_err(|_| doc.malformed("rules"))?;
         let strategy = Strategy::basic(&rules).map_err(|_| doc.malformed("rules"))?;
         Ok(SimulateRun {
             rules,
-            betting: blackjack::betting_from_json(get("betting")?)
-                .ok_or_else(|| doc.malformed("betting"))?,
+            betting: Betting::deserialize(get("betting")?).map_err(|_| doc.malformed("betting"))?,
             strategy: doc
                 .str("strategy")?
                 .parse::<ExactStrategy>()
@@ -503,7 +502,7 @@ impl SimulateRun {
             betting: self.betting,
             progress: None,
         };
-        blackjack::result_from_fields(&doc.doc, &config, &self.rules, doc.chunks.clone())
+        SimResult::from_json_fields(&doc.doc, &config, &self.rules, doc.chunks.clone())
             .map_err(|why| doc.refuse(why))
     }
 
@@ -651,18 +650,8 @@ struct EquityRun {
 
 impl EquityRun {
     fn read(doc: &ShardDoc) -> anyhow::Result<EquityRun> {
-        let players = doc
-            .doc
-            .get("players")
-            .and_then(Value::as_array)
-            .ok_or_else(|| doc.malformed("players"))?;
-        let hands = players
-            .iter()
-            .map(|p| p.get("hand").and_then(Value::as_str))
-            .collect::<Option<Vec<&str>>>()
-            .ok_or_else(|| doc.malformed("players"))?;
-        let spot = poker::Spot::parse(&hands, doc.str("board")?, doc.str("dead")?)
-            .map_err(|e| doc.refuse(e))?;
+        let report = Self::report(doc)?;
+        let spot = report.spot().map_err(|e| doc.refuse(e))?;
         let (selection, seed) = selection(doc, doc.str("algorithm")?, doc.str("backend")?)?;
         Ok(EquityRun {
             spot,
@@ -671,28 +660,15 @@ impl EquityRun {
         })
     }
 
+    /// The engine's part of `doc`: the spot and the tallies.
+    fn report(doc: &ShardDoc) -> anyhow::Result<poker::EquityDoc> {
+        poker::EquityDoc::deserialize(&Value::Object(doc.doc.clone()))
+            .map_err(|e| doc.refuse(format!("not a poker equity --json output: {e}")))
+    }
+
     /// The tallies of `doc`, checked against its chunks.
     fn tally(&self, doc: &ShardDoc) -> anyhow::Result<poker::EquityTally> {
-        let players = doc
-            .doc
-            .get("players")
-            .and_then(Value::as_array)
-            .ok_or_else(|| doc.malformed("players"))?;
-        let mut tally = poker::EquityTally {
-            deals: doc.u64("trials")?,
-            ..poker::EquityTally::default()
-        };
-        for (i, player) in players.iter().enumerate().take(9) {
-            let count = |key: &str| {
-                player
-                    .get(key)
-                    .and_then(Value::as_u64)
-                    .ok_or_else(|| doc.malformed("players"))
-            };
-            tally.wins[i] = count("wins")?;
-            tally.ties[i] = count("ties")?;
-            tally.shares[i] = count("shares")?;
-        }
+        let tally = Self::report(doc)?.tally();
         tally
             .check(doc.items, self.spot.seats().len())
             .map_err(|e| doc.refuse(e))?;

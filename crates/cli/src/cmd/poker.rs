@@ -444,11 +444,9 @@ impl WithResolved for McTable {
 /// The JSON document of `poker equity`.
 #[derive(Debug, Serialize)]
 struct EquityJson {
-    exact: bool,
-    trials: u64,
-    board: String,
-    dead: String,
-    players: Vec<PlayerJson>,
+    /// The report: the spot, each seat's fractions and integer tallies (the engine's form).
+    #[serde(flatten)]
+    report: poker::EquityDoc,
     #[serde(skip_serializing_if = "Option::is_none")]
     seed: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -457,19 +455,6 @@ struct EquityJson {
     backend: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     shard: Option<Value>,
-}
-
-/// One seat: its fractions, and the integer tallies they come from (deals won alone, deals
-/// tied, pot shares from ties in units of 1/`SHARE_UNIT` pot), which `fairdeal merge` adds.
-#[derive(Debug, Serialize)]
-struct PlayerJson {
-    hand: String,
-    win: f64,
-    tie: f64,
-    equity: f64,
-    wins: u64,
-    ties: u64,
-    shares: u64,
 }
 
 fn run_equity(args: &EquityArgs) -> anyhow::Result<()> {
@@ -545,28 +530,8 @@ fn equity_json(
     mc: Option<(u64, &Selection)>,
     shard: Option<Value>,
 ) -> EquityJson {
-    fn cards<C: ToString>(cards: &[C]) -> String {
-        cards.iter().map(ToString::to_string).collect()
-    }
     EquityJson {
-        exact: report.exact,
-        trials: report.trials,
-        board: cards(spot.board()),
-        dead: cards(spot.dead()),
-        players: report
-            .players
-            .iter()
-            .enumerate()
-            .map(|(i, p)| PlayerJson {
-                hand: p.seat.to_string(),
-                win: p.win,
-                tie: p.tie,
-                equity: p.equity,
-                wins: report.tally.wins[i],
-                ties: report.tally.ties[i],
-                shares: report.tally.shares[i],
-            })
-            .collect(),
+        report: poker::EquityDoc::new(report, spot),
         seed: mc.map(|(seed, _)| seed),
         algorithm: mc.map(|(_, sel)| sel.algorithm.clone()),
         backend: mc.map(|(_, sel)| sel.backend.clone()),
