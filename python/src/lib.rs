@@ -11,16 +11,19 @@ The native half of the `fairdeal` Python module (`fairdeal._native`); the Python
   16-byte array and `fairdeal shuffle -i 0-(n-1)` (which holds `u64`) all move their items the
   same way. Items of any other size (structured dtypes) are not monomorphised: the
   permutation of `0..n` as `u64` is drawn and applied (a parallel gather into a copy).
-* **Pointers from `__array_interface__`.** The limited API of CPython 3.9 (abi3) has no buffer
+* **Pointers from numpy's array object.** The limited API of CPython 3.9 (abi3) has no buffer
   protocol, so the Python half turns any buffer into a numpy array sharing its memory and this
-  half reads the address from the array's interface. The Python caller holds the array for the
-  whole call; the work runs with the GIL released, in chunks, between which a pending signal
-  (Ctrl-C) is checked.
+  half reads the address, length and flags from the array object itself (numpy's public
+  `PyArrayObject_fields` layout, what numpy's own `PyArray_DATA` macros read) after checking
+  that it is a `numpy.ndarray`. Building `__array_interface__`'s dictionary instead cost more
+  than shuffling 1000 items. The Python caller holds the array for the whole call; the work
+  runs with the GIL released, in chunks, between which a pending signal (Ctrl-C) is checked.
 * **Errors are Python exceptions** with the CLI's messages (`ValueError`, `MemoryError`);
   nothing here panics on a user's value.
 */
 #![deny(unsafe_op_in_unsafe_fn)]
 
+use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -29,9 +32,13 @@ use fairdeal::parallel::{
 };
 use fairdeal::rng::{Backend, BackendVisitor, with_backend};
 use fairdeal::{IndexSampler, Inplace, Parallel, Partial, Rng, Shuffler};
-use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{
+    PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyTypeError, PyValueError,
+};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyType;
+use pyo3::{ffi, intern};
 
 mod audit;
 
@@ -276,8 +283,80 @@ fn unknown_backend(e: &fairdeal::rng::UnknownBackend) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+/// The head of numpy's array object (`PyArrayObject_fields` in `numpy/ndarraytypes.h`): the
+/// fields numpy's public macros (`PyArray_DATA`, `PyArray_NDIM`, `PyArray_DIMS`,
+/// `PyArray_FLAGS`) read, in numpy 1.x and 2.x alike. Only read, never written.
+#[repr(C)]
+#[allow(
+    dead_code,
+    reason = "a mirror of numpy's layout: the fields between matter by position"
+)]
+struct NumpyArrayHead {
+    ob_base: ffi::PyObject,
+    data: *mut u8,
+    nd: c_int,
+    dimensions: *const ffi::Py_ssize_t,
+    strides: *const ffi::Py_ssize_t,
+    base: *mut ffi::PyObject,
+    descr: *mut ffi::PyObject,
+    flags: c_int,
+}
+
+/// numpy's `NPY_ARRAY_C_CONTIGUOUS` flag.
+const NPY_ARRAY_C_CONTIGUOUS: c_int = 0x0001;
+/// numpy's `NPY_ARRAY_WRITEABLE` flag.
+const NPY_ARRAY_WRITEABLE: c_int = 0x0400;
+
+/// `numpy.ndarray`, imported once.
+static NDARRAY: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// A checked 1-D, C-contiguous, writable numpy array: where its items are and how many.
+struct ArrayView {
+    addr: usize,
+    len: usize,
+}
+
+/// Reads a numpy array's address and length from the array object, refusing (with the Python
+/// half's messages) anything but a 1-D, C-contiguous, writable `numpy.ndarray`.
+fn array_view(array: &Bound<'_, PyAny>) -> PyResult<ArrayView> {
+    let ndarray = NDARRAY.import(array.py(), "numpy", "ndarray")?;
+    if !array.is_instance(ndarray)? {
+        return Err(PyTypeError::new_err(format!(
+            "expected a numpy array, not {}",
+            array.get_type().name()?
+        )));
+    }
+    // SAFETY: `array` is an instance of `numpy.ndarray` (or of a subclass, whose objects extend
+    // it), so the object starts with `PyArrayObject_fields`, which `NumpyArrayHead` mirrors;
+    // `array` is borrowed for this call, so the object is alive while these fields are read.
+    let head = unsafe { &*array.as_ptr().cast::<NumpyArrayHead>() };
+    if head.nd != 1 {
+        return Err(PyValueError::new_err(format!(
+            "expected a 1-D array, got {} dimensions \
+             (shuffle rows with fairdeal.permutation(len(a)) as an index)",
+            head.nd
+        )));
+    }
+    if head.flags & NPY_ARRAY_C_CONTIGUOUS == 0 {
+        return Err(PyValueError::new_err(
+            "the array is not C-contiguous (a strided view such as a[::2]): \
+             shuffle a copy (numpy.ascontiguousarray) and assign it back",
+        ));
+    }
+    if head.flags & NPY_ARRAY_WRITEABLE == 0 {
+        return Err(PyValueError::new_err("the array is read-only"));
+    }
+    // SAFETY: a 1-D array's `dimensions` points to one `npy_intp`, its length, owned by the
+    // array object read above.
+    let len = unsafe { *head.dimensions };
+    Ok(ArrayView {
+        addr: head.data as usize,
+        len: usize::try_from(len).unwrap_or(0),
+    })
+}
+
 /// Shuffles a 1-D, C-contiguous, writable numpy array in place (any dtype), with the GIL
-/// released. The Python half has checked the array; this re-reads its interface.
+/// released. Refuses other objects with the Python half's messages.
 #[pyfunction]
 #[pyo3(signature = (array, seed, threads, backend))]
 fn shuffle_array(
@@ -288,30 +367,8 @@ fn shuffle_array(
     backend: &str,
 ) -> PyResult<()> {
     let threads = threads_from(threads)?;
-    let interface = array.getattr("__array_interface__")?;
-    let interface = interface.cast::<PyDict>()?;
-    let get = |key: &str| {
-        interface
-            .get_item(key)?
-            .ok_or_else(|| PyValueError::new_err(format!("array interface without '{key}'")))
-    };
-    let (addr, readonly): (usize, bool) = get("data")?.extract()?;
-    if readonly {
-        return Err(PyValueError::new_err("the array is read-only"));
-    }
-    let shape: Vec<usize> = get("shape")?.extract()?;
-    let [len] = shape[..] else {
-        return Err(PyValueError::new_err(format!(
-            "expected a 1-D array, got {} dimensions",
-            shape.len()
-        )));
-    };
-    if !interface.get_item("strides")?.is_none_or(|s| s.is_none()) {
-        return Err(PyValueError::new_err(
-            "the array is not C-contiguous: shuffle a copy (numpy.ascontiguousarray) and assign it back",
-        ));
-    }
-    let itemsize: usize = array.getattr("itemsize")?.extract()?;
+    let ArrayView { addr, len } = array_view(array)?;
+    let itemsize: usize = array.getattr(intern!(py, "itemsize"))?.extract()?;
     if len < 2 || itemsize == 0 {
         return Ok(());
     }
