@@ -176,7 +176,7 @@ def shuffle(
         # The common call, with nothing to convert: the native half checks the array (1-D,
         # C-contiguous, writable) with the messages _as_array gives. A small array's time is
         # mostly this call's overhead, so it skips the general path's checks and lookups.
-        _native.shuffle_array(a, seed, None, DEFAULT_BACKEND)
+        _native.shuffle_default(a, seed)
         return seed
     shown, word = _seed_for(seed, backend)
     threads = _threads(threads)

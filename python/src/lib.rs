@@ -35,10 +35,10 @@ use fairdeal::{IndexSampler, Inplace, Parallel, Partial, Rng, Shuffler};
 use pyo3::exceptions::{
     PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyTypeError, PyValueError,
 };
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
-use pyo3::{ffi, intern};
 
 mod audit;
 
@@ -311,9 +311,12 @@ const NPY_ARRAY_WRITEABLE: c_int = 0x0400;
 static NDARRAY: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// A checked 1-D, C-contiguous, writable numpy array: where its items are and how many.
+#[derive(Clone, Copy)]
 struct ArrayView {
     addr: usize,
     len: usize,
+    /// The item size in bytes, when `len >= 2` (a C-contiguous array's stride); 0 otherwise.
+    itemsize: usize,
 }
 
 /// Reads a numpy array's address and length from the array object, refusing (with the Python
@@ -346,13 +349,60 @@ fn array_view(array: &Bound<'_, PyAny>) -> PyResult<ArrayView> {
     if head.flags & NPY_ARRAY_WRITEABLE == 0 {
         return Err(PyValueError::new_err("the array is read-only"));
     }
-    // SAFETY: a 1-D array's `dimensions` points to one `npy_intp`, its length, owned by the
-    // array object read above.
-    let len = unsafe { *head.dimensions };
+    // SAFETY: a 1-D array's `dimensions` and `strides` each point to one `npy_intp` (its
+    // length and its stride), owned by the array object read above.
+    let (len, stride) = unsafe { (*head.dimensions, *head.strides) };
+    let len = usize::try_from(len).unwrap_or(0);
+    // numpy sets C_CONTIGUOUS on a 1-D array of two or more items only when its stride is the
+    // item size (only axes of length 1 may have any stride), so the stride is the item size.
+    let itemsize = if len >= 2 {
+        usize::try_from(stride).unwrap_or(0)
+    } else {
+        0
+    };
     Ok(ArrayView {
         addr: head.data as usize,
-        len: usize::try_from(len).unwrap_or(0),
+        len,
+        itemsize,
     })
+}
+
+/// Shuffles `len` items of `itemsize` bytes at `addr` with backend `B`, with the GIL released.
+fn shuffle_view<B: Backend>(
+    py: Python<'_>,
+    view: &ArrayView,
+    seed: u64,
+    threads: Threads,
+) -> PyResult<()> {
+    let ArrayView {
+        addr,
+        len,
+        itemsize,
+    } = *view;
+    if len < 2 || itemsize == 0 {
+        return Ok(());
+    }
+    interruptible(py, len, |cancel| {
+        ShuffleJob {
+            addr,
+            len,
+            itemsize,
+            seed,
+            threads,
+            cancel,
+        }
+        .visit::<B>()
+    })?
+    .map_err(stop_to_py)
+}
+
+/// `shuffle_array(array, seed, None, "chacha12")`, the common call, without converting the
+/// other arguments or looking the backend up by name: at 10^3 items a call's fixed cost is a
+/// large part of its time.
+#[pyfunction]
+fn shuffle_default(py: Python<'_>, array: &Bound<'_, PyAny>, seed: u64) -> PyResult<()> {
+    let view = array_view(array)?;
+    shuffle_view::<fairdeal::rng::DefaultBackend>(py, &view, seed, Threads::All)
 }
 
 /// Shuffles a 1-D, C-contiguous, writable numpy array in place (any dtype), with the GIL
@@ -367,24 +417,15 @@ fn shuffle_array(
     backend: &str,
 ) -> PyResult<()> {
     let threads = threads_from(threads)?;
-    let ArrayView { addr, len } = array_view(array)?;
-    let itemsize: usize = array.getattr(intern!(py, "itemsize"))?.extract()?;
-    if len < 2 || itemsize == 0 {
-        return Ok(());
+    let view = array_view(array)?;
+    struct Job<'a, 'py>(Python<'py>, &'a ArrayView, u64, Threads);
+    impl BackendVisitor for Job<'_, '_> {
+        type Output = PyResult<()>;
+        fn visit<B: Backend>(self) -> Self::Output {
+            shuffle_view::<B>(self.0, self.1, self.2, self.3)
+        }
     }
-    fairdeal::rng::backend_info(backend).map_err(|e| unknown_backend(&e))?;
-    let result = interruptible(py, len, |cancel| {
-        let job = ShuffleJob {
-            addr,
-            len,
-            itemsize,
-            seed,
-            threads,
-            cancel,
-        };
-        with_backend(backend, job)
-    })?;
-    result.map_err(|e| unknown_backend(&e))?.map_err(stop_to_py)
+    with_backend(backend, Job(py, &view, seed, threads)).map_err(|e| unknown_backend(&e))?
 }
 
 /// The permutation of `range(n)` a backend and seed give (what shuffling `numpy.arange(n)`
@@ -450,6 +491,7 @@ fn backends() -> Vec<&'static str> {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(os_seed, m)?)?;
     m.add_function(wrap_pyfunction!(shuffle_array, m)?)?;
+    m.add_function(wrap_pyfunction!(shuffle_default, m)?)?;
     m.add_function(wrap_pyfunction!(index_permutation, m)?)?;
     m.add_function(wrap_pyfunction!(sample, m)?)?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;

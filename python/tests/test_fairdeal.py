@@ -190,8 +190,19 @@ def test_the_native_half_reads_views_in_place_and_refuses_what_is_not_an_array()
     assert numpy.array_equal(sub, fairdeal.permutation(1000, seed=8))
     from fairdeal import _native
 
-    with pytest.raises(TypeError, match="expected a numpy array, not list"):
-        _native.shuffle_array([3, 1, 2], 1, None, "chacha12")
+    # The fast entry (ndarray, int seed, defaults) and the general one agree, every item size.
+    for dtype in (numpy.uint8, numpy.int64, numpy.complex128, "V3", "V24"):
+        for n in (2, 1000, 300_000):
+            x = numpy.zeros(n, dtype=dtype)
+            x.view(numpy.uint8)[:] = numpy.arange(x.nbytes) % 251
+            y, before = x.copy(), x.copy()
+            _native.shuffle_default(x, 12)
+            _native.shuffle_array(y, 12, 2, "chacha12")
+            assert x.tobytes() == y.tobytes(), (dtype, n)
+            assert n == 2 or x.tobytes() != before.tobytes(), (dtype, n)  # it did shuffle
+    for fn in (lambda v: _native.shuffle_default(v, 1), lambda v: _native.shuffle_array(v, 1, None, "chacha12")):
+        with pytest.raises(TypeError, match="expected a numpy array, not list"):
+            fn([3, 1, 2])
     with pytest.raises(ValueError, match="not C-contiguous"):
         _native.shuffle_array(numpy.arange(10)[::2], 1, None, "chacha12")
     with pytest.raises(ValueError, match="1-D"):
