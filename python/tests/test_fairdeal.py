@@ -200,6 +200,17 @@ def test_the_native_half_reads_views_in_place_and_refuses_what_is_not_an_array()
             _native.shuffle_array(y, 12, 2, "chacha12")
             assert x.tobytes() == y.tobytes(), (dtype, n)
             assert n == 2 or x.tobytes() != before.tobytes(), (dtype, n)  # it did shuffle
+    # Items at an odd address (numpy.frombuffer at offset 1): the same order as aligned ones.
+    for dtype in (numpy.int16, numpy.int32, numpy.int64):
+        n = 300_000
+        size = numpy.dtype(dtype).itemsize
+        raw = bytearray(n * size + 1)
+        odd = numpy.frombuffer(raw, dtype=dtype, count=n, offset=1)
+        assert not odd.flags.aligned
+        odd[:] = numpy.arange(n).astype(dtype)
+        fairdeal.shuffle(odd, seed=21)
+        expected = numpy.arange(n).astype(dtype)[fairdeal.permutation(n, seed=21)]
+        assert numpy.array_equal(odd, expected), dtype
     for fn in (lambda v: _native.shuffle_default(v, 1), lambda v: _native.shuffle_array(v, 1, None, "chacha12")):
         with pytest.raises(TypeError, match="expected a numpy array, not list"):
             fn([3, 1, 2])
