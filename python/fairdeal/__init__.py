@@ -43,6 +43,10 @@ _U64 = 1 << 64
 _BACKENDS = tuple(_native.backends())
 _BACKEND_SET = frozenset(_BACKENDS)
 
+# Bound once for shuffle's fast path, where a global look-up is a measurable share of a call.
+_NDARRAY = numpy.ndarray
+_shuffle_default = _native.shuffle_default
+
 
 def os_seed() -> int:
     """A 64-bit seed drawn from the operating system, to pass as ``seed=`` and repeat a run."""
@@ -167,7 +171,7 @@ def shuffle(
     True
     """
     if (
-        type(a) is numpy.ndarray
+        type(a) is _NDARRAY
         and type(seed) is int
         and 0 <= seed < _U64
         and threads is None
@@ -176,7 +180,7 @@ def shuffle(
         # The common call, with nothing to convert: the native half checks the array (1-D,
         # C-contiguous, writable) with the messages _as_array gives. A small array's time is
         # mostly this call's overhead, so it skips the general path's checks and lookups.
-        _native.shuffle_default(a, seed)
+        _shuffle_default(a, seed)
         return seed
     shown, word = _seed_for(seed, backend)
     threads = _threads(threads)
