@@ -39,6 +39,14 @@ DEFAULT_BACKEND = "chacha12"
 
 _U64 = 1 << 64
 
+#: The backend names, read once: checking a name is then a set look-up, not a native call.
+_BACKENDS = tuple(_native.backends())
+_BACKEND_SET = frozenset(_BACKENDS)
+
+# Bound once for shuffle's fast path, where a global look-up is a measurable share of a call.
+_NDARRAY = numpy.ndarray
+_shuffle_default = _native.shuffle_default
+
 
 def os_seed() -> int:
     """A 64-bit seed drawn from the operating system, to pass as ``seed=`` and repeat a run."""
@@ -47,15 +55,15 @@ def os_seed() -> int:
 
 def backends() -> list:
     """The names of the RNG backends, ``chacha12`` (the default) among them."""
-    return list(_native.backends())
+    return list(_BACKENDS)
 
 
 def _seed_for(seed: Optional[int], backend: str) -> tuple:
     """(the seed as the caller knows it, the 64-bit word the native side takes)."""
     if not isinstance(backend, str):
         raise TypeError(f"backend must be a str, not {type(backend).__name__}")
-    if backend not in _native.backends():
-        names = ", ".join(_native.backends())
+    if backend not in _BACKEND_SET:
+        names = ", ".join(_BACKENDS)
         raise ValueError(f"unknown RNG backend `{backend}` (valid: {names})")
     if seed is None:
         seed = _native.os_seed()
@@ -162,6 +170,18 @@ def shuffle(
     >>> sorted(a.tolist()) == list(range(10))
     True
     """
+    if (
+        type(a) is _NDARRAY
+        and type(seed) is int
+        and 0 <= seed < _U64
+        and threads is None
+        and backend == DEFAULT_BACKEND
+    ):
+        # The common call, with nothing to convert: the native half checks the array (1-D,
+        # C-contiguous, writable) with the messages _as_array gives. A small array's time is
+        # mostly this call's overhead, so it skips the general path's checks and lookups.
+        _shuffle_default(a, seed)
+        return seed
     shown, word = _seed_for(seed, backend)
     threads = _threads(threads)
     if isinstance(a, list):

@@ -11,16 +11,19 @@ The native half of the `fairdeal` Python module (`fairdeal._native`); the Python
   16-byte array and `fairdeal shuffle -i 0-(n-1)` (which holds `u64`) all move their items the
   same way. Items of any other size (structured dtypes) are not monomorphised: the
   permutation of `0..n` as `u64` is drawn and applied (a parallel gather into a copy).
-* **Pointers from `__array_interface__`.** The limited API of CPython 3.9 (abi3) has no buffer
+* **Pointers from numpy's array object.** The limited API of CPython 3.9 (abi3) has no buffer
   protocol, so the Python half turns any buffer into a numpy array sharing its memory and this
-  half reads the address from the array's interface. The Python caller holds the array for the
-  whole call; the work runs with the GIL released, in chunks, between which a pending signal
-  (Ctrl-C) is checked.
+  half reads the address, length and flags from the array object itself (numpy's public
+  `PyArrayObject_fields` layout, what numpy's own `PyArray_DATA` macros read) after checking
+  that it is a `numpy.ndarray`. Building `__array_interface__`'s dictionary instead cost more
+  than shuffling 1000 items. The Python caller holds the array for the whole call; the work
+  runs with the GIL released, in chunks, between which a pending signal (Ctrl-C) is checked.
 * **Errors are Python exceptions** with the CLI's messages (`ValueError`, `MemoryError`);
   nothing here panics on a user's value.
 */
 #![deny(unsafe_op_in_unsafe_fn)]
 
+use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -29,9 +32,13 @@ use fairdeal::parallel::{
 };
 use fairdeal::rng::{Backend, BackendVisitor, with_backend};
 use fairdeal::{IndexSampler, Inplace, Parallel, Partial, Rng, Shuffler};
-use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{
+    PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyTypeError, PyValueError,
+};
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyType;
 
 mod audit;
 
@@ -276,8 +283,130 @@ fn unknown_backend(e: &fairdeal::rng::UnknownBackend) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+/// The head of numpy's array object (`PyArrayObject_fields` in `numpy/ndarraytypes.h`): the
+/// fields numpy's public macros (`PyArray_DATA`, `PyArray_NDIM`, `PyArray_DIMS`,
+/// `PyArray_FLAGS`) read, in numpy 1.x and 2.x alike. Only read, never written.
+#[repr(C)]
+#[allow(
+    dead_code,
+    reason = "a mirror of numpy's layout: the fields between matter by position"
+)]
+struct NumpyArrayHead {
+    ob_base: ffi::PyObject,
+    data: *mut u8,
+    nd: c_int,
+    dimensions: *const ffi::Py_ssize_t,
+    strides: *const ffi::Py_ssize_t,
+    base: *mut ffi::PyObject,
+    descr: *mut ffi::PyObject,
+    flags: c_int,
+}
+
+/// numpy's `NPY_ARRAY_C_CONTIGUOUS` flag.
+const NPY_ARRAY_C_CONTIGUOUS: c_int = 0x0001;
+/// numpy's `NPY_ARRAY_WRITEABLE` flag.
+const NPY_ARRAY_WRITEABLE: c_int = 0x0400;
+
+/// `numpy.ndarray`, imported once.
+static NDARRAY: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// A checked 1-D, C-contiguous, writable numpy array: where its items are and how many.
+#[derive(Clone, Copy)]
+struct ArrayView {
+    addr: usize,
+    len: usize,
+    /// The item size in bytes, when `len >= 2` (a C-contiguous array's stride); 0 otherwise.
+    itemsize: usize,
+}
+
+/// Reads a numpy array's address and length from the array object, refusing (with the Python
+/// half's messages) anything but a 1-D, C-contiguous, writable `numpy.ndarray`.
+fn array_view(array: &Bound<'_, PyAny>) -> PyResult<ArrayView> {
+    let ndarray = NDARRAY.import(array.py(), "numpy", "ndarray")?;
+    if !array.is_instance(ndarray)? {
+        return Err(PyTypeError::new_err(format!(
+            "expected a numpy array, not {}",
+            array.get_type().name()?
+        )));
+    }
+    // SAFETY: `array` is an instance of `numpy.ndarray` (or of a subclass, whose objects extend
+    // it), so the object starts with `PyArrayObject_fields`, which `NumpyArrayHead` mirrors;
+    // `array` is borrowed for this call, so the object is alive while these fields are read.
+    let head = unsafe { &*array.as_ptr().cast::<NumpyArrayHead>() };
+    if head.nd != 1 {
+        return Err(PyValueError::new_err(format!(
+            "expected a 1-D array, got {} dimensions \
+             (shuffle rows with fairdeal.permutation(len(a)) as an index)",
+            head.nd
+        )));
+    }
+    if head.flags & NPY_ARRAY_C_CONTIGUOUS == 0 {
+        return Err(PyValueError::new_err(
+            "the array is not C-contiguous (a strided view such as a[::2]): \
+             shuffle a copy (numpy.ascontiguousarray) and assign it back",
+        ));
+    }
+    if head.flags & NPY_ARRAY_WRITEABLE == 0 {
+        return Err(PyValueError::new_err("the array is read-only"));
+    }
+    // SAFETY: a 1-D array's `dimensions` and `strides` each point to one `npy_intp` (its
+    // length and its stride), owned by the array object read above.
+    let (len, stride) = unsafe { (*head.dimensions, *head.strides) };
+    let len = usize::try_from(len).unwrap_or(0);
+    // numpy sets C_CONTIGUOUS on a 1-D array of two or more items only when its stride is the
+    // item size (only axes of length 1 may have any stride), so the stride is the item size.
+    let itemsize = if len >= 2 {
+        usize::try_from(stride).unwrap_or(0)
+    } else {
+        0
+    };
+    Ok(ArrayView {
+        addr: head.data as usize,
+        len,
+        itemsize,
+    })
+}
+
+/// Shuffles `len` items of `itemsize` bytes at `addr` with backend `B`, with the GIL released.
+fn shuffle_view<B: Backend>(
+    py: Python<'_>,
+    view: &ArrayView,
+    seed: u64,
+    threads: Threads,
+) -> PyResult<()> {
+    let ArrayView {
+        addr,
+        len,
+        itemsize,
+    } = *view;
+    if len < 2 || itemsize == 0 {
+        return Ok(());
+    }
+    interruptible(py, len, |cancel| {
+        ShuffleJob {
+            addr,
+            len,
+            itemsize,
+            seed,
+            threads,
+            cancel,
+        }
+        .visit::<B>()
+    })?
+    .map_err(stop_to_py)
+}
+
+/// `shuffle_array(array, seed, None, "chacha12")`, the common call, without converting the
+/// other arguments or looking the backend up by name: at 10^3 items a call's fixed cost is a
+/// large part of its time.
+#[pyfunction]
+fn shuffle_default(py: Python<'_>, array: &Bound<'_, PyAny>, seed: u64) -> PyResult<()> {
+    let view = array_view(array)?;
+    shuffle_view::<fairdeal::rng::DefaultBackend>(py, &view, seed, Threads::All)
+}
+
 /// Shuffles a 1-D, C-contiguous, writable numpy array in place (any dtype), with the GIL
-/// released. The Python half has checked the array; this re-reads its interface.
+/// released. Refuses other objects with the Python half's messages.
 #[pyfunction]
 #[pyo3(signature = (array, seed, threads, backend))]
 fn shuffle_array(
@@ -288,46 +417,15 @@ fn shuffle_array(
     backend: &str,
 ) -> PyResult<()> {
     let threads = threads_from(threads)?;
-    let interface = array.getattr("__array_interface__")?;
-    let interface = interface.cast::<PyDict>()?;
-    let get = |key: &str| {
-        interface
-            .get_item(key)?
-            .ok_or_else(|| PyValueError::new_err(format!("array interface without '{key}'")))
-    };
-    let (addr, readonly): (usize, bool) = get("data")?.extract()?;
-    if readonly {
-        return Err(PyValueError::new_err("the array is read-only"));
+    let view = array_view(array)?;
+    struct Job<'a, 'py>(Python<'py>, &'a ArrayView, u64, Threads);
+    impl BackendVisitor for Job<'_, '_> {
+        type Output = PyResult<()>;
+        fn visit<B: Backend>(self) -> Self::Output {
+            shuffle_view::<B>(self.0, self.1, self.2, self.3)
+        }
     }
-    let shape: Vec<usize> = get("shape")?.extract()?;
-    let [len] = shape[..] else {
-        return Err(PyValueError::new_err(format!(
-            "expected a 1-D array, got {} dimensions",
-            shape.len()
-        )));
-    };
-    if !interface.get_item("strides")?.is_none_or(|s| s.is_none()) {
-        return Err(PyValueError::new_err(
-            "the array is not C-contiguous: shuffle a copy (numpy.ascontiguousarray) and assign it back",
-        ));
-    }
-    let itemsize: usize = array.getattr("itemsize")?.extract()?;
-    if len < 2 || itemsize == 0 {
-        return Ok(());
-    }
-    fairdeal::rng::backend_info(backend).map_err(|e| unknown_backend(&e))?;
-    let result = interruptible(py, len, |cancel| {
-        let job = ShuffleJob {
-            addr,
-            len,
-            itemsize,
-            seed,
-            threads,
-            cancel,
-        };
-        with_backend(backend, job)
-    })?;
-    result.map_err(|e| unknown_backend(&e))?.map_err(stop_to_py)
+    with_backend(backend, Job(py, &view, seed, threads)).map_err(|e| unknown_backend(&e))?
 }
 
 /// The permutation of `range(n)` a backend and seed give (what shuffling `numpy.arange(n)`
@@ -393,6 +491,7 @@ fn backends() -> Vec<&'static str> {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(os_seed, m)?)?;
     m.add_function(wrap_pyfunction!(shuffle_array, m)?)?;
+    m.add_function(wrap_pyfunction!(shuffle_default, m)?)?;
     m.add_function(wrap_pyfunction!(index_permutation, m)?)?;
     m.add_function(wrap_pyfunction!(sample, m)?)?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;

@@ -172,6 +172,58 @@ def test_non_contiguous_and_bad_arrays_are_refused():
     assert numpy.array_equal(a, numpy.arange(20))
 
 
+def test_the_native_half_reads_views_in_place_and_refuses_what_is_not_an_array():
+    # The native half reads numpy's array object directly: a view into the middle of a buffer
+    # must shuffle exactly its own items, in the order the seed gives any array of its length.
+    a = numpy.arange(40)
+    view = a[10:30]
+    fairdeal.shuffle(view, seed=3)
+    assert numpy.array_equal(a[:10], numpy.arange(10))
+    assert numpy.array_equal(a[30:], numpy.arange(30, 40))
+    assert numpy.array_equal(view, fairdeal.permutation(20, seed=3) + 10)
+
+    class Sub(numpy.ndarray):
+        pass
+
+    sub = numpy.arange(1000).view(Sub)
+    fairdeal.shuffle(sub, seed=8)
+    assert numpy.array_equal(sub, fairdeal.permutation(1000, seed=8))
+    from fairdeal import _native
+
+    # The fast entry (ndarray, int seed, defaults) and the general one agree, every item size.
+    for dtype in (numpy.uint8, numpy.int64, numpy.complex128, "V3", "V24"):
+        for n in (2, 1000, 300_000):
+            x = numpy.zeros(n, dtype=dtype)
+            x.view(numpy.uint8)[:] = numpy.arange(x.nbytes) % 251
+            y, before = x.copy(), x.copy()
+            _native.shuffle_default(x, 12)
+            _native.shuffle_array(y, 12, 2, "chacha12")
+            assert x.tobytes() == y.tobytes(), (dtype, n)
+            assert n == 2 or x.tobytes() != before.tobytes(), (dtype, n)  # it did shuffle
+    # Items at an odd address (numpy.frombuffer at offset 1): the same order as aligned ones.
+    for dtype in (numpy.int16, numpy.int32, numpy.int64):
+        n = 300_000
+        size = numpy.dtype(dtype).itemsize
+        raw = bytearray(n * size + 1)
+        odd = numpy.frombuffer(raw, dtype=dtype, count=n, offset=1)
+        assert not odd.flags.aligned
+        odd[:] = numpy.arange(n).astype(dtype)
+        fairdeal.shuffle(odd, seed=21)
+        expected = numpy.arange(n).astype(dtype)[fairdeal.permutation(n, seed=21)]
+        assert numpy.array_equal(odd, expected), dtype
+    for fn in (lambda v: _native.shuffle_default(v, 1), lambda v: _native.shuffle_array(v, 1, None, "chacha12")):
+        with pytest.raises(TypeError, match="expected a numpy array, not list"):
+            fn([3, 1, 2])
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        _native.shuffle_array(numpy.arange(10)[::2], 1, None, "chacha12")
+    with pytest.raises(ValueError, match="1-D"):
+        _native.shuffle_array(numpy.zeros((2, 2)), 1, None, "chacha12")
+    ro = numpy.arange(5)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        _native.shuffle_array(ro, 1, None, "chacha12")
+
+
 def test_sample_is_distinct_and_reaches_2_to_the_63():
     s = fairdeal.sample(2**63, 1000, seed=1)
     assert s.dtype == numpy.int64 and len(set(s.tolist())) == 1000 and s.min() >= 0
