@@ -16,8 +16,8 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use fairdeal::fairness::{
-    BatteryReport, FairnessReport, JudgeConfig, MAX_LINE_BYTES, PASS_THRESHOLD, PValueMethod,
-    PermutationParser, Tally, TestName, Verdict, judge_tallies, line_tallies,
+    BatteryReport, Equivalence, FairnessReport, JudgeConfig, MAX_LINE_BYTES, PASS_THRESHOLD,
+    PValueMethod, PermutationParser, Tally, TestName, judge_tallies, line_tallies,
     position_trials_needed, show_item,
 };
 use indicatif::{ProgressBar, ProgressStyle};
@@ -25,6 +25,7 @@ use serde::Serialize;
 
 use crate::cmd::heatmap::{self, Heatmap};
 use crate::common::{Table, is_stdin, plural, print_json, stdout, usage};
+use crate::verdict::{EquivalenceArgs, battery_sentence, percent};
 
 /// Lines between progress-bar updates.
 const PROGRESS_EVERY: u64 = 16_384;
@@ -47,8 +48,10 @@ const POWER: f64 = 0.9;
     after_help = concat!("Input: one permutation per line, items separated by spaces, tabs or \
     commas; items may be numbers, card names or any words, and a line may be a Python list or \
     JSON array (`[0, 1, 2]`, `[\"As\", \"Kd\"]`). Every line must hold the same items as the \
-    first.\n\nVerdict: fair, unfair, or insufficient when the lines are too few for any test \
-    to have power (the report says about how many are needed).\n",
+    first.\n\nVerdict: FAIR when, at the stated confidence, the lines bound every order, item at \
+    a position and pair of neighbours within the tolerance of a fair shuffle (the report states \
+    the bound); UNFAIR when a test rejects; INSUFFICIENT when neither (the report says about \
+    how many lines would certify the tolerance).\n",
     crate::verdict::exit_status_help!(), "\n\nExamples:\n  \
     python3 -c 'import random\nfor _ in range(100000):\n    l = list(range(10)); random.shuffle(l); print(*l)' | fairdeal audit\n  \
     fairdeal audit deals.txt --json\n  \
@@ -71,6 +74,9 @@ pub(crate) struct Args {
     /// fraction more often than a fair shuffle would (0.05 = 5% more).
     #[arg(long, value_name = "FRACTION", default_value_t = 0.05)]
     bias: f64,
+
+    #[command(flatten)]
+    equivalence: EquivalenceArgs,
 }
 
 /// The first line's items and the tallies every line feeds.
@@ -105,11 +111,12 @@ impl Audit {
     }
 
     /// Every test that counted something (the serial test needs two lines), judged together.
-    fn battery(&self) -> anyhow::Result<BatteryReport> {
+    fn battery(&self, equivalence: &Equivalence) -> anyhow::Result<BatteryReport> {
         Ok(judge_tallies(
             &self.tallies,
             PASS_THRESHOLD,
             &JudgeConfig::default(),
+            equivalence,
         )?)
     }
 }
@@ -185,8 +192,12 @@ fn lines_needed(n: usize, bias: f64, tests: usize) -> Option<f64> {
 #[derive(Debug, Serialize)]
 struct JsonReport {
     verdict: &'static str,
-    /// When insufficient: about how many lines any test needs to have power.
-    lines_needed_to_judge: Option<u64>,
+    /// What the verdict certifies (or lacks, or which test rejected), as the text prints it.
+    statement: String,
+    /// When insufficient: about how many lines a fair source needs to certify the tolerance.
+    lines_needed: Option<u64>,
+    /// The confidence of every certified bound.
+    confidence: f64,
     lines: u64,
     n: usize,
     items: Vec<String>,
@@ -213,9 +224,14 @@ struct JsonTest {
     p_value_method: &'static str,
     replicates: Option<u64>,
     two_sided: bool,
-    /// Whether this test could reject anything at this many lines.
-    has_power: bool,
+    /// Fair (its bound is within its tolerance), unfair (it rejects) or insufficient.
     verdict: &'static str,
+    /// At `confidence`, no cell is more than this fraction more or less likely than fair
+    /// (`null` for the repeat tests, which bound no cell).
+    certified_bound: Option<f64>,
+    tolerance: Option<f64>,
+    /// When insufficient: about how many lines a fair source needs to certify the tolerance.
+    lines_needed: Option<u64>,
 }
 
 #[derive(Debug, Serialize, Clone)]
@@ -237,10 +253,6 @@ struct JsonDetection {
     detectable_bias_now: Option<f64>,
 }
 
-fn verdict(fair: bool) -> &'static str {
-    if fair { "fair" } else { "unfair" }
-}
-
 /// The cells of the position matrix sorted by z-score: the most over-represented first.
 fn extremes(audit: &Audit, report: &FairnessReport) -> (Vec<JsonCell>, Vec<JsonCell>) {
     let n = audit.n();
@@ -259,8 +271,20 @@ fn extremes(audit: &Audit, report: &FairnessReport) -> (Vec<JsonCell>, Vec<JsonC
         })
         .collect();
     cells.sort_by(|a, b| b.z.total_cmp(&a.z));
-    let over = cells.iter().take(EXTREMES).cloned().collect();
-    let under = cells.iter().rev().take(EXTREMES).cloned().collect();
+    // A cell is listed on the side it deviates to, never on the other.
+    let over = cells
+        .iter()
+        .filter(|c| c.deviation > 0.0)
+        .take(EXTREMES)
+        .cloned()
+        .collect();
+    let under = cells
+        .iter()
+        .rev()
+        .filter(|c| c.deviation < 0.0)
+        .take(EXTREMES)
+        .cloned()
+        .collect();
     (over, under)
 }
 
@@ -286,7 +310,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         json,
         plot,
         bias,
+        equivalence,
     } = args;
+    let equivalence = equivalence.equivalence()?;
     if !(bias.is_finite() && (MIN_BIAS..=MAX_BIAS).contains(&bias)) {
         return Err(usage(format!(
             "--bias must be a fraction from {MIN_BIAS} to {MAX_BIAS} (got {bias:.3e})"
@@ -312,7 +338,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         bar.finish_and_clear();
         audit.with_context(|| format!("'{}'", input.display()))?
     };
-    let battery = audit.battery()?;
+    let battery = audit.battery(&equivalence)?;
     let position = battery
         .test(TestName::Position)
         .context("the position test always runs")?;
@@ -332,7 +358,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
                 if test.has_power {
                     ""
                 } else {
-                    ", and cannot reach the verdict's level"
+                    ", and cannot reach the level a rejection needs"
                 }
             ));
         }
@@ -385,8 +411,14 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             p_value_method: t.judgement.method.name(),
             replicates: t.judgement.replicates,
             two_sided: t.judgement.two_sided(),
-            has_power: t.has_power,
-            verdict: verdict(t.fair),
+            verdict: t.verdict().name(),
+            certified_bound: t.certified.bound,
+            tolerance: t.certified.tolerance,
+            // The serial test counts pairs: one line more than its samples.
+            lines_needed: t
+                .certified
+                .samples_needed
+                .map(|s| s + u64::from(t.name == TestName::Serial)),
         })
         .collect();
     let detection = JsonDetection {
@@ -398,14 +430,15 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     };
     let report = JsonReport {
         verdict: battery.verdict.name(),
-        // The serial test counts pairs: one line more than its samples.
-        lines_needed_to_judge: battery.samples_needed.map(|samples| samples + 1),
+        statement: battery_sentence(&battery, n, "lines"),
+        lines_needed: json_tests.iter().filter_map(|t| t.lines_needed).max(),
+        confidence: equivalence.confidence,
         lines: audit.lines,
         n,
         items: audit.items.iter().map(|t| show_item(t)).collect(),
         alpha: battery.alpha,
         correction: "holm",
-        decided_by: (battery.verdict == Verdict::Unfair)
+        decided_by: (battery.verdict == fairdeal::fairness::Verdict::Unfair)
             .then_some(battery.decided_by)
             .flatten()
             .map(TestName::name),
@@ -454,6 +487,8 @@ fn write_text(out: &mut impl Write, report: &JsonReport) -> io::Result<()> {
             "p",
             "method",
             "Holm-adjusted",
+            "bound",
+            "tolerance",
             "verdict",
         ],
         rows: report
@@ -476,11 +511,9 @@ fn write_text(out: &mut impl Write, report: &JsonReport) -> io::Result<()> {
                         }
                     ),
                     format_p(t.holm_adjusted_p_value),
-                    if t.has_power || t.verdict != "fair" {
-                        t.verdict.to_owned()
-                    } else {
-                        "no power".to_owned()
-                    },
+                    t.certified_bound.map_or_else(|| "-".to_owned(), percent),
+                    t.tolerance.map_or_else(|| "-".to_owned(), percent),
+                    t.verdict.to_owned(),
                 ]
             })
             .collect(),
@@ -538,29 +571,13 @@ fn write_text(out: &mut impl Write, report: &JsonReport) -> io::Result<()> {
     for warning in &report.warnings {
         writeln!(out, "warning: {warning}")?;
     }
-    match (report.verdict, report.decided_by) {
-        ("insufficient", _) => writeln!(
-            out,
-            "verdict: INSUFFICIENT — too few lines to judge: no test could reach p <= {:e} \
-             after Holm's correction; about {} lines needed",
-            report.alpha,
-            report
-                .lines_needed_to_judge
-                .map_or_else(|| "more".to_owned(), |l| l.to_string())
-        ),
-        ("fair", _) => writeln!(
-            out,
-            "verdict: FAIR — no test rejects at p <= {:e} after Holm's correction over {} tests",
-            report.alpha,
-            report.tests.len()
-        ),
-        (_, Some(test)) => writeln!(
-            out,
-            "verdict: UNFAIR — decided by the {test} test (Holm-adjusted p <= {:e})",
-            report.alpha
-        ),
-        _ => writeln!(out, "verdict: UNFAIR"),
-    }
+    writeln!(
+        out,
+        "bound: at {} confidence, no cell of the test is more than this much more or less \
+         likely than under a fair shuffle (simultaneous Clopper–Pearson intervals)",
+        crate::verdict::confidence(report.confidence)
+    )?;
+    writeln!(out, "verdict: {}", report.statement)
 }
 
 #[cfg(test)]
