@@ -192,6 +192,7 @@ fn sparse_fairness_runs_are_insufficient_not_unfair() {
             PASS_THRESHOLD,
         );
         assert_eq!(battery.verdict, Verdict::Insufficient, "seed {seed}");
-        assert_eq!(battery.samples_needed, Some(5 * 40_320));
+        // What certifies 30 % per order of 8 items: tens of millions of lines.
+        assert!(battery.samples_needed.unwrap() > 10_000_000, "seed {seed}");
     }
 }
