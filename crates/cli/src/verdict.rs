@@ -5,10 +5,10 @@
 
 use std::fmt;
 
-use fairdeal::fairness::{
-    BatteryReport, BatteryTest, Certified, DEFAULT_CONFIDENCE, Equivalence, MAX_PERMUTATION_N,
-    TestName, Verdict,
-};
+use fairdeal::fairness::audit::{MAX_TOLERANCE, MIN_TOLERANCE};
+use fairdeal::fairness::{DEFAULT_CONFIDENCE, Equivalence, Verdict};
+// The verdicts' sentences live in the library, where the Python module reads them too.
+pub(crate) use fairdeal::fairness::statement::{battery_sentence, bound_clause};
 
 use crate::common::usage;
 
@@ -48,11 +48,6 @@ pub(crate) struct EquivalenceArgs {
     pub(crate) confidence: f64,
 }
 
-/// The smallest `--tolerance`.
-const MIN_TOLERANCE: f64 = 1e-4;
-/// The largest `--tolerance`.
-const MAX_TOLERANCE: f64 = 10.0;
-
 impl EquivalenceArgs {
     /// The checked [`Equivalence`], or a usage error naming the bad flag.
     pub(crate) fn equivalence(&self) -> anyhow::Result<Equivalence> {
@@ -64,7 +59,7 @@ impl EquivalenceArgs {
             )));
         }
         let c = self.confidence;
-        if !(c.is_finite() && c >= 0.5 && c < 1.0) {
+        if !(c.is_finite() && (0.5..1.0).contains(&c)) {
             return Err(usage(format!(
                 "--confidence must be at least 0.5 and below 1 (got {c})"
             )));
@@ -73,109 +68,6 @@ impl EquivalenceArgs {
             tolerance: self.tolerance,
             confidence: c,
         })
-    }
-}
-
-/// A fraction as a percentage for people: `3.1 %`, `0.42 %`, `> 1000 %`.
-pub(crate) fn percent(fraction: f64) -> String {
-    let p = fraction * 100.0;
-    if !p.is_finite() || p > 1000.0 {
-        "1000+ %".to_owned()
-    } else if p >= 10.0 || p.fract() == 0.0 {
-        format!("{p:.0} %")
-    } else if p >= 1.0 {
-        format!("{p:.1} %")
-    } else {
-        format!("{p:.2} %")
-    }
-}
-
-/// A confidence for people: `99.9999 %`.
-pub(crate) fn confidence(c: f64) -> String {
-    let digits = (-(1.0 - c).log10()).ceil().clamp(0.0, 12.0) as usize;
-    format!("{:.*} %", digits.saturating_sub(2), c * 100.0)
-}
-
-/// What a certified verdict says, after "no {cell} is": `"more than 3.1 % more or less likely
-/// than fair (99.9999 % confidence; tolerance 5 %)"`, or the bound's absence.
-pub(crate) fn bound_clause(certified: &Certified) -> String {
-    match (certified.bound, certified.tolerance) {
-        (Some(bound), Some(tolerance)) => format!(
-            "more than {} more or less likely than fair ({} confidence; tolerance {})",
-            percent(bound),
-            confidence(certified.confidence),
-            percent(tolerance)
-        ),
-        _ => "bounded (this test detects repeats only)".to_owned(),
-    }
-}
-
-/// What one cell of a test's table is, for "no {cell} is more than …".
-pub(crate) fn cell_noun(name: TestName, n: usize) -> &'static str {
-    let orders = n <= MAX_PERMUTATION_N;
-    match name {
-        TestName::Permutation => "order",
-        TestName::Position => "item at a position",
-        TestName::Serial if orders => "order of one line relative to the line before",
-        TestName::Serial => "move of an item from one line's position to the next line's",
-        TestName::SeedsConsecutive | TestName::SeedsOneBitApart if orders => {
-            "first order of a seed"
-        }
-        TestName::SeedsConsecutive | TestName::SeedsOneBitApart => {
-            "item at a position in a seed's first shuffle"
-        }
-        TestName::Adjacency => "item right after another",
-        TestName::RepeatedOrders | TestName::RepeatedHands5 | TestName::RepeatedHands7 => "repeat",
-    }
-}
-
-/// The sentence a battery's verdict states: what FAIR certifies, what INSUFFICIENT lacks, which
-/// test rejected. `samples` names what the battery counted ("lines", "shuffles").
-pub(crate) fn battery_sentence(battery: &BatteryReport, n: usize, samples: &str) -> String {
-    let claims = |tests: &mut dyn Iterator<Item = &BatteryTest>| -> String {
-        tests
-            .filter(|t| t.certified.bound.is_some())
-            .map(|t| {
-                format!(
-                    "no {} {} [{}]",
-                    cell_noun(t.name, t.report.n.max(n)),
-                    bound_clause(&t.certified),
-                    t.name
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("; ")
-    };
-    match battery.verdict {
-        Verdict::Fair => format!(
-            "FAIR: {}; no test rejects at p <= {:e} after Holm's correction",
-            claims(&mut battery.tests.iter()),
-            battery.alpha
-        ),
-        Verdict::Unfair => {
-            let test = battery
-                .decided_by
-                .map_or_else(|| "a".to_owned(), |t| format!("the {t}"));
-            format!(
-                "UNFAIR: decided by {test} test (Holm-adjusted p <= {:e})",
-                battery.alpha
-            )
-        }
-        Verdict::Insufficient => {
-            let short: Vec<&BatteryTest> = battery
-                .tests
-                .iter()
-                .filter(|t| t.verdict() == Verdict::Insufficient)
-                .collect();
-            format!(
-                "INSUFFICIENT: no test rejects, but the data cannot rule out a bias beyond the \
-                 tolerance — they certify only: {}; about {} {samples} needed",
-                claims(&mut short.into_iter()),
-                battery
-                    .samples_needed
-                    .map_or_else(|| "more".to_owned(), |s| s.to_string())
-            )
-        }
     }
 }
 
@@ -239,7 +131,6 @@ pub(crate) fn of(err: &anyhow::Error) -> Option<&VerdictStatus> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fairdeal::fairness::{CATEGORY_TOLERANCE, CELL_TOLERANCE, ORDER_TOLERANCE};
 
     #[test]
     fn the_help_text_states_the_constants() {
@@ -250,20 +141,5 @@ mod tests {
         let err = finish(Verdict::Unfair).unwrap_err();
         assert_eq!(of(&err).map(VerdictStatus::code), Some(EXIT_UNFAIR));
         assert_eq!(crate::common::exit_status(&err), EXIT_UNFAIR);
-    }
-
-    #[test]
-    fn percentages_and_confidences_read_well() {
-        assert_eq!(percent(0.031), "3.1 %");
-        assert_eq!(percent(0.2), "20 %");
-        assert_eq!(percent(0.0042), "0.42 %");
-        assert_eq!(percent(f64::INFINITY), "1000+ %");
-        assert_eq!(percent(0.05), "5 %");
-        assert_eq!(confidence(DEFAULT_CONFIDENCE), "99.9999 %");
-        assert_eq!(confidence(0.99), "99 %");
-        assert_eq!(
-            [ORDER_TOLERANCE, CELL_TOLERANCE, CATEGORY_TOLERANCE],
-            [0.3, 0.05, 0.15]
-        );
     }
 }

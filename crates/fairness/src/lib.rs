@@ -119,6 +119,7 @@ subtle RNG defect may need millions.
 pub struct ReadmeDoctests;
 
 mod adjacency;
+pub mod audit;
 mod battery;
 mod chunked;
 mod equivalence;
@@ -132,6 +133,7 @@ mod rank;
 mod repeat;
 mod report;
 mod sequence;
+pub mod statement;
 mod stats;
 mod tally;
 
