@@ -265,8 +265,9 @@ pub struct AuditReport {
     /// What the verdict certifies (or lacks, or which test rejected), in words
     /// ([`battery_sentence`]).
     pub statement: String,
-    /// When insufficient: about how many lines a fair source needs to certify the tolerance
-    /// (the most any test needs).
+    /// About how many lines a fair source needs for every test to certify its tolerance: the
+    /// most any insufficient test needs (`None` when no test is insufficient). An unfair
+    /// report has it too when some other test is short.
     pub lines_needed: Option<u64>,
     /// The confidence of every certified bound.
     pub confidence: f64,
