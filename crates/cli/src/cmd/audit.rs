@@ -7,8 +7,10 @@
 //! battery's tests that apply to such data run at the end: the permutation test (n ≤ 8), the
 //! position test, the serial test (consecutive lines), the adjacency test (n ≥ 3) and, above 8
 //! items, the repeat tests (repeated whole orders and leading 5- and 7-item hands, which
-//! remember up to `MAX_REPEAT_LINES` lines), combined with Holm's correction. The verdict and
-//! its exit status are `crate::verdict`'s.
+//! remember up to `MAX_REPEAT_LINES` lines), combined with Holm's correction. The lines and the
+//! report are `fairdeal_fairness::audit`'s (`LineAudit`, `AuditReport`): `--json` prints that
+//! value and the text below reads it, as the Python module does; this file reads the input,
+//! shows progress, draws the plot and prints. The exit status is `crate::verdict`'s.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
