@@ -20,9 +20,11 @@ from typing import Any, Optional
 import numpy
 
 from . import _native
-from ._audit import AuditReport, TestResult, audit
+from ._audit import AuditCell, AuditDetection, AuditReport, TestResult, audit
 
 __all__ = [
+    "AuditCell",
+    "AuditDetection",
     "AuditReport",
     "TestResult",
     "audit",

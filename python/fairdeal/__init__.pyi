@@ -1,6 +1,6 @@
 """Type stubs of the fairdeal module (see fairdeal/__init__.py for the documentation)."""
 
-from typing import Any, Callable, Dict, Iterable, List, Optional, Union
+from typing import Any, Callable, Dict, Iterable, List, Literal, Optional, Union
 
 import numpy
 import numpy.typing
@@ -25,24 +25,58 @@ def permutation(
 ) -> numpy.ndarray: ...
 def sample(n: int, k: int, *, seed: Optional[int] = ...) -> numpy.ndarray: ...
 
+_Verdict = Literal["fair", "unfair", "insufficient"]
+
 class TestResult:
     name: str
     statistic: float
     df: int
     p_value: float
+    upper_tail_p_value: float
     holm_adjusted_p_value: float
-    has_power: bool
-    verdict: str
+    expected_per_cell: float
+    p_value_method: str
+    replicates: Optional[int]
+    two_sided: bool
+    verdict: _Verdict
+    certified_bound: Optional[float]
+    tolerance: Optional[float]
+    lines_needed: Optional[int]
+
+class AuditCell:
+    item: str
+    position: int
+    observed: int
+    expected: float
+    deviation: float
+    z: float
+
+class AuditDetection:
+    bias: float
+    power: float
+    lines_needed: Optional[float]
+    more_lines_needed: Optional[float]
+    detectable_bias_now: Optional[float]
 
 class AuditReport:
-    verdict: str
+    verdict: _Verdict
+    statement: str
+    lines_needed: Optional[int]
+    confidence: float
     lines: int
     n: int
+    items: List[str]
+    alpha: float
+    correction: str
     decided_by: Optional[str]
-    lines_needed_to_judge: Optional[int]
     tests: List[TestResult]
+    over_represented: List[AuditCell]
+    under_represented: List[AuditCell]
+    detection: AuditDetection
+    warnings: List[str]
     @property
     def fair(self) -> bool: ...
+    def test(self, name: str) -> Optional[TestResult]: ...
     def to_dict(self) -> Dict[str, Any]: ...
 
 def audit(
@@ -50,5 +84,7 @@ def audit(
     *,
     n: Optional[int] = ...,
     lines: Optional[int] = ...,
+    tolerance: Optional[float] = ...,
+    confidence: Optional[float] = ...,
     bias: float = ...,
 ) -> AuditReport: ...

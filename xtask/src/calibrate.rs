@@ -156,7 +156,14 @@ fn audit(
             tally.add(&deck)?;
         }
     }
-    Ok(judge_tallies(&tallies, alpha, config)?)
+    // The false-alarm and power tables count rejections only: the default tolerances leave
+    // those unchanged.
+    Ok(judge_tallies(
+        &tallies,
+        alpha,
+        config,
+        &fairdeal::fairness::Equivalence::default(),
+    )?)
 }
 
 fn fair_rows(args: &CalibrateArgs) -> Result<Vec<FairRow>> {

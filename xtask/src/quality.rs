@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use anyhow::Result;
 use fairdeal::Inplace;
-use fairdeal::fairness::{BatteryConfig, BatteryReport, PASS_THRESHOLD, run_battery};
+use fairdeal::fairness::{BatteryConfig, BatteryReport, PASS_THRESHOLD, Verdict, run_battery};
 use fairdeal::rng::{Backend, BackendInfo, BackendVisitor, backends, with_backend};
 
 /// The battery's seed: fixed, so the section is deterministic.
@@ -68,7 +68,9 @@ pub(crate) fn markdown(config: &BatteryConfig, rows: &[(&BackendInfo, BatteryRep
         "The shuffle-quality battery of `fairdeal-fairness` (what `fairdeal compare --seed {SEED}` \
          runs; docs/quality.md explains each test) on every backend with its own sampler and the \
          in-place Fisher-Yates, seed {SEED}. Cells are two-sided p-values; `!` marks a test whose \
-         Holm-adjusted p-value is at most {PASS_THRESHOLD:e}. Permutation and serial: {} cards × \
+         Holm-adjusted p-value is at most {PASS_THRESHOLD:e}, `?` one that does not reject but whose \
+         certified bound is above its tolerance (these sizes are too small to certify 5 % per \
+         card position; `fairdeal compare` runs enough). Permutation and serial: {} cards × \
          {} shuffles; position and adjacency: {} cards × {}; seeds-*: the first shuffle of {} \
          cards from {} seeds each.\n",
         config.small_n,
@@ -92,12 +94,19 @@ pub(crate) fn markdown(config: &BatteryConfig, rows: &[(&BackendInfo, BatteryRep
         let cells: Vec<String> = battery
             .tests
             .iter()
-            .map(|t| format!("{}{}", short_p(t.p_value), if t.fair { "" } else { " !" }))
+            .map(|t| {
+                let mark = match t.verdict() {
+                    Verdict::Fair => "",
+                    Verdict::Unfair => " !",
+                    Verdict::Insufficient => " ?",
+                };
+                format!("{}{mark}", short_p(t.p_value))
+            })
             .collect();
-        let verdict = match (battery.fair, battery.decided_by) {
-            (true, _) => "fair".to_owned(),
-            (false, Some(test)) => format!("**unfair** ({})", test.name()),
-            (false, None) => "**unfair**".to_owned(),
+        let verdict = match (battery.verdict, battery.decided_by) {
+            (Verdict::Unfair, Some(test)) => format!("**unfair** ({})", test.name()),
+            (Verdict::Unfair, None) => "**unfair**".to_owned(),
+            (verdict, _) => verdict.name().to_owned(),
         };
         let _ = writeln!(
             s,

@@ -44,7 +44,10 @@ fn the_seeds_experiment_passes_for_inplace_and_fails_for_biased() {
         "chi2",
         "df",
         "p_value",
-        "fair",
+        "verdict",
+        "certified_bound",
+        "tolerance",
+        "confidence",
     ] {
         assert!(fair.get(field).is_some(), "missing {field}");
     }
@@ -63,7 +66,10 @@ fn the_seeds_experiment_passes_for_inplace_and_fails_for_biased() {
     assert_eq!(counts.len(), 6);
     assert_eq!(counts.iter().sum::<u64>(), 100_000);
     assert!(fair["p_value"].as_f64().unwrap() > 1e-6);
-    assert_eq!(fair["fair"], true);
+    assert_eq!(fair["verdict"], "fair");
+    // One verdict: no boolean beside it that could contradict it.
+    assert!(fair.get("fair").is_none(), "{fair}");
+    assert!(fair["certified_bound"].as_f64().unwrap() <= fair["tolerance"].as_f64().unwrap());
 
     let biased = json(&[
         "fairness",
@@ -76,7 +82,7 @@ fn the_seeds_experiment_passes_for_inplace_and_fails_for_biased() {
         "--json",
     ]);
     assert!(biased["p_value"].as_f64().unwrap() < 1e-9);
-    assert_eq!(biased["fair"], false);
+    assert_eq!(biased["verdict"], "unfair");
 }
 
 #[test]
@@ -98,7 +104,7 @@ fn the_fair_algorithms_pass_with_the_bit_exact_backends() {
                 "--json",
             ]);
             assert_eq!(
-                report["fair"], true,
+                report["verdict"], "fair",
                 "{algo} with {backend}: p = {}",
                 report["p_value"]
             );
@@ -113,11 +119,29 @@ fn above_eight_elements_the_position_test_runs() {
     ]);
     assert_eq!(fair["test"], "position");
     assert_eq!(fair["counts"].as_array().unwrap().len(), 400);
-    assert_eq!(fair["fair"], true);
+    // 20,000 shuffles of 20 bound each item's position only to about 20 %: not the default 5 %.
+    assert_eq!(fair["verdict"], "insufficient", "{fair}");
+    assert!(fair["samples_needed"].as_u64().unwrap() > 20_000);
+    let loose = json(&[
+        "fairness",
+        "--algo",
+        "inplace",
+        "--n",
+        "20",
+        "--trials",
+        "20000",
+        "--seed",
+        "4",
+        "--tolerance",
+        "0.5",
+        "--json",
+    ]);
+    assert_eq!(loose["verdict"], "fair", "{loose}");
+    assert_eq!(loose["tolerance"], 0.5);
     let biased = json(&[
         "fairness", "--algo", "biased", "--n", "20", "--trials", "20000", "--seed", "4", "--json",
     ]);
-    assert_eq!(biased["fair"], false);
+    assert_eq!(biased["verdict"], "unfair");
     assert!(biased["p_value"].as_f64().unwrap() < 1e-9);
 }
 
@@ -263,7 +287,7 @@ fn verdicts_have_their_own_exit_statuses() {
         .verdict(4)
         .text();
     assert!(
-        text.contains("INSUFFICIENT") && text.contains("201600"),
+        text.contains("INSUFFICIENT") && text.contains("shuffles needed"),
         "{text}"
     );
     let text = fairdeal(&["fairness", "--n", "3", "--trials", "1", "--seed", "1"])
@@ -275,4 +299,49 @@ fn verdicts_have_their_own_exit_statuses() {
         help.contains("Exit status: 0 fair; 3 unfair; 4 insufficient"),
         "{help}"
     );
+}
+
+/// P24: the wrong-range swap of 3 items on 2,000 shuffles is not FAIR (the chi-square test may
+/// not see its 11 % bias yet, but the data cannot bound the bias within the tolerance either).
+/// P23: one verdict field, no `fair` boolean that reads as unfair beside "insufficient".
+#[test]
+fn a_small_sample_of_a_biased_shuffle_is_never_fair() {
+    for seed in ["1", "2", "3"] {
+        let report = json(&[
+            "fairness", "--algo", "biased", "--n", "3", "--trials", "2000", "--seed", seed,
+            "--json",
+        ]);
+        assert_ne!(report["verdict"], "fair", "{report}");
+        assert!(
+            report["certified_bound"].as_f64().unwrap() > 0.11,
+            "{report}"
+        );
+    }
+    let report = json(&[
+        "fairness", "--n", "5", "--trials", "10", "--seed", "1", "--json",
+    ]);
+    assert_eq!(report["verdict"], "insufficient");
+    assert!(report.get("fair").is_none(), "{report}");
+    let text = fairdeal(&[
+        "fairness", "--algo", "biased", "--n", "3", "--trials", "2000", "--seed", "1",
+    ])
+    .verdict(4)
+    .text();
+    assert!(!text.contains("verdict: FAIR"), "{text}");
+    assert!(text.contains("confidence; tolerance 30 %"), "{text}");
+}
+
+#[test]
+fn bad_tolerances_and_confidences_are_usage_errors() {
+    for args in [
+        ["--tolerance", "0"],
+        ["--tolerance", "nan"],
+        ["--tolerance", "11"],
+        ["--confidence", "1"],
+        ["--confidence", "0.2"],
+    ] {
+        let run = fairdeal(&["fairness", "--seed", "1", args[0], args[1]]);
+        assert_eq!(run.status, Some(2), "{args:?}");
+        assert!(run.error().contains(args[0]), "{args:?}");
+    }
 }

@@ -55,7 +55,14 @@ fn one_line(run: &Run) -> String {
 
 /// Runs `fairdeal ARGS`, requires a clean success and returns its stdout as JSON.
 fn json(args: &[&str]) -> Value {
-    let run = fairdeal(args).ok();
+    let run = fairdeal(args);
+    // A judge exits with its verdict's status (0 fair, 3 unfair, 4 insufficient).
+    assert!(
+        matches!(run.status, Some(0 | 3 | 4)),
+        "`fairdeal {}` failed: {}",
+        args.join(" "),
+        run.stderr
+    );
     serde_json::from_slice(&run.stdout)
         .unwrap_or_else(|e| panic!("`fairdeal {}` printed invalid JSON: {e}", args.join(" ")))
 }
@@ -267,7 +274,7 @@ fn fairness(lines: &mut Vec<String>) {
     lines.push(format!(
         "fairdeal {}: {}",
         args.join(" "),
-        fields(&report, &["counts", "chi2", "fair"])
+        fields(&report, &["counts", "chi2", "verdict"])
     ));
 }
 

@@ -10,6 +10,20 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_slice(&run.stdout).expect("valid JSON")
 }
 
+/// A Monte Carlo table as JSON, whose exit status must be its verdict's.
+fn judged(args: &[&str]) -> Value {
+    let run = fairdeal(args);
+    let v: Value = serde_json::from_slice(&run.stdout).expect("valid JSON");
+    let expected = match v["verdict"].as_str() {
+        Some("fair") => 0,
+        Some("unfair") => 3,
+        Some("insufficient") => 4,
+        other => panic!("no verdict: {other:?} in {v}"),
+    };
+    assert_eq!(run.status, Some(expected), "{v}");
+    v
+}
+
 #[test]
 fn exhaustive_five_card_table() {
     let v = json(&["poker", "table", "--exhaustive", "--cards", "5", "--json"]);
@@ -76,10 +90,13 @@ fn monte_carlo_table_is_reproducible_and_judged() {
     let biased: Value = serde_json::from_slice(&biased.stdout).unwrap();
     assert!(biased["p_value"].as_f64().unwrap() < 1e-9);
 
+    // 100,000 fair hands reject nothing but bound the straight flush (0.03 %) only loosely:
+    // insufficient, with the hands that would certify the tolerance.
     let text = fairdeal(&["poker", "table", "--hands", "100000", "--seed", "3"])
-        .ok()
+        .verdict(4)
         .text();
-    assert!(text.contains("consistent with the exact table"), "{text}");
+    assert!(text.contains("verdict: INSUFFICIENT"), "{text}");
+    assert!(text.contains("hands needed"), "{text}");
     assert!(text.contains("Straight flush"));
 }
 
@@ -244,7 +261,8 @@ fn bad_input_is_a_one_line_error() {
 fn ten_fair_hands_are_not_called_unfair() {
     // Probe row 2: one four-of-a-kind among ten hands (0.017 expected) read as chi2 = 63.4,
     // p = 1e-10, "NOT consistent". The exact binomial test calls it what it is.
-    let v = json(&["poker", "table", "--hands", "10", "--seed", "6", "--json"]);
+    let v = judged(&["poker", "table", "--hands", "10", "--seed", "6", "--json"]);
+    assert_eq!(v["verdict"], "insufficient");
     assert_eq!(v["counts"]["four_of_a_kind"], 1, "the probe's case: {v}");
     assert!(v["p_value"].as_f64().unwrap() > 0.01, "{v}");
     assert_eq!(v["monte_carlo"]["most_deviant"], "four_of_a_kind");
@@ -253,18 +271,19 @@ fn ten_fair_hands_are_not_called_unfair() {
     for seed in 3..7 {
         let seed = seed.to_string();
         let text = fairdeal(&["poker", "table", "--hands", "10", "--seed", &seed])
-            .ok()
+            .verdict(4)
             .text();
-        assert!(
-            text.contains(": consistent with the exact table"),
-            "{seed}: {text}"
-        );
+        assert!(text.contains("verdict: INSUFFICIENT"), "{seed}: {text}");
     }
     // The negative control at a small size: the biased shuffle on a fresh deck is still
     // caught by the same test with 200,000 hands (above), and a single hand is no evidence.
-    let one = json(&["poker", "table", "--hands", "1", "--seed", "1", "--json"]);
+    // P21: one hand is no evidence: INSUFFICIENT with exit 4, never "consistent" with exit 0.
+    let one = judged(&["poker", "table", "--hands", "1", "--seed", "1", "--json"]);
     assert_eq!(one["total"], 1);
     assert!(one["p_value"].as_f64().unwrap() > 0.1);
+    assert_eq!(one["verdict"], "insufficient");
+    assert!(one["hands_needed"].as_u64().unwrap() > 1_000_000, "{one}");
+    assert!(one["certified_bound"].as_f64().unwrap() > one["tolerance"].as_f64().unwrap());
 }
 
 #[test]

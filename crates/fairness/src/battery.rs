@@ -7,7 +7,7 @@ use fairdeal_core::{Rng, Shuffler, stream_seed};
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    FairnessError, FairnessReport, JudgeConfig, Judgement, PASS_THRESHOLD, PValueMethod,
+    Certified, Equivalence, FairnessError, FairnessReport, JudgeConfig, Judgement, PASS_THRESHOLD,
     SeedPattern, Tally, TestKind, adjacency_test, permutation_test, position_test,
     seed_sequence_test, serial_test,
 };
@@ -16,12 +16,13 @@ use crate::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
-    /// No test rejects, and at least one distribution test could have.
+    /// No test rejects, and the data bound every cell's deviation from fair within the
+    /// tolerance at the stated confidence ([`Certified`]).
     Fair,
     /// Some test rejects at the family-wise level.
     Unfair,
-    /// No test rejects, and no distribution test (anything but the repeat tests) had the power
-    /// to: too few samples to judge.
+    /// No test rejects, but the data do not bound the bias within the tolerance: too few
+    /// samples to call the shuffle fair (a p-value above alpha is absence of evidence).
     Insufficient,
 }
 
@@ -139,8 +140,15 @@ pub struct BatteryTest {
     pub has_power: bool,
     /// The p-value after Holm's correction over all the battery's tests.
     pub adjusted_p: f64,
-    /// `adjusted_p > alpha`.
-    pub fair: bool,
+    /// This test's verdict (unfair when `adjusted_p <= alpha`) and the bound it certifies.
+    pub certified: Certified,
+}
+
+impl BatteryTest {
+    /// This test's verdict: [`Certified::verdict`].
+    pub fn verdict(&self) -> Verdict {
+        self.certified.verdict
+    }
 }
 
 /// The battery's outcome: every test, and one verdict.
@@ -150,11 +158,13 @@ pub struct BatteryReport {
     pub tests: Vec<BatteryTest>,
     /// The family-wise significance level (the adjusted p-values are compared with it).
     pub alpha: f64,
-    /// `true` when the verdict is [`Verdict::Fair`].
-    pub fair: bool,
-    /// Fair, unfair, or insufficient (no distribution test had the power to reject).
+    /// The tolerance and confidence the tests' bounds were judged with.
+    pub equivalence: Equivalence,
+    /// Unfair when any test rejects; fair when every test is fair (each bounds its cells within
+    /// its tolerance); else insufficient.
     pub verdict: Verdict,
-    /// When insufficient: about how many samples the distribution tests need.
+    /// When insufficient: about how many samples the insufficient tests need to certify their
+    /// tolerance (the largest of their estimates).
     pub samples_needed: Option<u64>,
     /// The test with the smallest adjusted p-value: the one that decided an unfair verdict
     /// (or came closest to it).
@@ -166,7 +176,7 @@ impl BatteryReport {
     /// `alpha`.
     ///
     /// ```
-    /// use fairdeal_fairness::{BatteryReport, FairnessReport, TestKind, TestName};
+    /// use fairdeal_fairness::{BatteryReport, FairnessReport, TestKind, TestName, Verdict};
     /// // Each report's p-value is recomputed from its counts (here exact binomials, 2 items).
     /// let report = |trials, counts| FairnessReport {
     ///     test: TestKind::Position, n: 2, trials, counts, chi2: 0.0, df: 1, p_value: 1.0,
@@ -179,20 +189,28 @@ impl BatteryReport {
     ///     ],
     ///     1e-6,
     /// );
-    /// assert!(!battery.fair);
+    /// assert_eq!(battery.verdict, Verdict::Unfair);
     /// assert_eq!(battery.decided_by, Some(TestName::Serial));
-    /// assert!(battery.tests[0].fair);
+    /// // Ten shuffles do not reject, and bound nothing: insufficient, not fair.
+    /// assert_eq!(battery.tests[0].verdict(), Verdict::Insufficient);
     /// ```
     pub fn from_reports(reports: Vec<(TestName, FairnessReport)>, alpha: f64) -> Self {
-        Self::judged(reports, alpha, &JudgeConfig::default())
+        Self::judged(
+            reports,
+            alpha,
+            &JudgeConfig::default(),
+            &Equivalence::default(),
+        )
     }
 
     /// As [`from_reports`](Self::from_reports), with the Monte Carlo replicates and seed of
-    /// `config` for the tests whose tables are too sparse for the chi-square rule.
+    /// `config` for the tests whose tables are too sparse for the chi-square rule, and the
+    /// tolerance and confidence of `equivalence`.
     pub fn judged(
         reports: Vec<(TestName, FairnessReport)>,
         alpha: f64,
         config: &JudgeConfig,
+        equivalence: &Equivalence,
     ) -> Self {
         let judgements: Vec<Judgement> = reports.iter().map(|(_, r)| r.judge(config)).collect();
         let p_values: Vec<f64> = judgements.iter().map(|j| j.p_value).collect();
@@ -203,41 +221,36 @@ impl BatteryReport {
             .zip(judgements.into_iter().zip(adjusted))
             .map(|((name, report), (judgement, adjusted_p))| BatteryTest {
                 name,
-                report,
                 p_value: judgement.p_value,
                 has_power: judgement.min_p_value * m <= alpha,
                 judgement,
                 adjusted_p,
-                fair: adjusted_p > alpha,
+                certified: report.certify(adjusted_p <= alpha, equivalence),
+                report,
             })
             .collect();
         let decided_by = tests
             .iter()
             .min_by(|a, b| a.adjusted_p.total_cmp(&b.adjusted_p))
             .map(|t| t.name);
-        let distribution = || tests.iter().filter(|t| t.report.test != TestKind::Repeat);
-        let verdict = if !tests.iter().all(|t| t.fair) {
+        let verdict = if tests.iter().any(|t| t.verdict() == Verdict::Unfair) {
             Verdict::Unfair
-        } else if distribution().any(|t| t.has_power) {
+        } else if tests.iter().all(|t| t.verdict() == Verdict::Fair) {
             Verdict::Fair
         } else {
             Verdict::Insufficient
         };
         let samples_needed = (verdict == Verdict::Insufficient)
             .then(|| {
-                distribution()
-                    .filter_map(|t| {
-                        // Two outcomes: the most extreme table has p = 2^(2 - T), which must
-                        // reach alpha / m.
-                        let binomial = (t.judgement.method == PValueMethod::ExactBinomial)
-                            .then(|| (2.0 + (m / alpha).log2()).ceil() as u64);
-                        t.judgement.samples_needed.or(binomial)
-                    })
-                    .min()
+                tests
+                    .iter()
+                    .filter(|t| t.verdict() == Verdict::Insufficient)
+                    .filter_map(|t| t.certified.samples_needed)
+                    .max()
             })
             .flatten();
         Self {
-            fair: verdict == Verdict::Fair,
+            equivalence: *equivalence,
             verdict,
             samples_needed,
             tests,
@@ -305,9 +318,9 @@ pub fn line_tallies(n: usize) -> Result<Vec<NamedTally>, FairnessError> {
     Ok(tallies)
 }
 
-/// The battery verdict over `tallies` at family-wise level `alpha`: every tally that counted
-/// something (the serial test needs two permutations) is reported and judged
-/// ([`BatteryReport::judged`]).
+/// The battery verdict over `tallies` at family-wise level `alpha`, with the tolerance and
+/// confidence of `equivalence`: every tally that counted something (the serial test needs two
+/// permutations) is reported and judged ([`BatteryReport::judged`]).
 ///
 /// # Errors
 ///
@@ -316,6 +329,7 @@ pub fn judge_tallies(
     tallies: &[NamedTally],
     alpha: f64,
     config: &JudgeConfig,
+    equivalence: &Equivalence,
 ) -> Result<BatteryReport, FairnessError> {
     let mut reports = Vec::with_capacity(tallies.len());
     for (name, tally) in tallies {
@@ -326,7 +340,7 @@ pub fn judge_tallies(
     if reports.is_empty() {
         return Err(FairnessError::ZeroTrials);
     }
-    Ok(BatteryReport::judged(reports, alpha, config))
+    Ok(BatteryReport::judged(reports, alpha, config, equivalence))
 }
 
 /// How big the battery's samples are. The defaults run in well under a second per generator
@@ -371,21 +385,45 @@ impl Default for BatteryConfig {
 ///
 /// ```
 /// use fairdeal_core::SeedableRng;
-/// use fairdeal_fairness::{run_battery, BatteryConfig};
+/// use fairdeal_fairness::{run_battery, BatteryConfig, TestName, Verdict};
 /// use fairdeal_inplace::Inplace;
 ///
 /// let config = BatteryConfig { small_trials: 24_000, deck_trials: 2_000, seeds: 2_400,
 ///     ..BatteryConfig::default() };
 /// let battery = run_battery(&Inplace::new(), rand_pcg::Pcg64::seed_from_u64, 7, &config)?;
 /// assert_eq!(battery.tests.len(), 8);
-/// assert!(battery.fair);
+/// assert_ne!(battery.verdict, Verdict::Unfair);
+/// // 24,000 shuffles of 4 bound every order within 30 %; 2,000 decks bound no position
+/// // within 5 %.
+/// assert_eq!(battery.test(TestName::Permutation).unwrap().verdict(), Verdict::Fair);
+/// assert_eq!(battery.test(TestName::Position).unwrap().verdict(), Verdict::Insufficient);
 /// # Ok::<(), fairdeal_fairness::FairnessError>(())
 /// ```
 pub fn run_battery<S, R, F>(
     shuffler: &S,
+    make_rng: F,
+    seed: u64,
+    config: &BatteryConfig,
+) -> Result<BatteryReport, FairnessError>
+where
+    S: Shuffler + ?Sized,
+    R: Rng,
+    F: FnMut(u64) -> R,
+{
+    run_battery_judged(shuffler, make_rng, seed, config, &Equivalence::default())
+}
+
+/// [`run_battery`], judged with the tolerance and confidence of `equivalence`.
+///
+/// # Errors
+///
+/// As [`run_battery`].
+pub fn run_battery_judged<S, R, F>(
+    shuffler: &S,
     mut make_rng: F,
     seed: u64,
     config: &BatteryConfig,
+    equivalence: &Equivalence,
 ) -> Result<BatteryReport, FairnessError>
 where
     S: Shuffler + ?Sized,
@@ -454,5 +492,47 @@ where
         })?;
         reports.push((name, tally.report()?));
     }
-    Ok(BatteryReport::from_reports(reports, PASS_THRESHOLD))
+    Ok(BatteryReport::judged(
+        reports,
+        PASS_THRESHOLD,
+        &JudgeConfig::default(),
+        equivalence,
+    ))
+}
+
+impl BatteryConfig {
+    /// The default sizes, each raised (by half again, for margin) to what a fair generator
+    /// needs for its bounds to certify `equivalence`'s tolerances, so that a fair generator is
+    /// judged FAIR rather than INSUFFICIENT.
+    ///
+    /// ```
+    /// use fairdeal_fairness::{BatteryConfig, Equivalence};
+    /// let config = BatteryConfig::certifying(&Equivalence::default());
+    /// assert!(config.deck_trials > BatteryConfig::default().deck_trials);
+    /// ```
+    pub fn certifying(equivalence: &Equivalence) -> Self {
+        let base = Self::default();
+        let confidence = equivalence.confidence;
+        let need = |kind: TestKind, cells: u64, p: f64| {
+            equivalence
+                .tolerance_for(kind)
+                .and_then(|t| crate::samples_to_certify(cells, p, t, confidence))
+                .map_or(0, |s| s.saturating_add(s / 2))
+        };
+        let orders = crate::factorial(base.small_n).unwrap_or(1);
+        let small = need(TestKind::Permutation, orders, 1.0 / orders as f64);
+        let deck = base.deck_n as u64;
+        let positions = need(TestKind::Position, deck * deck, 1.0 / deck as f64);
+        let adjacency = need(
+            TestKind::Adjacency,
+            deck * (deck - 1),
+            1.0 / (deck - 1) as f64,
+        );
+        Self {
+            small_trials: base.small_trials.max(small),
+            seeds: base.seeds.max(small),
+            deck_trials: base.deck_trials.max(positions).max(adjacency),
+            ..base
+        }
+    }
 }

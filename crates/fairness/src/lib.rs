@@ -119,8 +119,10 @@ subtle RNG defect may need millions.
 pub struct ReadmeDoctests;
 
 mod adjacency;
+pub mod audit;
 mod battery;
 mod chunked;
+mod equivalence;
 mod error;
 mod judge;
 mod lines;
@@ -131,15 +133,21 @@ mod rank;
 mod repeat;
 mod report;
 mod sequence;
+pub mod statement;
 mod stats;
 mod tally;
 
 pub use adjacency::{AdjacencyTally, MIN_ADJACENCY_N, adjacency_test};
 pub use battery::{
     BatteryConfig, BatteryReport, BatteryTest, NamedTally, REPEAT_MIN_N, TestName, Verdict,
-    holm_adjusted, judge_tallies, line_tallies, run_battery,
+    holm_adjusted, judge_tallies, line_tallies, run_battery, run_battery_judged,
 };
 pub use chunked::{CHUNK_TRIALS, ChunkedRun, chunk_seeded_test, report_from_counts};
+pub use equivalence::{
+    CATEGORY_TOLERANCE, CELL_TOLERANCE, Certified, DEFAULT_CONFIDENCE, Equivalence,
+    ORDER_TOLERANCE, clopper_pearson, default_tolerance, relative_bound, samples_to_certify,
+    table_bound, table_samples_to_certify,
+};
 pub use error::FairnessError;
 pub use judge::{
     DEFAULT_REPLICATES, JudgeConfig, Judgement, MIN_REPLICATES, MONTE_CARLO_BUDGET, PValueMethod,

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Rng, SeedableRng, Shuffler};
 use fairdeal_fairness::{
     AdjacencyTally, BatteryConfig, BatteryReport, FairnessError, OrderTally, PASS_THRESHOLD,
-    PermutationTally, PositionTally, SeedPattern, SerialTally, TestKind, TestName, adjacency_test,
-    holm_adjusted, permutation_test, run_battery, seed_sequence_test, serial_test,
+    PermutationTally, PositionTally, SeedPattern, SerialTally, TestKind, TestName, Verdict,
+    adjacency_test, holm_adjusted, permutation_test, run_battery, seed_sequence_test, serial_test,
 };
 use fairdeal_inplace::Inplace;
 use fairdeal_naive::Biased;
@@ -106,7 +106,7 @@ fn every_backend_but_java_passes_the_whole_battery() {
     for backend in backends() {
         let battery = with_backend(backend.name, Battery).unwrap();
         assert_eq!(battery.tests.len(), 8);
-        verdicts.insert(backend.name, battery.fair);
+        verdicts.insert(backend.name, battery.verdict);
         if backend.name == "java" {
             assert!(
                 adjusted(&battery, TestName::SeedsConsecutive) < REJECT,
@@ -114,7 +114,13 @@ fn every_backend_but_java_passes_the_whole_battery() {
                 summary(&battery)
             );
         } else {
-            assert!(battery.fair, "{}: {}", backend.name, summary(&battery));
+            assert_ne!(
+                battery.verdict,
+                Verdict::Unfair,
+                "{}: {}",
+                backend.name,
+                summary(&battery)
+            );
         }
     }
     assert_eq!(verdicts.len(), backends().len());
@@ -143,7 +149,7 @@ fn java_with_consecutive_seeds_fails_the_seed_tests_only() {
     assert!(report.p_value < REJECT);
 
     let battery = run_battery(&shuffler, Java::seeded, 1, &config()).unwrap();
-    assert!(!battery.fair);
+    assert_eq!(battery.verdict, Verdict::Unfair);
     assert!(adjusted(&battery, TestName::SeedsConsecutive) < REJECT);
     assert!(adjusted(&battery, TestName::SeedsOneBitApart) < REJECT);
     // One Java stream on its own is fine: the single-stream tests pass.
@@ -174,7 +180,7 @@ fn the_biased_swap_fails_the_permutation_and_position_tests() {
         &config(),
     )
     .unwrap();
-    assert!(!battery.fair);
+    assert_eq!(battery.verdict, Verdict::Unfair);
     for name in [
         TestName::Permutation,
         TestName::Position,
@@ -203,7 +209,7 @@ fn a_random_cut_passes_the_position_test_and_fails_the_adjacency_test() {
 #[test]
 fn a_sort_with_a_coin_flip_comparator_fails_the_battery() {
     let battery = run_battery(&CoinFlipSort, Pcg64::seed_from_u64, 4, &config()).unwrap();
-    assert!(!battery.fair);
+    assert_eq!(battery.verdict, Verdict::Unfair);
     for name in [TestName::Permutation, TestName::Position] {
         assert!(
             adjusted(&battery, name) < REJECT,
@@ -242,7 +248,7 @@ fn a_16_bit_lcg_is_too_even_to_be_chance() {
         &config(),
     )
     .unwrap();
-    assert!(!battery.fair, "{}", summary(&battery));
+    assert_eq!(battery.verdict, Verdict::Unfair, "{}", summary(&battery));
     let seeds = battery.test(TestName::SeedsConsecutive).unwrap();
     assert!(
         seeds.report.p_value > 0.5,

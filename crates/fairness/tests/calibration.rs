@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use fairdeal_core::{SeedableRng, Shuffler, stream_seed};
-use fairdeal_fairness::{JudgeConfig, Verdict, judge_tallies, line_tallies};
+use fairdeal_fairness::{Equivalence, JudgeConfig, Verdict, judge_tallies, line_tallies};
 use fairdeal_inplace::Inplace;
 use fairdeal_naive::Biased;
 use rand_pcg::Pcg64;
@@ -68,7 +68,7 @@ fn false_alarms<S: Shuffler>(shuffler: &S) -> BTreeMap<String, (u64, u64)> {
             replicates: 99,
             seed,
         };
-        let battery = judge_tallies(&tallies, ALPHA, &config).unwrap();
+        let battery = judge_tallies(&tallies, ALPHA, &config, &Equivalence::default()).unwrap();
         for test in &battery.tests {
             let entry = counts.entry(test.name.name().to_owned()).or_default();
             entry.0 += 1;

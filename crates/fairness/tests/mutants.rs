@@ -40,7 +40,7 @@ fn battery_tests_display_their_names() {
 /// above it does not.
 #[test]
 fn a_battery_rejects_at_alpha_itself() {
-    use fairdeal_fairness::{BatteryReport, FairnessReport, TestKind, TestName};
+    use fairdeal_fairness::{BatteryReport, FairnessReport, TestKind, TestName, Verdict};
     let report = FairnessReport {
         test: TestKind::Position,
         n: 2,
@@ -52,9 +52,12 @@ fn a_battery_rejects_at_alpha_itself() {
     };
     let p = report.two_sided_p_value();
     let at = BatteryReport::from_reports(vec![(TestName::Position, report.clone())], p);
-    assert!(!at.fair && !at.tests[0].fair, "p = {p} at alpha = {p}");
+    assert_eq!(at.verdict, Verdict::Unfair, "p = {p} at alpha = {p}");
+    assert_eq!(at.tests[0].verdict(), Verdict::Unfair);
     let below = BatteryReport::from_reports(vec![(TestName::Position, report)], p * 0.999);
-    assert!(below.fair && below.tests[0].fair);
+    // Not rejected, and ten shuffles bound nothing: insufficient.
+    assert_eq!(below.verdict, Verdict::Insufficient);
+    assert_eq!(below.tests[0].verdict(), Verdict::Insufficient);
 }
 
 /// An item of exactly 40 characters is shown whole; one more and it is cut with an ellipsis.

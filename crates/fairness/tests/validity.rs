@@ -3,8 +3,9 @@
 
 use fairdeal_core::{IndexSampler, Lemire, SeedableRng, Shuffler};
 use fairdeal_fairness::{
-    AdjacencyTally, BatteryReport, JudgeConfig, PASS_THRESHOLD, PValueMethod, PermutationTally,
-    PositionTally, RepeatTally, SerialTally, Tally, TestName, Verdict, repeat_test,
+    AdjacencyTally, BatteryReport, Equivalence, JudgeConfig, PASS_THRESHOLD, PValueMethod,
+    PermutationTally, PositionTally, RepeatTally, SerialTally, Tally, TestName, Verdict,
+    repeat_test,
 };
 use fairdeal_inplace::Inplace;
 use fairdeal_naive::Biased;
@@ -45,7 +46,12 @@ fn audit(n: usize, lines: &[Vec<usize>]) -> BatteryReport {
         .filter(|(_, t)| t.trials() > 0)
         .map(|(name, t)| (*name, t.report().unwrap()))
         .collect();
-    BatteryReport::judged(reports, PASS_THRESHOLD, &JudgeConfig::default())
+    BatteryReport::judged(
+        reports,
+        PASS_THRESHOLD,
+        &JudgeConfig::default(),
+        &Equivalence::default(),
+    )
 }
 
 fn fair_lines(n: usize, count: usize, seed: u64) -> Vec<Vec<usize>> {
@@ -79,7 +85,9 @@ fn an_exactly_balanced_count_of_two_items_is_fair() {
     let permutation = battery.test(TestName::Permutation).unwrap();
     assert_eq!(permutation.judgement.method, PValueMethod::ExactBinomial);
     assert!(permutation.p_value > 0.04, "{}", permutation.p_value);
-    assert_eq!(battery.verdict, Verdict::Fair, "{battery:?}");
+    // 1,000 lines bound both orders within 30 %, not each position within 5 %.
+    assert_eq!(permutation.verdict(), Verdict::Fair, "{battery:?}");
+    assert_eq!(battery.verdict, Verdict::Insufficient, "{battery:?}");
     // Negative control: 1000 lines all alike.
     let battery = audit(2, &vec![vec![0, 1]; 1000]);
     assert_eq!(battery.verdict, Verdict::Unfair);
@@ -184,6 +192,7 @@ fn sparse_fairness_runs_are_insufficient_not_unfair() {
             PASS_THRESHOLD,
         );
         assert_eq!(battery.verdict, Verdict::Insufficient, "seed {seed}");
-        assert_eq!(battery.samples_needed, Some(5 * 40_320));
+        // What certifies 30 % per order of 8 items: tens of millions of lines.
+        assert!(battery.samples_needed.unwrap() > 10_000_000, "seed {seed}");
     }
 }

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context as _;
-use fairdeal::fairness::{BatteryConfig, BatteryReport, TestName, run_battery};
+use fairdeal::fairness::{
+    BatteryConfig, BatteryReport, Equivalence, TestName, Verdict, run_battery_judged,
+};
 use fairdeal::rng::{Backend, backends};
 use fairdeal::{DEFAULT_ALGORITHM, Rng, Shuffler};
 use serde::Serialize;
@@ -21,6 +23,7 @@ use crate::common::{
     Resolved, Selection, Table, WithResolved, print_json, progress_bar, stdout, usage,
     with_selection,
 };
+use crate::verdict::{EquivalenceArgs, battery_sentence};
 
 /// Timing rounds per measurement; the median is reported.
 const ROUNDS: usize = 7;
@@ -61,6 +64,9 @@ pub(crate) struct Args {
     /// of 4 from consecutive seeds, element × position).
     #[arg(long, value_name = "DIR")]
     plot: Option<PathBuf>,
+
+    #[command(flatten)]
+    equivalence: EquivalenceArgs,
 }
 
 /// One backend's row.
@@ -73,7 +79,10 @@ struct Row {
     /// The largest deck every order of which the generator can reach.
     reach_n: u32,
     crypto: bool,
-    fair: bool,
+    /// Fair (every test bounds its cells within its tolerance), unfair or insufficient.
+    verdict: &'static str,
+    /// What the verdict certifies, as the text prints it.
+    statement: String,
     decided_by: Option<&'static str>,
     tests: Vec<TestRow>,
     #[serde(skip)]
@@ -88,6 +97,10 @@ struct TestRow {
     p_value: f64,
     holm_adjusted_p_value: f64,
     verdict: &'static str,
+    /// At the report's confidence, no cell more than this fraction more or less likely than
+    /// fair (`null` for the repeat tests).
+    certified_bound: Option<f64>,
+    tolerance: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -97,6 +110,7 @@ struct JsonReport<'a> {
     seed_from_os: bool,
     alpha: f64,
     correction: &'static str,
+    confidence: f64,
     battery: &'a BatteryConfig,
     /// `/proc/loadavg`'s 1-minute load when the speeds were measured, if readable.
     load_average: Option<f64>,
@@ -107,6 +121,7 @@ struct Measure<'a> {
     name: &'static str,
     seed: u64,
     config: &'a BatteryConfig,
+    equivalence: &'a Equivalence,
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -147,8 +162,14 @@ impl WithResolved for Measure<'_> {
                 })
                 .collect(),
         );
-        let battery = run_battery(&shuffler, B::seeded, self.seed, self.config)
-            .map_err(|e| usage(e.to_string()))?;
+        let battery = run_battery_judged(
+            &shuffler,
+            B::seeded,
+            self.seed,
+            self.config,
+            self.equivalence,
+        )
+        .map_err(|e| usage(e.to_string()))?;
         let info = B::INFO;
         Ok(Row {
             backend: self.name,
@@ -157,8 +178,9 @@ impl WithResolved for Measure<'_> {
             state_bits: info.state_bits,
             reach_n: info.max_full_permutation_n,
             crypto: info.crypto,
-            fair: battery.fair,
-            decided_by: (!battery.fair)
+            verdict: battery.verdict.name(),
+            statement: battery_sentence(&battery, self.config.deck_n, "shuffles"),
+            decided_by: (battery.verdict == Verdict::Unfair)
                 .then_some(battery.decided_by)
                 .flatten()
                 .map(TestName::name),
@@ -171,7 +193,9 @@ impl WithResolved for Measure<'_> {
                     df: t.report.df,
                     p_value: t.p_value,
                     holm_adjusted_p_value: t.adjusted_p,
-                    verdict: if t.fair { "fair" } else { "unfair" },
+                    verdict: t.verdict().name(),
+                    certified_bound: t.certified.bound,
+                    tolerance: t.certified.tolerance,
                 })
                 .collect(),
             battery,
@@ -196,7 +220,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         seed: seed_arg,
         json,
         plot: plot_dir,
+        equivalence,
     } = args;
+    let equivalence = equivalence.equivalence()?;
     let catalogue = backends();
     let chosen: Vec<&'static str> = if names.is_empty() {
         catalogue.iter().map(|b| b.name).collect()
@@ -231,7 +257,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create plot directory '{}'", dir.display()))?;
     }
-    let config = BatteryConfig::default();
+    // Enough shuffles for a fair generator's bounds to certify the tolerances.
+    let config = BatteryConfig::certifying(&equivalence);
     let bar = progress_bar(chosen.len() as u64, true, "comparing");
     let load = load_average();
     let mut rows = Vec::with_capacity(chosen.len());
@@ -248,6 +275,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
                 name,
                 seed,
                 config: &config,
+                equivalence: &equivalence,
             },
         )?;
         if let Some(dir) = &plot_dir {
@@ -267,13 +295,22 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             seed_from_os: seed_arg.is_none(),
             alpha: fairdeal::fairness::PASS_THRESHOLD,
             correction: "holm",
+            confidence: equivalence.confidence,
             battery: &config,
             load_average: load,
             backends: &rows,
         })?;
     } else {
         let mut out = stdout();
-        write_text(&mut out, &rows, &algo, seed, seed_arg.is_none(), load)?;
+        write_text(
+            &mut out,
+            &rows,
+            &algo,
+            seed,
+            seed_arg.is_none(),
+            load,
+            &config,
+        )?;
         out.flush()?;
     }
     crate::verdict::finish(verdict)
@@ -296,8 +333,8 @@ fn write_text(
     seed: u64,
     from_os: bool,
     load: Option<f64>,
+    config: &BatteryConfig,
 ) -> io::Result<()> {
-    let config = BatteryConfig::default();
     writeln!(
         out,
         "algorithm {algorithm}, battery seed {seed}{}; speeds measured live (median of {ROUNDS} \
@@ -307,8 +344,9 @@ fn write_text(
     )?;
     writeln!(
         out,
-        "p-values are two-sided; a test fails (marked !) when its Holm-adjusted p-value is at \
-         most {:e}",
+        "p-values are two-sided; a test rejects (marked !) when its Holm-adjusted p-value is at \
+         most {:e}; a test that does not reject and does not bound its cells within its \
+         tolerance is marked ?",
         fairdeal::fairness::PASS_THRESHOLD
     )?;
     writeln!(out)?;
@@ -338,12 +376,16 @@ fn write_text(
                 if row.crypto { "yes" } else { "no" }.to_owned(),
             ];
             cells.extend(row.tests.iter().map(|t| {
-                let mark = if t.verdict == "fair" { "" } else { " !" };
+                let mark = match t.verdict {
+                    "fair" => "",
+                    "unfair" => " !",
+                    _ => " ?",
+                };
                 format!("{}{mark}", short_p(t.p_value))
             }));
-            cells.push(match row.decided_by {
-                None => "fair".to_owned(),
-                Some(test) => format!("UNFAIR ({test})"),
+            cells.push(match (row.verdict, row.decided_by) {
+                ("unfair", Some(test)) => format!("UNFAIR ({test})"),
+                (verdict, _) => verdict.to_uppercase(),
             });
             cells
         })
@@ -366,7 +408,11 @@ fn write_text(
         config.deck_trials,
         config.small_n,
         config.seeds
-    )
+    )?;
+    for row in rows {
+        writeln!(out, "{}: {}", row.backend, row.statement)?;
+    }
+    Ok(())
 }
 
 fn plot(
@@ -378,11 +424,7 @@ fn plot(
 ) -> anyhow::Result<()> {
     let verdict = |name: TestName| {
         row.battery.test(name).map_or(String::new(), |t| {
-            format!(
-                "p = {} ({})",
-                short_p(t.p_value),
-                if t.fair { "fair" } else { "UNFAIR" }
-            )
+            format!("p = {} ({})", short_p(t.p_value), t.verdict())
         })
     };
     if let Some(test) = row.battery.test(TestName::Position) {

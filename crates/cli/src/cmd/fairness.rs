@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use fairdeal::Shard;
 use fairdeal::fairness::{
-    BatteryReport, BatteryTest, ChunkedRun, FairnessReport, MAX_PERMUTATION_N, PASS_THRESHOLD,
-    TestKind, TestName, Verdict, chunk_seeded_test, unrank_permutation,
+    BatteryReport, BatteryTest, ChunkedRun, Equivalence, FairnessReport, JudgeConfig,
+    MAX_PERMUTATION_N, PASS_THRESHOLD, TestKind, TestName, Verdict, chunk_seeded_test,
+    unrank_permutation,
 };
 use fairdeal::rng::Backend;
 use fairdeal::{AlgorithmInfo, DEFAULT_ALGORITHM, Rng, ShuffleError, Shuffler};
@@ -28,6 +29,7 @@ use crate::common::{
     stdout, usage, with_selection,
 };
 use crate::shard_arg::{ShardArg, ShardedCommand};
+use crate::verdict::{EquivalenceArgs, battery_sentence};
 
 /// Runs with more element-draws than this show a progress bar (on a terminal).
 const PROGRESS_THRESHOLD: u64 = 5_000_000;
@@ -73,6 +75,9 @@ pub(crate) struct Args {
 
     #[command(flatten)]
     shard: ShardArg,
+
+    #[command(flatten)]
+    equivalence: EquivalenceArgs,
 }
 
 /// The most elements (`trials × n`) one run shuffles: minutes of work, bounded before it starts.
@@ -110,10 +115,18 @@ struct JsonReport<'a> {
     replicates: Option<u64>,
     two_sided: bool,
     alpha: f64,
-    fair: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     shard: Option<Value>,
+    /// Fair (the bound is within the tolerance), unfair (the test rejects) or insufficient.
     verdict: &'static str,
+    /// What the verdict certifies, as the text prints it.
+    statement: String,
+    /// At `confidence`, no cell is more than this fraction more or less likely than fair.
+    certified_bound: Option<f64>,
+    tolerance: Option<f64>,
+    confidence: f64,
+    /// When insufficient: about how many shuffles a fair shuffler needs to certify the
+    /// tolerance.
     samples_needed: Option<u64>,
 }
 
@@ -138,6 +151,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     if let Some(path) = &args.plot {
         heatmap::check_svg_path(path)?;
     }
+    let equivalence = args.equivalence.equivalence()?;
     let given_seed = args.random.seed;
     let selection = args
         .random
@@ -154,18 +168,19 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         },
     )?;
     if let Some(path) = &args.plot {
-        plot(&report, &selection, seed, path)
+        plot(&report, &selection, seed, path, &equivalence)
             .with_context(|| format!("cannot write plot '{}'", path.display()))?;
     }
     let shard = args.shard.json(ShardedCommand::Fairness, args.trials);
     // The verdict's exit status comes last, after the shard note.
-    let finished = print_report(
+    let finished = print_report_with(
         &report,
         &selection,
         seed,
         given_seed.is_none(),
         args.json,
         shard,
+        &equivalence,
     );
     if !args.json {
         let mut out = stdout();
@@ -176,8 +191,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     finished
 }
 
-/// Prints a report (text or JSON), `shard` a shard's `shard` object (`fairdeal merge` prints
-/// merged shards with this function too).
+/// Prints a report (text or JSON) judged with the default tolerance and confidence, `shard` a
+/// shard's `shard` object (`fairdeal merge` prints merged shards with this function).
 pub(crate) fn print_report(
     report: &FairnessReport,
     selection: &Selection,
@@ -186,7 +201,29 @@ pub(crate) fn print_report(
     json: bool,
     shard: Option<Value>,
 ) -> anyhow::Result<()> {
-    let judged = judge(report);
+    print_report_with(
+        report,
+        selection,
+        seed,
+        seed_from_os,
+        json,
+        shard,
+        &Equivalence::default(),
+    )
+}
+
+/// [`print_report`] with the tolerance and confidence of `equivalence`: text and JSON both
+/// print the one judged value.
+pub(crate) fn print_report_with(
+    report: &FairnessReport,
+    selection: &Selection,
+    seed: u64,
+    seed_from_os: bool,
+    json: bool,
+    shard: Option<Value>,
+    equivalence: &Equivalence,
+) -> anyhow::Result<()> {
+    let judged = judge(report, equivalence);
     let test = &judged.tests[0];
     if json {
         print_json(&JsonReport {
@@ -208,14 +245,17 @@ pub(crate) fn print_report(
             replicates: test.judgement.replicates,
             two_sided: test.judgement.two_sided(),
             alpha: PASS_THRESHOLD,
-            fair: judged.verdict == Verdict::Fair,
             verdict: judged.verdict.name(),
+            statement: battery_sentence(&judged, report.n, "shuffles"),
+            certified_bound: test.certified.bound,
+            tolerance: test.certified.tolerance,
+            confidence: test.certified.confidence,
             samples_needed: judged.samples_needed,
             shard,
         })?;
     } else {
         let mut out = stdout();
-        write_text(&mut out, report, selection, seed)?;
+        write_text(&mut out, report, selection, seed, &judged)?;
         out.flush()?;
     }
     crate::verdict::finish(judged.verdict)
@@ -338,6 +378,7 @@ fn write_text(
     report: &FairnessReport,
     selection: &Selection,
     seed: u64,
+    judged: &BatteryReport,
 ) -> anyhow::Result<()> {
     let seed = if selection.seed.is_some() {
         seed.to_string()
@@ -418,7 +459,6 @@ fn write_text(
     }
     writeln!(out)?;
 
-    let judged = judge(report);
     let test = &judged.tests[0];
     writeln!(
         out,
@@ -428,37 +468,26 @@ fn write_text(
         format_p(test.p_value),
         method_note(test)
     )?;
-    match judged.verdict {
-        Verdict::Fair => writeln!(
-            out,
-            "verdict: FAIR — p-value > {PASS_THRESHOLD:e}: the counts are consistent with every \
-             outcome being equally likely"
-        )?,
-        Verdict::Unfair => writeln!(
-            out,
-            "verdict: UNFAIR — p-value <= {PASS_THRESHOLD:e}: counts this uneven (or this even) \
-             are practically impossible for a fair shuffle"
-        )?,
-        Verdict::Insufficient => writeln!(
-            out,
-            "verdict: INSUFFICIENT — too few shuffles to judge: no outcome of {} could reach \
-             p <= {PASS_THRESHOLD:e}; about {} are needed",
-            crate::common::plural(report.trials, "shuffle", "shuffles"),
-            judged
-                .samples_needed
-                .map_or_else(|| "more".to_owned(), |l| l.to_string())
-        )?,
-    }
+    writeln!(
+        out,
+        "verdict: {}",
+        battery_sentence(judged, report.n, "shuffles")
+    )?;
     Ok(())
 }
 
 /// The run's verdict, decided where every judge's is ([`BatteryReport`]).
-fn judge(report: &FairnessReport) -> BatteryReport {
+fn judge(report: &FairnessReport, equivalence: &Equivalence) -> BatteryReport {
     let name = match report.test {
         TestKind::Permutation => TestName::Permutation,
         _ => TestName::Position,
     };
-    BatteryReport::from_reports(vec![(name, report.clone())], PASS_THRESHOLD)
+    BatteryReport::judged(
+        vec![(name, report.clone())],
+        PASS_THRESHOLD,
+        &JudgeConfig::default(),
+        equivalence,
+    )
 }
 
 /// How the p-value was computed, for the text output.
@@ -494,13 +523,14 @@ fn plot(
     selection: &Selection,
     seed: u64,
     path: &Path,
+    equivalence: &Equivalence,
 ) -> anyhow::Result<()> {
     let n = report.n;
     let matrix = match report.test {
         TestKind::Permutation => heatmap::positions_from_orders(n, &report.counts),
         _ => report.counts.clone(),
     };
-    let verdict = match judge(report).verdict {
+    let verdict = match judge(report, equivalence).verdict {
         Verdict::Fair => "fair",
         Verdict::Unfair => "UNFAIR",
         Verdict::Insufficient => "insufficient",

@@ -285,7 +285,15 @@ fn identity(command: ShardedCommand, doc: &Map<String, Value>) -> Map<String, Va
     let mut doc = doc.clone();
     let drop: &[&str] = match command {
         ShardedCommand::BlackjackSimulate | ShardedCommand::PokerEquity => &[],
-        ShardedCommand::PokerTable => &["total", "counts", "p_value"],
+        ShardedCommand::PokerTable => &[
+            "total",
+            "counts",
+            "p_value",
+            "verdict",
+            "statement",
+            "certified_bound",
+            "hands_needed",
+        ],
         ShardedCommand::Fairness => &[
             "trials",
             "counts",
@@ -297,8 +305,9 @@ fn identity(command: ShardedCommand, doc: &Map<String, Value>) -> Map<String, Va
             "p_value_method",
             "replicates",
             "two_sided",
-            "fair",
             "verdict",
+            "statement",
+            "certified_bound",
             "samples_needed",
         ],
     };

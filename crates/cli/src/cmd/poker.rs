@@ -78,13 +78,16 @@ enum PokerCommand {
     fairdeal poker table --exhaustive --cards 5 --json\n  \
     fairdeal poker table --hands 10000000 --seed 1    # partial shuffle, 7 swaps per hand\n  \
     fairdeal poker table --hands 1000000 --algo biased --fresh-deck --seed 1   # rejected\n\n",
-    "A Monte Carlo table is judged against the exact one. ",
+    "A Monte Carlo table is judged against the exact one: FAIR when, at the stated confidence, \
+    no category is more than the tolerance more or less frequent than exact (simultaneous \
+    Clopper–Pearson bounds); UNFAIR when a category's exact binomial test rejects \
+    (Bonferroni, alpha 1e-6); else INSUFFICIENT, with the hands needed. ",
     crate::verdict::exit_status_help!())
 )]
 struct TableArgs {
     /// Enumerate every hand (no randomness: --algo, --backend, --seed and --fresh-deck do
     /// not apply).
-    #[arg(long, conflicts_with_all = ["algo", "backend", "seed", "fresh_deck", "shard"])]
+    #[arg(long, conflicts_with_all = ["algo", "backend", "seed", "fresh_deck", "shard", "tolerance"])]
     exhaustive: bool,
 
     /// Deal this many random 7-card hands instead (1 to 10^12).
@@ -112,6 +115,9 @@ struct TableArgs {
     /// Print the table as JSON.
     #[arg(long)]
     json: bool,
+
+    #[command(flatten)]
+    equivalence: crate::verdict::EquivalenceArgs,
 }
 
 /// Arguments of `fairdeal poker equity`.
@@ -218,8 +224,88 @@ struct TableJson {
     monte_carlo: Option<McJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     p_value: Option<f64>,
+    /// A Monte Carlo table's verdict and what it certifies (an exact table has none: it is the
+    /// reference).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    judgement: Option<TableVerdict>,
     #[serde(skip_serializing_if = "Option::is_none")]
     shard: Option<Value>,
+}
+
+/// A Monte Carlo table's verdict against the exact table, decided once for text and JSON.
+#[derive(Debug, Serialize)]
+struct TableVerdict {
+    /// Unfair (a category's exact test rejects), fair (the certified bound is within the
+    /// tolerance) or insufficient.
+    verdict: &'static str,
+    /// What the verdict certifies, as the text prints it.
+    statement: String,
+    /// At `confidence`, no category is more than this fraction more or less frequent than exact.
+    certified_bound: f64,
+    tolerance: f64,
+    confidence: f64,
+    /// When insufficient: about how many hands a fair dealer needs to certify the tolerance.
+    hands_needed: Option<u64>,
+    #[serde(skip)]
+    status: fairdeal::fairness::Verdict,
+}
+
+impl TableVerdict {
+    fn of(
+        report: &McReport,
+        exact: &[f64; 9],
+        equivalence: &fairdeal::fairness::Equivalence,
+    ) -> Self {
+        use fairdeal::fairness::{
+            CATEGORY_TOLERANCE, Verdict, table_bound, table_samples_to_certify,
+        };
+        let tolerance = equivalence.tolerance.unwrap_or(CATEGORY_TOLERANCE);
+        let confidence = equivalence.confidence;
+        let bound = table_bound(&report.counts.counts, exact, confidence);
+        let status = if !report.agrees(fairdeal::fairness::PASS_THRESHOLD) {
+            Verdict::Unfair
+        } else if bound <= tolerance {
+            Verdict::Fair
+        } else {
+            Verdict::Insufficient
+        };
+        let hands_needed = (status == Verdict::Insufficient)
+            .then(|| table_samples_to_certify(exact, tolerance, confidence))
+            .flatten();
+        let certified = fairdeal::fairness::Certified {
+            verdict: status,
+            bound: Some(bound),
+            tolerance: Some(tolerance),
+            confidence,
+            samples_needed: hands_needed,
+        };
+        let clause = crate::verdict::bound_clause(&certified);
+        let statement = match status {
+            Verdict::Fair => format!(
+                "FAIR: no category {clause}; no category's exact test rejects (Bonferroni, \
+                 alpha = 1e-6)"
+            ),
+            Verdict::Unfair => format!(
+                "UNFAIR: the table is NOT consistent with the exact one (largest deviation: {}, \
+                 Bonferroni p <= 1e-6)",
+                report.most_deviant.name()
+            ),
+            Verdict::Insufficient => format!(
+                "INSUFFICIENT: no category's exact test rejects, but the hands certify only that \
+                 no category is {clause}; about {} hands needed",
+                hands_needed.map_or_else(|| "more".to_owned(), |h| h.to_string())
+            ),
+        };
+        Self {
+            verdict: status.name(),
+            statement,
+            certified_bound: bound,
+            tolerance,
+            confidence,
+            hands_needed,
+            status,
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -243,6 +329,7 @@ fn run_table(args: &TableArgs) -> anyhow::Result<()> {
             return Err(usage("Monte Carlo tables deal 7 cards: drop --cards 5"));
         }
         let sel = selection(&args.random);
+        args.equivalence.equivalence()?;
         warn_if_unfair(&sel.algorithm);
         let deal = if args.fresh_deck {
             Deal::Fresh
@@ -262,13 +349,14 @@ fn run_table(args: &TableArgs) -> anyhow::Result<()> {
                 },
             )
         })??;
-        let finished = print_table(
+        let finished = print_table_with(
             7,
             &report.counts,
             &report.exact,
             Some((&report, &sel, seed, args.fresh_deck)),
             args.json,
             args.shard.json(ShardedCommand::PokerTable, hands),
+            &args.equivalence.equivalence()?,
         );
         // The verdict's exit status comes last, after the shard note.
         shard_note(args.shard, args.json, ShardedCommand::PokerTable, hands)?;
@@ -301,8 +389,9 @@ fn shard_note(
     Ok(())
 }
 
-/// Prints a category table (text or JSON); `mc` adds the Monte Carlo statistics, `shard` a
-/// shard's `shard` object (`fairdeal merge` prints merged shards with this function too).
+/// Prints a category table (text or JSON) judged with the default tolerance and confidence;
+/// `mc` adds the Monte Carlo statistics, `shard` a shard's `shard` object (`fairdeal merge`
+/// prints merged shards with this function).
 pub(crate) fn print_table(
     cards: usize,
     counts: &CategoryCounts,
@@ -311,11 +400,33 @@ pub(crate) fn print_table(
     json: bool,
     shard: Option<Value>,
 ) -> anyhow::Result<()> {
-    // The exit status of a Monte Carlo table (`crate::verdict`); an exact table is fair.
-    let verdict = match mc {
-        Some((r, ..)) if !r.agrees(1e-6) => fairdeal::fairness::Verdict::Unfair,
-        _ => fairdeal::fairness::Verdict::Fair,
-    };
+    print_table_with(
+        cards,
+        counts,
+        exact,
+        mc,
+        json,
+        shard,
+        &fairdeal::fairness::Equivalence::default(),
+    )
+}
+
+/// [`print_table`] with the tolerance and confidence of `equivalence`.
+fn print_table_with(
+    cards: usize,
+    counts: &CategoryCounts,
+    exact: &[f64; 9],
+    mc: Option<(&McReport, &Selection, u64, bool)>,
+    json: bool,
+    shard: Option<Value>,
+    equivalence: &fairdeal::fairness::Equivalence,
+) -> anyhow::Result<()> {
+    // A Monte Carlo table's verdict (`crate::verdict`'s exit status); an exact table is the
+    // reference itself.
+    let judgement = mc.map(|(r, ..)| TableVerdict::of(r, exact, equivalence));
+    let verdict = judgement
+        .as_ref()
+        .map_or(fairdeal::fairness::Verdict::Fair, |j| j.status);
     if json {
         print_json(&TableJson {
             cards,
@@ -332,6 +443,7 @@ pub(crate) fn print_table(
                 most_deviant: r.most_deviant.key(),
             }),
             p_value: mc.map(|(r, ..)| r.p_value),
+            judgement,
             shard,
         })?;
         return crate::verdict::finish(verdict);
@@ -376,20 +488,16 @@ pub(crate) fn print_table(
         )?,
     }
     Table { header, rows }.write(&mut out)?;
-    if let Some((r, ..)) = mc {
-        let verdict = if r.agrees(1e-6) {
-            "consistent with the exact table"
-        } else {
-            "NOT consistent with the exact table"
-        };
+    if let (Some((r, ..)), Some(judgement)) = (mc, &judgement) {
         writeln!(
             out,
             "largest deviation: {} (exact binomial p = {}); p = {} over the 9 categories \
-             (Bonferroni): {verdict} (alpha = 1e-6)",
+             (Bonferroni, alpha = 1e-6)",
             r.most_deviant.name(),
             format_p(r.category_p_values[r.most_deviant.index()]),
             format_p(r.p_value)
         )?;
+        writeln!(out, "verdict: {}", judgement.statement)?;
     }
     out.flush()?;
     crate::verdict::finish(verdict)
