@@ -120,6 +120,7 @@ pub struct ReadmeDoctests;
 
 mod adjacency;
 mod battery;
+pub mod calibration;
 mod chunked;
 mod equivalence;
 mod error;
