@@ -145,7 +145,7 @@ pub struct SeedBits<S, R, F> {
     pub shuffler: S,
     /// Draws each deal's seed.
     pub rng: R,
-    /// The seed's width (1 to 63).
+    /// The seed's width (1 to 32).
     pub bits: u32,
     /// The generator for a seed.
     pub make_rng: F,
@@ -153,7 +153,7 @@ pub struct SeedBits<S, R, F> {
 
 impl<S: Shuffler, R: Rng, G: Rng, F: FnMut(u64) -> G> LineSource for SeedBits<S, R, F> {
     fn line(&mut self, deck: &mut [usize]) {
-        let seed = self.rng.next_u64() >> (64 - self.bits.clamp(1, 63));
+        let seed = Lemire.index_below(&mut self.rng, 1usize << self.bits.clamp(1, 32)) as u64;
         let mut rng = (self.make_rng)(seed);
         self.shuffler.shuffle(deck, &mut rng);
     }
