@@ -56,7 +56,12 @@ pub(crate) struct CalibrateArgs {
     #[arg(long, default_value_t = 100)]
     power_replicates: u64,
     /// Power table: lines per data set, every shape (comma-separated: each is a row group).
-    #[arg(long, value_name = "N,…", value_delimiter = ',', default_value = "1000,10000,100000")]
+    #[arg(
+        long,
+        value_name = "N,…",
+        value_delimiter = ',',
+        default_value = "1000,10000,100000"
+    )]
     power_lines: Vec<u64>,
     /// Power table: the smallest mixture weight tried (weights go down from 1 by sqrt(2)).
     #[arg(long, default_value_t = 1.0 / 4096.0)]
@@ -220,7 +225,9 @@ fn progress() -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new_spinner();
-    if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}: {human_pos} data sets ({elapsed})") {
+    if let Ok(style) =
+        ProgressStyle::with_template("{spinner} {msg}: {human_pos} data sets ({elapsed})")
+    {
         bar.set_style(style);
     }
     bar
@@ -232,8 +239,14 @@ pub(crate) fn run(args: &CalibrateArgs) -> Result<std::process::ExitCode> {
     if !(args.alpha > 0.0 && args.alpha < 1.0) || args.runs == 0 || args.bad_runs == 0 {
         bail!("--alpha must be in (0, 1) and --runs, --bad-runs at least 1");
     }
-    if args.power_replicates == 0 || args.power_lines.contains(&0) || args.power_lines.is_empty() || !(args.power_min_weight > 0.0) {
-        bail!("--power-replicates and --power-lines must be at least 1, --power-min-weight above 0");
+    if args.power_replicates == 0
+        || args.power_lines.contains(&0)
+        || args.power_lines.is_empty()
+        || !(args.power_min_weight > 0.0)
+    {
+        bail!(
+            "--power-replicates and --power-lines must be at least 1, --power-min-weight above 0"
+        );
     }
     let start = Instant::now();
     let bar = progress();
@@ -414,7 +427,8 @@ fn power_markdown(report: &Report) -> String {
             row.lines,
             row.source,
             row.test,
-            row.weight.map_or_else(|| "—".to_owned(), |w| format!("{w:.4}")),
+            row.weight
+                .map_or_else(|| "—".to_owned(), |w| format!("{w:.4}")),
             row.bias.map_or_else(String::new, percent),
             row.power,
             low,
@@ -443,11 +457,9 @@ fn write_markdown(path: &std::path::Path, report: &Report) -> Result<()> {
     table.push_str(&power_markdown(report));
     let existing = std::fs::read_to_string(path).unwrap_or_default();
     let text = match (existing.find(BEGIN), existing.find(END)) {
-        (Some(begin), Some(end)) if begin < end => format!(
-            "{}{BEGIN}\n{table}{}",
-            &existing[..begin],
-            &existing[end..]
-        ),
+        (Some(begin), Some(end)) if begin < end => {
+            format!("{}{BEGIN}\n{table}{}", &existing[..begin], &existing[end..])
+        }
         _ => table,
     };
     std::fs::write(path, text).with_context(|| format!("cannot write '{}'", path.display()))
@@ -466,13 +478,9 @@ mod tests {
             min_weight: 0.5,
             ..PowerConfig::default()
         };
-        let power = calibration::power_table(
-            &power_shapes(&[300]),
-            &dial_sources(),
-            &config,
-            &mut || (),
-        )
-        .unwrap();
+        let power =
+            calibration::power_table(&power_shapes(&[300]), &dial_sources(), &config, &mut || ())
+                .unwrap();
         // 4 + 1 + 3 tests, two sources each.
         assert_eq!(power.len(), 16);
         let report = Report {
@@ -490,8 +498,8 @@ mod tests {
         // An unshuffled 52-card deck is detected by the position test at weight 1 and 300
         // lines.
         assert!(
-            md.contains("| audit, 52 cards | 300 | unshuffled deck | position | 0.") ||
-            md.contains("| audit, 52 cards | 300 | unshuffled deck | position | 1."),
+            md.contains("| audit, 52 cards | 300 | unshuffled deck | position | 0.")
+                || md.contains("| audit, 52 cards | 300 | unshuffled deck | position | 1."),
             "{md}"
         );
     }

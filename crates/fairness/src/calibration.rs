@@ -406,9 +406,9 @@ pub fn false_alarms(
 
 /// The fair data sets [`false_alarms`] runs for a shape: `runs`, fewer when the shape is big.
 pub fn false_alarm_runs(config: &FalseAlarmConfig, n: usize, lines: u64) -> u64 {
-    config.runs.min(
-        (config.work_per_shape / (n as u64 * lines).max(1)).max(config.min_runs.max(1)),
-    )
+    config
+        .runs
+        .min((config.work_per_shape / (n as u64 * lines).max(1)).max(config.min_runs.max(1)))
 }
 
 /// A known-bad source at the shape where a user would meet it.
@@ -839,7 +839,10 @@ pub fn wrong_range_positions(n: usize) -> Option<Vec<f64>> {
 
 /// The largest `|q/p - 1|` over a table of probabilities `q` whose fair value is `p` each.
 pub fn max_relative_deviation(table: &[f64], p: f64) -> f64 {
-    table.iter().map(|&q| (q / p - 1.0).abs()).fold(0.0, f64::max)
+    table
+        .iter()
+        .map(|&q| (q / p - 1.0).abs())
+        .fold(0.0, f64::max)
 }
 
 /// The wrong-range swap's `D` for the permutation (exact for `n <= 8`) and position tables;
@@ -977,7 +980,10 @@ mod tests {
         for (cell, &count) in counts.iter().enumerate() {
             let expected = exact[cell] * lines as f64;
             // 6 standard deviations (sd <= 200 here): a real mismatch is thousands off.
-            assert!((count as f64 - expected).abs() < 1_200.0, "{cell} {count} {expected}");
+            assert!(
+                (count as f64 - expected).abs() < 1_200.0,
+                "{cell} {count} {expected}"
+            );
         }
         // Each row and column of a position matrix sums to 1.
         for e in 0..5 {
@@ -1016,7 +1022,10 @@ mod tests {
             ..FalseAlarmConfig::default()
         };
         let rows = false_alarms(&config, &[(3, 300)], &fair, &mut || ()).unwrap();
-        assert!(rows.iter().all(|row| row.within && row.runs == 50), "{rows:?}");
+        assert!(
+            rows.iter().all(|row| row.within && row.runs == 50),
+            "{rows:?}"
+        );
         assert_eq!(rows.last().unwrap().test, "battery (Holm)");
         let unshuffled = |_seed: u64| Box::new(Unshuffled) as Box<dyn LineSource>;
         let bad = [BadSource {

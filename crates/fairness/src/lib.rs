@@ -122,6 +122,7 @@ mod adjacency;
 mod battery;
 pub mod calibration;
 mod chunked;
+pub mod comparison;
 mod equivalence;
 mod error;
 mod judge;
