@@ -242,7 +242,8 @@ pub(crate) fn run(args: &CalibrateArgs) -> Result<std::process::ExitCode> {
     if args.power_replicates == 0
         || args.power_lines.contains(&0)
         || args.power_lines.is_empty()
-        || !(args.power_min_weight > 0.0)
+        || args.power_min_weight.is_nan()
+        || args.power_min_weight <= 0.0
     {
         bail!(
             "--power-replicates and --power-lines must be at least 1, --power-min-weight above 0"

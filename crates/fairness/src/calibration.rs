@@ -595,6 +595,14 @@ pub struct PowerRow {
     pub lines_to_certify: Option<u64>,
 }
 
+/// One test's rejections at one weight, with its tolerance and the lines to certify it.
+struct TestCount {
+    name: TestName,
+    detected: u64,
+    tolerance: Option<f64>,
+    lines_to_certify: Option<u64>,
+}
+
 /// Per test of one shape and source, the rejection counts at one weight.
 fn power_at(
     shape: &PowerShape,
@@ -603,8 +611,8 @@ fn power_at(
     config: &PowerConfig,
     seed: u64,
     progress: &mut dyn FnMut(),
-) -> Result<Vec<(TestName, u64, Option<f64>, Option<u64>)>, CalibrationError> {
-    let mut counts: Vec<(TestName, u64, Option<f64>, Option<u64>)> = Vec::new();
+) -> Result<Vec<TestCount>, CalibrationError> {
+    let mut counts: Vec<TestCount> = Vec::new();
     for replicate in 0..config.replicates {
         let seed = stream_seed(seed, replicate);
         let mut mixture = Mixture {
@@ -630,19 +638,24 @@ fn power_at(
             &judge,
         )?;
         for test in &battery.tests {
-            let index = match counts.iter().position(|c| c.0 == test.name) {
+            let index = match counts.iter().position(|c| c.name == test.name) {
                 Some(index) => index,
                 None => {
                     let certified = test.certified;
                     let needed = certified
                         .tolerance
                         .and_then(|t| test.report.samples_to_certify(t, certified.confidence));
-                    counts.push((test.name, 0, certified.tolerance, needed));
+                    counts.push(TestCount {
+                        name: test.name,
+                        detected: 0,
+                        tolerance: certified.tolerance,
+                        lines_to_certify: needed,
+                    });
                     counts.len() - 1
                 }
             };
             if test.adjusted_p <= config.alpha {
-                counts[index].1 += 1;
+                counts[index].detected += 1;
             }
         }
         progress();
@@ -684,8 +697,8 @@ pub fn power_table(
         for (source_index, source) in sources.iter().enumerate() {
             let base = stream_seed(2_000 + shape_index as u64, source_index as u64);
             // Per test: the last weight at which it reached the target, with its counts.
-            let mut found: Vec<(TestName, Option<(f64, u64)>, u64, Option<f64>, Option<u64>)> =
-                Vec::new();
+            // (the test at the largest weight, the last weight and count reaching the target)
+            let mut found: Vec<(TestCount, Option<(f64, u64)>)> = Vec::new();
             let mut still: Vec<TestName> = Vec::new();
             let mut first = true;
             for k in 0.. {
@@ -695,9 +708,10 @@ pub fn power_table(
                 }
                 let counts = power_at(shape, source, weight, config, base, progress)?;
                 let mut any = false;
-                for (name, detected, tolerance, lines) in counts {
+                for count in counts {
+                    let (name, detected) = (count.name, count.detected);
                     if first {
-                        found.push((name, None, detected, tolerance, lines));
+                        found.push((count, None));
                         if detected >= needed {
                             still.push(name);
                         }
@@ -705,7 +719,7 @@ pub fn power_table(
                     if still.contains(&name) {
                         if detected >= needed {
                             any = true;
-                            if let Some(entry) = found.iter_mut().find(|f| f.0 == name) {
+                            if let Some(entry) = found.iter_mut().find(|f| f.0.name == name) {
                                 entry.1 = Some((weight, detected));
                             }
                         } else {
@@ -718,10 +732,16 @@ pub fn power_table(
                     break;
                 }
             }
-            for (name, at, first_detected, tolerance, lines_to_certify) in found {
+            for (count, at) in found {
+                let TestCount {
+                    name,
+                    tolerance,
+                    lines_to_certify,
+                    ..
+                } = count;
                 let (weight, detected) = match at {
                     Some((weight, detected)) => (Some(weight), detected),
-                    None => (None, first_detected),
+                    None => (None, count.detected),
                 };
                 rows.push(PowerRow {
                     shape: shape.name,
@@ -969,7 +989,7 @@ mod tests {
         let exact = wrong_range_positions(5).unwrap();
         let mut counts = [0u64; 25];
         let mut source = wrong(7);
-        let lines = 200_000;
+        let lines: u64 = 200_000;
         for _ in 0..lines {
             let mut deck = [0, 1, 2, 3, 4];
             source.line(&mut deck);
