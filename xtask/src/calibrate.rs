@@ -1,22 +1,40 @@
 //! `cargo xtask calibrate`: do the judges' verdicts mean what they say?
 //!
-//! Runs the tests `fairdeal audit` runs ([`line_tallies`] + [`judge_tallies`]) on many fair
-//! data sets of every shape — 2 to 52 items × 2 to 100,000 lines, the sparse and tiny shapes
-//! included — and prints how often each test rejects at level `alpha` (its false-alarm rate,
-//! which must not exceed `alpha` beyond sampling error), then runs known-bad sources at the
-//! CLI's level ([`PASS_THRESHOLD`]) and prints how often the verdict is UNFAIR (the power).
-//! Everything is seeded: the same command prints the same table.
+//! A driver: the statistics live in `fairdeal_fairness::calibration` (false alarms on fair data
+//! of every shape, known-bad sources, the power table); this file picks the generators and
+//! shufflers the sources run on, parses the flags, shows progress, prints the tables and
+//! writes the Markdown one. Everything is seeded: the same command prints the same tables.
 
 use std::fmt::Write as _;
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+use std::time::Instant;
 
-use anyhow::{Result, bail};
-use fairdeal::fairness::{
-    JudgeConfig, PASS_THRESHOLD, TestName, Verdict, judge_tallies, line_tallies,
+use anyhow::{Context as _, Result, bail};
+use fairdeal::fairness::calibration::{
+    self, BadRow, BadSource, CoinFlipSort, ConsecutiveSeeds, DialSource, FALSE_ALARM_SHAPES,
+    FalseAlarmConfig, FalseAlarmRow, LineSource, PowerConfig, PowerRow, PowerShape, RepeatedDeals,
+    SeedBits, Shuffled, Unshuffled,
 };
+use fairdeal::fairness::{PASS_THRESHOLD, TestName};
 use fairdeal::rng::Backend;
 use fairdeal::rng::backend::{ChaCha12, Java};
-use fairdeal::{Biased, IndexSampler, Inplace, Lemire, Rng, Shuffler, stream_seed};
+use fairdeal::{Biased, Inplace};
+use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
+
+use crate::machine::Machine;
+
+/// Which tables to compute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Only {
+    /// The false-alarm and bad-source tables and the power table.
+    All,
+    /// The false-alarm and bad-source tables.
+    Calibration,
+    /// The power table.
+    Power,
+}
 
 /// Arguments of `cargo xtask calibrate`.
 #[derive(Debug, clap::Args)]
@@ -33,322 +51,186 @@ pub(crate) struct CalibrateArgs {
     /// Monte Carlo replicates of the sparse tests.
     #[arg(long, default_value_t = 199)]
     replicates: u64,
+    /// Power table: data sets per mixture weight (the power's resolution: 99 % power means at
+    /// most 1 miss in 100).
+    #[arg(long, default_value_t = 100)]
+    power_replicates: u64,
+    /// Power table: lines per data set, every shape (comma-separated: each is a row group).
+    #[arg(
+        long,
+        value_name = "N,…",
+        value_delimiter = ',',
+        default_value = "1000,10000,100000"
+    )]
+    power_lines: Vec<u64>,
+    /// Power table: the smallest mixture weight tried (weights go down from 1 by sqrt(2)).
+    #[arg(long, default_value_t = 1.0 / 4096.0)]
+    power_min_weight: f64,
+    /// Which tables to compute.
+    #[arg(long, value_enum, default_value_t = Only::All)]
+    only: Only,
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
-}
-
-/// The fair shapes: items × lines.
-const SHAPES: &[(usize, u64)] = &[
-    (2, 2),
-    (2, 30),
-    (2, 1_000),
-    (3, 2),
-    (3, 30),
-    (3, 3_000),
-    (5, 2),
-    (5, 30),
-    (5, 1_000),
-    (8, 30),
-    (8, 1_000),
-    (8, 100_000),
-    (13, 30),
-    (13, 10_000),
-    (52, 2),
-    (52, 100),
-    (52, 10_000),
-    (52, 100_000),
-];
-
-/// Placements (items × lines × runs) one shape may cost: the big shapes get fewer runs.
-const WORK_PER_SHAPE: u64 = 40_000_000;
-
-/// The fewest fair runs of any shape.
-const MIN_RUNS: u64 = 10;
-
-/// One test's row of the false-alarm table.
-#[derive(Debug, Serialize)]
-struct FairRow {
-    n: usize,
-    lines: u64,
-    runs: u64,
-    test: String,
-    rejections: u64,
-    rate: f64,
-    alpha: f64,
-    /// The most rejections a test at level alpha gives with probability 0.999.
-    bound: u64,
-    within: bool,
-}
-
-/// One bad source's power.
-#[derive(Debug, Serialize)]
-struct BadRow {
-    source: &'static str,
-    n: usize,
-    lines: u64,
-    runs: u64,
-    unfair: u64,
-    power: f64,
-    decided_by: Vec<String>,
+    /// Write the power table as Markdown (with the command, machine and run time) into this
+    /// file: between `<!-- power-table:begin -->` and `<!-- power-table:end -->` when the file
+    /// has those lines (docs/quality.md), else the whole file.
+    #[arg(long, value_name = "PATH")]
+    markdown: Option<PathBuf>,
 }
 
 #[derive(Debug, Serialize)]
 struct Report {
     alpha: f64,
     replicates: u64,
-    fair: Vec<FairRow>,
+    fair: Vec<FalseAlarmRow>,
     bad_alpha: f64,
     bad: Vec<BadRow>,
+    power_config: PowerConfig,
+    power: Vec<PowerRow>,
+    seconds: f64,
 }
 
-/// `P(X >= k)` for `X ~ Binomial(n, p)`, by summing the pmf (n is small here).
-fn binomial_upper(n: u64, p: f64, k: u64) -> f64 {
-    let mut pmf = (1.0 - p).powf(n as f64);
-    let mut upper = 0.0;
-    for i in 0..=n {
-        if i >= k {
-            upper += pmf;
-        }
-        pmf *= (n - i) as f64 / (i + 1) as f64 * p / (1.0 - p);
-    }
-    upper.min(1.0)
+type Chacha = <ChaCha12 as Backend>::Rng;
+
+fn fair(seed: u64) -> Box<dyn LineSource> {
+    Box::new(Shuffled {
+        shuffler: Inplace::new(),
+        rng: ChaCha12::seeded(seed),
+    })
 }
 
-/// The smallest `k` with `P(X > k) <= 0.001`: more rejections than this are a calibration
-/// failure, not bad luck.
-fn binomial_bound(n: u64, p: f64) -> u64 {
-    (0..=n)
-        .find(|&k| binomial_upper(n, p, k + 1) <= 1e-3)
-        .unwrap_or(n)
+fn wrong_range(seed: u64) -> Box<dyn LineSource> {
+    Box::new(Shuffled {
+        shuffler: Biased::new(),
+        rng: ChaCha12::seeded(seed),
+    })
 }
 
-/// A source of permutation lines.
-trait Source {
-    fn line(&mut self, deck: &mut [usize]);
+fn coin_flip_sort(seed: u64) -> Box<dyn LineSource> {
+    Box::new(CoinFlipSort(ChaCha12::seeded(seed)))
 }
 
-/// A fair source: Durstenfeld (the `inplace` algorithm) on ChaCha12.
-struct Fair(<ChaCha12 as Backend>::Rng);
-
-impl Source for Fair {
-    fn line(&mut self, deck: &mut [usize]) {
-        Inplace::new().shuffle(deck, &mut self.0);
-    }
+fn consecutive_java(seed: u64) -> Box<dyn LineSource> {
+    Box::new(ConsecutiveSeeds {
+        shuffler: Inplace::with_sampler(<Java as Backend>::Sampler::default()),
+        make_rng: Java::seeded,
+        next_seed: seed % 1_000_000,
+    })
 }
 
-/// Runs `lines` lines of `n` items from `source` through the audit's tests.
-fn audit(
-    n: usize,
-    lines: u64,
-    source: &mut dyn Source,
-    alpha: f64,
-    config: &JudgeConfig,
-) -> Result<fairdeal::fairness::BatteryReport> {
-    let mut tallies = line_tallies(n)?;
-    let mut deck = vec![0usize; n];
-    for _ in 0..lines {
-        for (slot, value) in deck.iter_mut().zip(0..) {
-            *slot = value;
-        }
-        source.line(&mut deck);
-        for (_, tally) in &mut tallies {
-            tally.add(&deck)?;
-        }
-    }
-    // The false-alarm and power tables count rejections only: the default tolerances leave
-    // those unchanged.
-    Ok(judge_tallies(
-        &tallies,
-        alpha,
-        config,
-        &fairdeal::fairness::Equivalence::default(),
-    )?)
+fn repeated_deals(seed: u64) -> Box<dyn LineSource> {
+    Box::new(RepeatedDeals {
+        shuffler: Inplace::new(),
+        rng: ChaCha12::seeded(seed),
+        every: 20,
+        dealt: Vec::new(),
+    })
 }
 
-fn fair_rows(args: &CalibrateArgs) -> Result<Vec<FairRow>> {
-    let mut rows = Vec::new();
-    for (shape, &(n, lines)) in SHAPES.iter().enumerate() {
-        let runs = args
-            .runs
-            .min((WORK_PER_SHAPE / (n as u64 * lines)).max(MIN_RUNS));
-        let mut names: Vec<TestName> = Vec::new();
-        let mut rejections: Vec<u64> = Vec::new();
-        let mut battery_unfair = 0;
-        for run in 0..runs {
-            let seed = stream_seed(shape as u64, run);
-            let mut source = Fair(ChaCha12::seeded(seed));
-            let config = JudgeConfig {
-                replicates: args.replicates,
-                seed,
-            };
-            let battery = audit(n, lines, &mut source, args.alpha, &config)?;
-            for test in &battery.tests {
-                let index = match names.iter().position(|&name| name == test.name) {
-                    Some(index) => index,
-                    None => {
-                        names.push(test.name);
-                        rejections.push(0);
-                        names.len() - 1
-                    }
-                };
-                if test.p_value <= args.alpha {
-                    rejections[index] += 1;
-                }
-            }
-            if battery.verdict == Verdict::Unfair {
-                battery_unfair += 1;
-            }
-        }
-        let bound = binomial_bound(runs, args.alpha);
-        let mut push = |test: String, count: u64| {
-            rows.push(FairRow {
-                n,
-                lines,
-                runs,
-                test,
-                rejections: count,
-                rate: count as f64 / runs as f64,
-                alpha: args.alpha,
-                bound,
-                within: count <= bound,
-            });
-        };
-        for (name, count) in names.iter().zip(&rejections) {
-            push(name.name().to_owned(), *count);
-        }
-        push("battery (Holm)".to_owned(), battery_unfair);
-    }
-    Ok(rows)
+fn sixteen_bit_seeds(seed: u64) -> Box<dyn LineSource> {
+    Box::new(SeedBits {
+        shuffler: Inplace::new(),
+        rng: ChaCha12::seeded(seed),
+        bits: 16,
+        make_rng: ChaCha12::seeded as fn(u64) -> Chacha,
+    })
 }
 
-/// The wrong-range swap: `swap(i, random index in [0, n))`.
-struct WrongRange(<ChaCha12 as Backend>::Rng);
-
-impl Source for WrongRange {
-    fn line(&mut self, deck: &mut [usize]) {
-        Biased::new().shuffle(deck, &mut self.0);
-    }
+fn unshuffled(_seed: u64) -> Box<dyn LineSource> {
+    Box::new(Unshuffled)
 }
-
-/// Sorting with a comparator that flips a coin.
-struct CoinFlipSort(<ChaCha12 as Backend>::Rng);
-
-impl Source for CoinFlipSort {
-    fn line(&mut self, deck: &mut [usize]) {
-        // Insertion sort whose comparator flips a coin (std's sort rejects such comparators).
-        for i in 1..deck.len() {
-            let mut j = i;
-            while j > 0 && self.0.next_u32() & 1 == 0 {
-                deck.swap(j - 1, j);
-                j -= 1;
-            }
-        }
-    }
-}
-
-/// `Collections.shuffle(list, new Random(seed))` for seeds `first, first + 1, …`.
-struct ConsecutiveJava {
-    next_seed: u64,
-}
-
-impl Source for ConsecutiveJava {
-    fn line(&mut self, deck: &mut [usize]) {
-        let shuffler = Inplace::with_sampler(<Java as Backend>::Sampler::default());
-        shuffler.shuffle(deck, &mut Java::seeded(self.next_seed));
-        self.next_seed += 1;
-    }
-}
-
-/// A fair dealer whose every 20th deal repeats an earlier one (5 % repeats: seed reuse).
-struct RepeatedDeals {
-    rng: <ChaCha12 as Backend>::Rng,
-    dealt: Vec<Vec<usize>>,
-}
-
-impl Source for RepeatedDeals {
-    fn line(&mut self, deck: &mut [usize]) {
-        if self.dealt.len() % 20 == 19 {
-            let earlier = Lemire.index_below(&mut self.rng, self.dealt.len());
-            deck.copy_from_slice(&self.dealt[earlier]);
-        } else {
-            Inplace::new().shuffle(deck, &mut self.rng);
-        }
-        self.dealt.push(deck.to_vec());
-    }
-}
-
-/// A dealer that seeds a good generator from a 16-bit value for every deal.
-struct SixteenBitSeeds(<ChaCha12 as Backend>::Rng);
-
-impl Source for SixteenBitSeeds {
-    fn line(&mut self, deck: &mut [usize]) {
-        let seed = Lemire.index_below(&mut self.0, 1 << 16) as u64;
-        Inplace::new().shuffle(deck, &mut ChaCha12::seeded(seed));
-    }
-}
-
-type MakeSource = fn(u64) -> Box<dyn Source>;
 
 /// The known-bad sources, each at a shape where a user would meet it.
-fn bad_sources() -> Vec<(&'static str, usize, u64, MakeSource)> {
+fn bad_sources() -> Vec<BadSource<'static>> {
+    let source = |name, n, lines, make| BadSource {
+        name,
+        n,
+        lines,
+        make,
+    };
     vec![
-        ("wrong-range swap", 8, 20_000, |seed| {
-            Box::new(WrongRange(ChaCha12::seeded(seed)))
-        }),
-        ("sort, coin-flip comparator", 52, 2_000, |seed| {
-            Box::new(CoinFlipSort(ChaCha12::seeded(seed)))
-        }),
-        ("java, consecutive seeds", 4, 12_000, |seed| {
-            Box::new(ConsecutiveJava {
-                next_seed: seed % 1_000_000,
-            })
-        }),
-        ("repeated deals (5 %)", 52, 10_000, |seed| {
-            Box::new(RepeatedDeals {
-                rng: ChaCha12::seeded(seed),
-                dealt: Vec::new(),
-            })
-        }),
-        ("16-bit seeds", 52, 2_000, |seed| {
-            Box::new(SixteenBitSeeds(ChaCha12::seeded(seed)))
-        }),
+        source("wrong-range swap", 8, 20_000, &wrong_range),
+        source("sort, coin-flip comparator", 52, 2_000, &coin_flip_sort),
+        source("java, consecutive seeds", 4, 12_000, &consecutive_java),
+        source("repeated deals (5 %)", 52, 10_000, &repeated_deals),
+        source("16-bit seeds", 52, 2_000, &sixteen_bit_seeds),
     ]
 }
 
-fn bad_rows(args: &CalibrateArgs) -> Result<Vec<BadRow>> {
-    let mut rows = Vec::new();
-    for (index, (source, n, lines, make)) in bad_sources().into_iter().enumerate() {
-        let mut unfair = 0;
-        let mut decided_by = Vec::new();
-        for run in 0..args.bad_runs {
-            let seed = stream_seed(1_000 + index as u64, run);
-            let config = JudgeConfig {
-                replicates: args.replicates,
-                seed,
-            };
-            let battery = audit(n, lines, make(seed).as_mut(), PASS_THRESHOLD, &config)?;
-            if battery.verdict == Verdict::Unfair {
-                unfair += 1;
-                if let Some(name) = battery.decided_by {
-                    let name = name.name().to_owned();
-                    if !decided_by.contains(&name) {
-                        decided_by.push(name);
-                    }
-                }
-            }
+/// The shapes the judges use, at each line count: audit's 5 items, `fairdeal fairness --n 3`
+/// (the permutation test alone), a 52-card deck as audit judges it.
+fn power_shapes(lines: &[u64]) -> Vec<PowerShape> {
+    let mut shapes = Vec::new();
+    for shape in shape_kinds() {
+        for &lines in lines {
+            shapes.push(PowerShape {
+                lines,
+                ..shape.clone()
+            });
         }
-        rows.push(BadRow {
-            source,
-            n,
-            lines,
-            runs: args.bad_runs,
-            unfair,
-            power: unfair as f64 / args.bad_runs as f64,
-            decided_by,
-        });
     }
-    Ok(rows)
+    shapes
+}
+
+fn shape_kinds() -> Vec<PowerShape> {
+    let lines = 0;
+    vec![
+        PowerShape {
+            name: "audit, 5 items",
+            n: 5,
+            lines,
+            tests: vec![
+                TestName::Permutation,
+                TestName::Position,
+                TestName::Serial,
+                TestName::Adjacency,
+            ],
+        },
+        PowerShape {
+            name: "fairness --n 3",
+            n: 3,
+            lines,
+            tests: vec![TestName::Permutation],
+        },
+        PowerShape {
+            name: "audit, 52 cards",
+            n: 52,
+            lines,
+            tests: vec![TestName::Position, TestName::Serial, TestName::Adjacency],
+        },
+    ]
+}
+
+/// The dial-able bad sources: a mixture of each with Durstenfeld on ChaCha12.
+fn dial_sources() -> Vec<DialSource<'static>> {
+    vec![
+        DialSource {
+            name: "wrong-range swap",
+            bad: &wrong_range,
+            fair: &fair,
+            deviation: calibration::wrong_range_deviation,
+        },
+        DialSource {
+            name: "unshuffled deck",
+            bad: &unshuffled,
+            fair: &fair,
+            deviation: calibration::unshuffled_deviation,
+        },
+    ]
+}
+
+fn progress() -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new_spinner();
+    if let Ok(style) =
+        ProgressStyle::with_template("{spinner} {msg}: {human_pos} data sets ({elapsed})")
+    {
+        bar.set_style(style);
+    }
+    bar
 }
 
 /// Runs `cargo xtask calibrate`; fails when a test's false-alarm count exceeds its bound or a
@@ -357,17 +239,75 @@ pub(crate) fn run(args: &CalibrateArgs) -> Result<std::process::ExitCode> {
     if !(args.alpha > 0.0 && args.alpha < 1.0) || args.runs == 0 || args.bad_runs == 0 {
         bail!("--alpha must be in (0, 1) and --runs, --bad-runs at least 1");
     }
+    if args.power_replicates == 0
+        || args.power_lines.contains(&0)
+        || args.power_lines.is_empty()
+        || args.power_min_weight.is_nan()
+        || args.power_min_weight <= 0.0
+    {
+        bail!(
+            "--power-replicates and --power-lines must be at least 1, --power-min-weight above 0"
+        );
+    }
+    let start = Instant::now();
+    let bar = progress();
+    let mut tick = || bar.inc(1);
+    let (fair, bad) = if args.only == Only::Power {
+        (Vec::new(), Vec::new())
+    } else {
+        let config = FalseAlarmConfig {
+            runs: args.runs,
+            alpha: args.alpha,
+            replicates: args.replicates,
+            ..FalseAlarmConfig::default()
+        };
+        bar.set_message("false alarms");
+        let fair = calibration::false_alarms(&config, FALSE_ALARM_SHAPES, &fair, &mut tick)?;
+        bar.set_message("bad sources");
+        let bad = calibration::bad_source_power(
+            &bad_sources(),
+            args.bad_runs,
+            PASS_THRESHOLD,
+            args.replicates,
+            &mut tick,
+        )?;
+        (fair, bad)
+    };
+    let power_config = PowerConfig {
+        replicates: args.power_replicates,
+        min_weight: args.power_min_weight,
+        judge_replicates: args.replicates,
+        ..PowerConfig::default()
+    };
+    let power = if args.only == Only::Calibration {
+        Vec::new()
+    } else {
+        bar.set_message("power");
+        calibration::power_table(
+            &power_shapes(&args.power_lines),
+            &dial_sources(),
+            &power_config,
+            &mut tick,
+        )?
+    };
+    bar.finish_and_clear();
     let report = Report {
         alpha: args.alpha,
         replicates: args.replicates,
-        fair: fair_rows(args)?,
+        fair,
         bad_alpha: PASS_THRESHOLD,
-        bad: bad_rows(args)?,
+        bad,
+        power_config,
+        power,
+        seconds: start.elapsed().as_secs_f64(),
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", text(&report));
+    }
+    if let Some(path) = &args.markdown {
+        write_markdown(path, &report)?;
     }
     let calibrated = report.fair.iter().all(|row| row.within);
     let powerful = report.bad.iter().all(|row| row.unfair == row.runs);
@@ -380,65 +320,188 @@ pub(crate) fn run(args: &CalibrateArgs) -> Result<std::process::ExitCode> {
 
 fn text(report: &Report) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "False alarms on fair data (ChaCha12 + Durstenfeld), alpha = {}, Monte Carlo with {} \
-         replicates; 'bound' is the most rejections a level-alpha test gives with probability \
-         0.999:\n",
-        report.alpha, report.replicates
-    );
-    let _ = writeln!(
-        out,
-        "| items | lines | runs | test | rejections | rate | bound | within |"
-    );
-    let _ = writeln!(out, "|---:|---:|---:|---|---:|---:|---:|---|");
-    for row in &report.fair {
+    if !report.fair.is_empty() {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {:.3} | {} | {} |",
-            row.n,
-            row.lines,
-            row.runs,
-            row.test,
-            row.rejections,
-            row.rate,
-            row.bound,
-            if row.within { "yes" } else { "NO" }
+            "False alarms on fair data (ChaCha12 + Durstenfeld), alpha = {}, Monte Carlo with {} \
+             replicates; 'bound' is the most rejections a level-alpha test gives with \
+             probability 0.999:\n",
+            report.alpha, report.replicates
         );
-    }
-    let _ = writeln!(
-        out,
-        "\nPower on known-bad sources at the CLI's level (alpha = {:e}): runs called UNFAIR\n",
-        report.bad_alpha
-    );
-    let _ = writeln!(
-        out,
-        "| source | items | lines | runs | UNFAIR | decided by |"
-    );
-    let _ = writeln!(out, "|---|---:|---:|---:|---:|---|");
-    for row in &report.bad {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} |",
-            row.source,
-            row.n,
+            "| items | lines | runs | test | rejections | rate | bound | within |"
+        );
+        let _ = writeln!(out, "|---:|---:|---:|---|---:|---:|---:|---|");
+        for row in &report.fair {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {:.3} | {} | {} |",
+                row.n,
+                row.lines,
+                row.runs,
+                row.test,
+                row.rejections,
+                row.rate,
+                row.bound,
+                if row.within { "yes" } else { "NO" }
+            );
+        }
+    }
+    if !report.bad.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nPower on known-bad sources at the CLI's level (alpha = {:e}): runs called \
+             UNFAIR\n",
+            report.bad_alpha
+        );
+        let _ = writeln!(
+            out,
+            "| source | items | lines | runs | UNFAIR | decided by |"
+        );
+        let _ = writeln!(out, "|---|---:|---:|---:|---:|---|");
+        for row in &report.bad {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} |",
+                row.source,
+                row.n,
+                row.lines,
+                row.runs,
+                row.unfair,
+                row.decided_by.join(", ")
+            );
+        }
+    }
+    if !report.power.is_empty() {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&power_markdown(report));
+    }
+    out
+}
+
+fn percent(x: f64) -> String {
+    if x >= 0.1 {
+        format!("{:.0} %", x * 100.0)
+    } else if x >= 0.01 {
+        format!("{:.1} %", x * 100.0)
+    } else {
+        format!("{:.2} %", x * 100.0)
+    }
+}
+
+/// The power table with its legend.
+fn power_markdown(report: &Report) -> String {
+    let config = &report.power_config;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Smallest bias each test detects with {:.0} % power (its Holm-adjusted p-value at most \
+         {:e} in at least {:.0} % of {} seeded data sets per weight). The bias is a mixture: \
+         each line from the bad source with probability 'weight', else from a fair shuffle \
+         (Durstenfeld on ChaCha12); weights go down from {} by a factor sqrt(2) while the test \
+         still reaches the power. 'bias' is that weight as the largest relative cell deviation \
+         it causes in the test's table (exact; blank where it has no closed form). 'power' is \
+         at that weight, with its Clopper–Pearson 95 % interval; '—' means not detected even \
+         at the largest weight (its power there shown). 'lines to certify' is about how many \
+         lines a fair source needs to certify the test's default tolerance (FAIR) at \
+         confidence 1 − 1e-6.\n",
+        config.target * 100.0,
+        config.alpha,
+        config.target * 100.0,
+        config.replicates,
+        config.max_weight,
+    );
+    let _ = writeln!(
+        out,
+        "| judge | lines | bad source | test | weight | bias | power (95 % CI) | tolerance | lines to certify |"
+    );
+    let _ = writeln!(out, "|---|---:|---|---|---:|---:|---|---:|---:|");
+    for row in &report.power {
+        let (low, high) = row.power_interval;
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {:.2} ({:.2}–{:.2}) | {} | {} |",
+            row.shape,
             row.lines,
-            row.runs,
-            row.unfair,
-            row.decided_by.join(", ")
+            row.source,
+            row.test,
+            row.weight
+                .map_or_else(|| "—".to_owned(), |w| format!("{w:.4}")),
+            row.bias.map_or_else(String::new, percent),
+            row.power,
+            low,
+            high,
+            row.tolerance.map_or_else(String::new, percent),
+            row.lines_to_certify
+                .map_or_else(String::new, |l| l.to_string()),
         );
     }
     out
+}
+
+const BEGIN: &str = "<!-- power-table:begin -->";
+const END: &str = "<!-- power-table:end -->";
+
+fn write_markdown(path: &std::path::Path, report: &Report) -> Result<()> {
+    let command: Vec<String> = std::env::args().skip(1).collect();
+    let mut table = String::new();
+    let _ = writeln!(
+        table,
+        "Made by `cargo xtask {}` in {:.0} s on {}.\n",
+        command.join(" "),
+        report.seconds,
+        Machine::detect().line()
+    );
+    table.push_str(&power_markdown(report));
+    let existing = std::fs::read_to_string(path).unwrap_or_default();
+    let text = match (existing.find(BEGIN), existing.find(END)) {
+        (Some(begin), Some(end)) if begin < end => {
+            format!("{}{BEGIN}\n{table}{}", &existing[..begin], &existing[end..])
+        }
+        _ => table,
+    };
+    std::fs::write(path, text).with_context(|| format!("cannot write '{}'", path.display()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The smallest power run: the table has a row per shape × source × test, and the
+    /// Markdown names every row.
     #[test]
-    fn the_binomial_bound_is_a_tail_quantile() {
-        // Bin(200, 0.01): mean 2; P(X > 8) is about 2.4e-4, P(X > 7) about 1.1e-3.
-        assert_eq!(binomial_bound(200, 0.01), 8);
-        assert!((binomial_upper(3, 0.5, 2) - 0.5).abs() < 1e-12);
+    fn a_tiny_power_table_prints_every_row() {
+        let config = PowerConfig {
+            replicates: 2,
+            min_weight: 0.5,
+            ..PowerConfig::default()
+        };
+        let power =
+            calibration::power_table(&power_shapes(&[300]), &dial_sources(), &config, &mut || ())
+                .unwrap();
+        // 4 + 1 + 3 tests, two sources each.
+        assert_eq!(power.len(), 16);
+        let report = Report {
+            alpha: 0.01,
+            replicates: 199,
+            fair: Vec::new(),
+            bad_alpha: PASS_THRESHOLD,
+            bad: Vec::new(),
+            power_config: config,
+            power,
+            seconds: 0.0,
+        };
+        let md = power_markdown(&report);
+        assert_eq!(md.matches("\n| audit, 52 cards |").count(), 6, "{md}");
+        // An unshuffled 52-card deck is detected by the position test at weight 1 and 300
+        // lines.
+        assert!(
+            md.contains("| audit, 52 cards | 300 | unshuffled deck | position | 0.")
+                || md.contains("| audit, 52 cards | 300 | unshuffled deck | position | 1."),
+            "{md}"
+        );
     }
 }

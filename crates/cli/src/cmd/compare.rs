@@ -11,9 +11,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context as _;
-use fairdeal::fairness::{
-    BatteryConfig, BatteryReport, Equivalence, TestName, Verdict, run_battery_judged,
+use fairdeal::fairness::comparison::{
+    ComparedTest, compare_battery, compare_config, short_p, test_mark,
 };
+use fairdeal::fairness::{BatteryConfig, BatteryReport, Equivalence, TestName};
 use fairdeal::rng::{Backend, backends};
 use fairdeal::{DEFAULT_ALGORITHM, Rng, Shuffler};
 use serde::Serialize;
@@ -84,23 +85,9 @@ struct Row {
     /// What the verdict certifies, as the text prints it.
     statement: String,
     decided_by: Option<&'static str>,
-    tests: Vec<TestRow>,
+    tests: Vec<ComparedTest>,
     #[serde(skip)]
     battery: BatteryReport,
-}
-
-#[derive(Debug, Serialize)]
-struct TestRow {
-    name: &'static str,
-    statistic: f64,
-    df: u64,
-    p_value: f64,
-    holm_adjusted_p_value: f64,
-    verdict: &'static str,
-    /// At the report's confidence, no cell more than this fraction more or less likely than
-    /// fair (`null` for the repeat tests).
-    certified_bound: Option<f64>,
-    tolerance: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -162,7 +149,7 @@ impl WithResolved for Measure<'_> {
                 })
                 .collect(),
         );
-        let battery = run_battery_judged(
+        let compared = compare_battery(
             &shuffler,
             B::seeded,
             self.seed,
@@ -170,6 +157,7 @@ impl WithResolved for Measure<'_> {
             self.equivalence,
         )
         .map_err(|e| usage(e.to_string()))?;
+        let battery = compared.battery;
         let info = B::INFO;
         Ok(Row {
             backend: self.name,
@@ -180,24 +168,8 @@ impl WithResolved for Measure<'_> {
             crypto: info.crypto,
             verdict: battery.verdict.name(),
             statement: battery_sentence(&battery, self.config.deck_n, "shuffles"),
-            decided_by: (battery.verdict == Verdict::Unfair)
-                .then_some(battery.decided_by)
-                .flatten()
-                .map(TestName::name),
-            tests: battery
-                .tests
-                .iter()
-                .map(|t| TestRow {
-                    name: t.name.name(),
-                    statistic: t.report.chi2,
-                    df: t.report.df,
-                    p_value: t.p_value,
-                    holm_adjusted_p_value: t.adjusted_p,
-                    verdict: t.verdict().name(),
-                    certified_bound: t.certified.bound,
-                    tolerance: t.certified.tolerance,
-                })
-                .collect(),
+            decided_by: compared.decided_by.map(TestName::name),
+            tests: compared.tests,
             battery,
         })
     }
@@ -258,7 +230,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             .with_context(|| format!("cannot create plot directory '{}'", dir.display()))?;
     }
     // Enough shuffles for a fair generator's bounds to certify the tolerances.
-    let config = BatteryConfig::certifying(&equivalence);
+    let config = compare_config(&equivalence);
     let bar = progress_bar(chosen.len() as u64, true, "comparing");
     let load = load_average();
     let mut rows = Vec::with_capacity(chosen.len());
@@ -316,16 +288,6 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     crate::verdict::finish(verdict)
 }
 
-fn short_p(p: f64) -> String {
-    if p == 0.0 {
-        "0".to_owned()
-    } else if p >= 0.01 {
-        format!("{p:.2}")
-    } else {
-        format!("{p:.0e}")
-    }
-}
-
 fn write_text(
     out: &mut impl Write,
     rows: &[Row],
@@ -375,14 +337,12 @@ fn write_text(
                 format!("n ≤ {}", row.reach_n),
                 if row.crypto { "yes" } else { "no" }.to_owned(),
             ];
-            cells.extend(row.tests.iter().map(|t| {
-                let mark = match t.verdict {
-                    "fair" => "",
-                    "unfair" => " !",
-                    _ => " ?",
-                };
-                format!("{}{mark}", short_p(t.p_value))
-            }));
+            cells.extend(
+                row.battery
+                    .tests
+                    .iter()
+                    .map(|t| format!("{}{}", short_p(t.p_value), test_mark(t.verdict()))),
+            );
             cells.push(match (row.verdict, row.decided_by) {
                 ("unfair", Some(test)) => format!("UNFAIR ({test})"),
                 (verdict, _) => verdict.to_uppercase(),
