@@ -23,9 +23,11 @@ use fairdeal::blackjack::{
 use fairdeal::rng::Backend;
 use serde_json::{Map, Value, json};
 
+use fairdeal_cli::args::{DealerRuleArgs, RandomArgs, ThreadsArg};
+
 use crate::common::{
-    RandomArgs, Resolved, ThreadsArg, WithResolved, plural, print_json, progress_bar, stdout,
-    usage, warn_if_unfair, with_selection,
+    Resolved, WithResolved, plural, print_json, progress_bar, stdout, usage, warn_if_unfair,
+    with_selection,
 };
 use crate::shard_arg::{ShardArg, ShardedCommand};
 
@@ -72,13 +74,8 @@ enum BlackjackCommand {
 /// separate: the basic-strategy chart is an infinite-deck one, so `strategy` does not take it).
 #[derive(Debug, clap::Args)]
 struct GameRuleArgs {
-    /// Dealer stands on soft 17 (the default).
-    #[arg(long, conflicts_with = "h17")]
-    s17: bool,
-
-    /// Dealer hits soft 17.
-    #[arg(long)]
-    h17: bool,
+    #[command(flatten)]
+    dealer: DealerRuleArgs,
 
     /// Double after split is allowed (the default).
     #[arg(long, conflicts_with = "no_das")]
@@ -171,7 +168,7 @@ impl GameRuleArgs {
         let defaults = Rules::default();
         let rules = Rules {
             decks,
-            hits_soft_17: self.h17,
+            hits_soft_17: self.dealer.h17,
             double: self.double,
             double_after_split: !self.no_das,
             max_split_hands: self.split_hands,
@@ -300,13 +297,8 @@ struct SimulateArgs {
     fairdeal blackjack dealer                 # infinite deck, S17\n  \
     fairdeal blackjack dealer --h17 --decks 6 --json")]
 struct DealerArgs {
-    /// Dealer stands on soft 17 (the default).
-    #[arg(long, conflicts_with = "h17")]
-    s17: bool,
-
-    /// Dealer hits soft 17.
-    #[arg(long)]
-    h17: bool,
+    #[command(flatten)]
+    dealer: DealerRuleArgs,
 
     /// Decks in a full shoe (upcard removed), 1 to 8; 0 for an infinite deck.
     #[arg(
@@ -786,8 +778,8 @@ impl SimulateReport {
 
 fn run_dealer(args: &DealerArgs) -> anyhow::Result<()> {
     let table = match args.decks {
-        0 => DealerTable::infinite(args.h17),
-        1..=8 => DealerTable::for_shoe(&Composition::decks(u32::from(args.decks)), args.h17)
+        0 => DealerTable::infinite(args.dealer.h17),
+        1..=8 => DealerTable::for_shoe(&Composition::decks(u32::from(args.decks)), args.dealer.h17)
             .map_err(|e| usage(e.to_string()))?,
         d => {
             return Err(usage(format!(
@@ -808,7 +800,7 @@ fn run_dealer(args: &DealerArgs) -> anyhow::Result<()> {
         }
         return print_json(&json!({
             "decks": args.decks,
-            "dealer": if args.h17 { "H17" } else { "S17" },
+            "dealer": if args.dealer.h17 { "H17" } else { "S17" },
             "upcards": upcards,
         }));
     }
@@ -821,7 +813,7 @@ fn run_dealer(args: &DealerArgs) -> anyhow::Result<()> {
         } else {
             format!("{} deck(s) minus the upcard", args.decks)
         },
-        if args.h17 { "H17" } else { "S17" }
+        if args.dealer.h17 { "H17" } else { "S17" }
     )?;
     write!(out, "{:<3}", "up")?;
     for name in OUTCOME_NAMES {
