@@ -8,8 +8,9 @@ use std::fmt;
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
-use clap::builder::{PossibleValue, PossibleValuesParser};
+use clap::builder::{PossibleValue, PossibleValuesParser, RangedI64ValueParser};
 use fairdeal::Selection;
+use fairdeal::blackjack::{DoubleRule, HoleCard, Payout, Penetration, Rules, Surrender};
 use fairdeal::fairness::{DEFAULT_CONFIDENCE, Equivalence};
 use fairdeal::rng::DEFAULT_BACKEND;
 
@@ -362,7 +363,7 @@ impl EquivalenceArgs {
             )));
         }
         let c = self.confidence;
-        if !(c.is_finite() && c >= 0.5 && c < 1.0) {
+        if !(c.is_finite() && (0.5..1.0).contains(&c)) {
             return Err(usage(format!(
                 "--confidence must be at least 0.5 and below 1 (got {c})"
             )));
@@ -371,6 +372,132 @@ impl EquivalenceArgs {
             tolerance: self.tolerance,
             confidence: c,
         })
+    }
+}
+
+/// Rules of the game itself, shared by `simulate`, `exact` and `strategy` (the deck count is
+/// separate: the basic-strategy chart is an infinite-deck one, so `strategy` does not take it).
+#[derive(Debug, clap::Args)]
+pub struct GameRuleArgs {
+    /// `--s17` / `--h17`.
+    #[command(flatten)]
+    pub dealer: DealerRuleArgs,
+
+    /// Double after split is allowed (the default).
+    #[arg(long, conflicts_with = "no_das")]
+    pub das: bool,
+
+    /// Double after split is not allowed.
+    #[arg(long)]
+    pub no_das: bool,
+
+    /// Which first two cards may be doubled: any, 9-11 or 10-11 (hard totals).
+    #[arg(long, value_name = "RULE", default_value = "any")]
+    pub double: DoubleRule,
+
+    /// Most hands a seat may hold after splitting (1 = no splitting, up to 8).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 4,
+        allow_negative_numbers = true,
+        value_parser = RangedI64ValueParser::<u8>::new().range(1..=8)
+    )]
+    pub split_hands: u8,
+
+    /// Aces may be resplit.
+    #[arg(long)]
+    pub resplit_aces: bool,
+
+    /// Split aces may be hit.
+    #[arg(long)]
+    pub hit_split_aces: bool,
+
+    /// Surrender: none, late or early.
+    #[arg(long, value_name = "WHEN", default_value = "none")]
+    pub surrender: Surrender,
+
+    /// Blackjack payout: 3:2, 6:5 or 1:1.
+    #[arg(long, value_name = "RATIO", default_value = "3:2")]
+    pub payout: Payout,
+
+    /// European no-hole-card game: a dealer blackjack takes doubles and splits too.
+    #[arg(long)]
+    pub no_hole_card: bool,
+}
+
+/// The shoe size, for the commands whose result depends on it.
+#[derive(Debug, clap::Args)]
+pub struct DeckArgs {
+    /// Decks in the shoe (1 to 8).
+    #[arg(
+        long,
+        value_name = "D",
+        default_value_t = 6,
+        allow_negative_numbers = true,
+        value_parser = RangedI64ValueParser::<u8>::new().range(1..=8)
+    )]
+    pub decks: u8,
+}
+
+/// How the shoe is dealt and how many play: `simulate` only.
+#[derive(Debug, clap::Args)]
+pub struct TableArgs {
+    /// Cut card position as a fraction of the shoe (strictly between 0 and 1).
+    #[arg(
+        long,
+        value_name = "F",
+        default_value_t = 0.75,
+        allow_negative_numbers = true,
+        conflicts_with = "shuffle_every_round"
+    )]
+    pub penetration: f64,
+
+    /// Continuous shuffler: reshuffle before every round.
+    #[arg(long)]
+    pub shuffle_every_round: bool,
+
+    /// Player seats (1 to 7), all playing the same strategy.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        allow_negative_numbers = true,
+        value_parser = RangedI64ValueParser::<u8>::new().range(1..=7)
+    )]
+    pub seats: u8,
+}
+
+impl GameRuleArgs {
+    /// The rules with `decks` decks and, if given, the table's dealing; validated.
+    pub fn rules(&self, decks: u8, table: Option<&TableArgs>) -> anyhow::Result<Rules> {
+        let defaults = Rules::default();
+        let rules = Rules {
+            decks,
+            hits_soft_17: self.dealer.h17,
+            double: self.double,
+            double_after_split: !self.no_das,
+            max_split_hands: self.split_hands,
+            resplit_aces: self.resplit_aces,
+            hit_split_aces: self.hit_split_aces,
+            surrender: self.surrender,
+            payout: self.payout,
+            hole_card: if self.no_hole_card {
+                HoleCard::NoHoleCard
+            } else {
+                HoleCard::Peek
+            },
+            penetration: match table {
+                Some(t) if t.shuffle_every_round => Penetration::Continuous,
+                Some(t) => Penetration::CutCard(t.penetration),
+                None => Penetration::Continuous,
+            },
+            seats: table.map_or(defaults.seats, |t| t.seats),
+        };
+        rules
+            .validate()
+            .map_err(|e| usage(format!("invalid rules: {e}")))?;
+        Ok(rules)
     }
 }
 
@@ -448,5 +575,20 @@ mod tests {
         assert_eq!(names(algorithm_parser()), algorithms);
         let backends: Vec<&str> = fairdeal::rng::backends().iter().map(|b| b.name).collect();
         assert_eq!(names(backend_parser()), backends);
+    }
+
+    #[test]
+    fn dealer_rules_conflict_and_default_to_s17() {
+        use clap::Parser as _;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            dealer: DealerRuleArgs,
+        }
+        let parse = |args: &[&str]| Cli::try_parse_from(args).map(|cli| cli.dealer.h17);
+        assert!(!parse(&["t"]).unwrap());
+        assert!(!parse(&["t", "--s17"]).unwrap());
+        assert!(parse(&["t", "--h17"]).unwrap());
+        assert!(parse(&["t", "--s17", "--h17"]).is_err());
     }
 }
