@@ -5,12 +5,9 @@
 
 use std::fmt;
 
-use fairdeal::fairness::audit::{MAX_TOLERANCE, MIN_TOLERANCE};
-use fairdeal::fairness::{DEFAULT_CONFIDENCE, Equivalence, Verdict};
+use fairdeal::fairness::Verdict;
 // The verdicts' sentences live in the library, where the Python module reads them too.
 pub(crate) use fairdeal::fairness::statement::{battery_sentence, bound_clause};
-
-use crate::common::usage;
 
 /// The exit status of an UNFAIR verdict.
 pub(crate) const EXIT_UNFAIR: u8 = 3;
@@ -32,44 +29,8 @@ macro_rules! exit_status_help {
 }
 pub(crate) use exit_status_help;
 
-/// `--tolerance` and `--confidence`, shared by the judging commands.
-#[derive(Debug, Clone, clap::Args)]
-pub(crate) struct EquivalenceArgs {
-    /// The largest bias a FAIR verdict allows: no cell (an order, an item at a position, a pair
-    /// of neighbours, a poker category) more than this fraction more or less likely than fair
-    /// (0.05 = 5 %). Default per test: 0.30 for whole orders, 0.05 for positions and
-    /// neighbours, 0.15 for poker categories.
-    #[arg(long, value_name = "FRACTION")]
-    pub(crate) tolerance: Option<f64>,
-
-    /// The confidence of the certified bound (simultaneous Clopper–Pearson intervals over the
-    /// cells, union bound).
-    #[arg(long, value_name = "FRACTION", default_value_t = DEFAULT_CONFIDENCE)]
-    pub(crate) confidence: f64,
-}
-
-impl EquivalenceArgs {
-    /// The checked [`Equivalence`], or a usage error naming the bad flag.
-    pub(crate) fn equivalence(&self) -> anyhow::Result<Equivalence> {
-        if let Some(t) = self.tolerance
-            && !(t.is_finite() && (MIN_TOLERANCE..=MAX_TOLERANCE).contains(&t))
-        {
-            return Err(usage(format!(
-                "--tolerance must be a fraction from {MIN_TOLERANCE} to {MAX_TOLERANCE} (got {t})"
-            )));
-        }
-        let c = self.confidence;
-        if !(c.is_finite() && (0.5..1.0).contains(&c)) {
-            return Err(usage(format!(
-                "--confidence must be at least 0.5 and below 1 (got {c})"
-            )));
-        }
-        Ok(Equivalence {
-            tolerance: self.tolerance,
-            confidence: c,
-        })
-    }
-}
+// `--tolerance` and `--confidence` are declared with the other flag groups.
+pub(crate) use fairdeal_cli::args::EquivalenceArgs;
 
 /// A verdict other than fair, carried as an error so `main` exits with its status. The verdict
 /// has already been printed: `main` prints nothing more for it.

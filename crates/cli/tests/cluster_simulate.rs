@@ -14,7 +14,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{fairdeal, fresh_dir};
+use common::{Deadline as _, fairdeal, fresh_dir};
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_fairdeal");
@@ -43,10 +43,7 @@ fn path(p: &Path) -> &str {
 /// Whether Slurm answers; when it does not, a skip with a note, or a failure under
 /// `FAIRDEAL_REQUIRE_CLUSTER=1`.
 fn slurm_up() -> bool {
-    let up = Command::new("sinfo")
-        .arg("-h")
-        .output()
-        .is_ok_and(|o| o.status.success() && !o.stdout.is_empty());
+    let up = common::slurm_answers();
     if !up {
         assert!(
             std::env::var_os("FAIRDEAL_REQUIRE_CLUSTER").is_none_or(|v| v != "1"),
@@ -66,7 +63,7 @@ fn simulate(out: &Path, fairdeal: &str) -> Output {
     Command::new(script())
         .args(&args)
         .env("FAIRDEAL", fairdeal)
-        .output()
+        .output_deadline()
         .expect("run cluster/slurm-simulate.sh")
 }
 

@@ -584,3 +584,41 @@ fn table_and_fairness_shards_that_no_run_can_produce_are_refused() {
     let trials = tampered(run[1], &dir, "trials.json", |d| d["trials"] = 1.into());
     refused_middle(&run, &trials, "\"trials\" is 1 where chunks");
 }
+
+#[test]
+fn a_seventeen_digit_penetration_survives_json_and_merge_exactly() {
+    // 0.9146155235219107 is an f64 whose shortest decimal a fast, inexact JSON float parser
+    // reads one unit in the last place off (serde-rs/json#937): a merge that parsed it so
+    // echoed another penetration than the run it merged.
+    const PENETRATION: &str = "0.9146155235219107";
+    let args = [
+        "blackjack",
+        "simulate",
+        "--rounds",
+        "140000",
+        "--seed",
+        "5",
+        "--penetration",
+        PENETRATION,
+    ];
+    let files = shards("penetration", &args, 2, 0);
+    let echoed = format!("\"penetration\": {PENETRATION},");
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        assert!(text.contains(&echoed), "{text}");
+    }
+    let mut merge = vec!["merge", "--json"];
+    merge.extend(paths(&files));
+    let merged = fairdeal(&merge).ok().text();
+    assert!(merged.contains(&echoed), "{merged}");
+    let mut whole = args.to_vec();
+    whole.push("--json");
+    let whole = fairdeal(&whole).ok().text();
+    let untimed = |text: &str| -> String {
+        text.lines()
+            .filter(|l| !l.contains("\"seconds\""))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(untimed(&merged), untimed(&whole));
+}

@@ -438,7 +438,7 @@ fn json_into_closed_pipe(args: &[&str], stdin: &[u8]) {
         .read_line(&mut first)
         .unwrap();
     assert_eq!(first.trim(), "{");
-    let output = child.wait_with_output().unwrap();
+    let output = common::output_with_deadline(child);
     writer.join().unwrap();
     assert_eq!(output.status.code(), Some(0), "{args:?}");
     assert!(

@@ -13,7 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{Run, fairdeal, fresh_dir};
+use common::{Deadline as _, Run, fairdeal, fresh_dir, has_gnu_parallel, slurm_answers};
 
 const BIN: &str = env!("CARGO_BIN_EXE_fairdeal");
 
@@ -122,7 +122,7 @@ fn run_script(name: &str, args: &[&str]) {
     let out = Command::new(script(name))
         .args(args)
         .env("FAIRDEAL", BIN)
-        .output()
+        .output_deadline()
         .expect("run the recipe");
     assert!(
         out.status.success(),
@@ -172,12 +172,7 @@ fn gnu_parallel_and_slurm_give_the_plain_loops_bytes() {
     let input = big_input(&dir);
     let reference = plain_loop(&dir.join("loop"), "11", 2, false, &PLAN, &[&input]);
     let mut compared = 0;
-    let has_parallel = Command::new("parallel")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| {
-            o.status.success() && String::from_utf8_lossy(&o.stdout).contains("GNU parallel")
-        });
+    let has_parallel = has_gnu_parallel();
     // One recipe run with `tasks` tasks must write the plain loop's bytes.
     let recipe_gives_the_reference = |script: &str, tasks: &str| {
         let out = dir.join(format!("{script}-{tasks}"));
@@ -198,11 +193,7 @@ fn gnu_parallel_and_slurm_give_the_plain_loops_bytes() {
     } else {
         skip_or_fail("GNU parallel is not installed");
     }
-    let slurm_up = Command::new("sinfo")
-        .arg("-h")
-        .output()
-        .is_ok_and(|o| o.status.success() && !o.stdout.is_empty());
-    if slurm_up {
+    if slurm_answers() {
         recipe_gives_the_reference("slurm-shuffle.sh", "4");
         compared += 1;
     } else {
@@ -329,7 +320,7 @@ fn a_killed_and_rerun_task_changes_nothing() {
             .spawn()
             .unwrap();
         child.kill().unwrap();
-        child.wait().unwrap();
+        common::wait_with_deadline(&mut child);
         let stray = if phase == "scatter" {
             run.join("shard/spill/.tmp-killed")
         } else {
@@ -627,20 +618,6 @@ fn seeded_parts_are_pinned() {
     assert_eq!(fnv1a(&out), 0x17d0_6750_387c_2d41);
 }
 
-/// Waits for a child at most `seconds`, then kills it: a test never hangs on one.
-fn wait_with_deadline(mut child: std::process::Child, seconds: u64) -> std::process::Output {
-    drop(child.stdin.take());
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
-    while child.try_wait().unwrap().is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
-}
-
 /// A planned, scattered and gathered run of 300,000 lines.
 fn gathered(name: &str) -> (PathBuf, PathBuf) {
     let (run, input) = scattered(name);
@@ -815,7 +792,7 @@ fn of_many_racing_plans_exactly_one_wins() {
         .collect();
     let outputs: Vec<_> = children
         .into_iter()
-        .map(|c| wait_with_deadline(c, 120))
+        .map(common::output_with_deadline)
         .collect();
     let winners = outputs.iter().filter(|o| o.status.success()).count();
     assert_eq!(winners, 1);
@@ -909,27 +886,14 @@ fn a_non_regular_input_is_not_a_regular_file() {
     );
 }
 
-fn has_gnu_parallel() -> bool {
-    Command::new("parallel")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| {
-            o.status.success() && String::from_utf8_lossy(&o.stdout).contains("GNU parallel")
-        })
-}
-
 /// Runs a recipe in `cwd` with a deadline; returns its output.
 fn recipe(name: &str, cwd: &Path, args: &[&str]) -> std::process::Output {
-    let child = Command::new(script(name))
+    Command::new(script(name))
         .args(args)
         .current_dir(cwd)
         .env("FAIRDEAL", BIN)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_with_deadline(child, 300)
+        .output_deadline()
+        .expect("run the recipe")
 }
 
 #[test]

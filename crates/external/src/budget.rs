@@ -223,6 +223,66 @@ pub fn address_space_left() -> Option<u64> {
     Some(limit.saturating_sub(used))
 }
 
+/// The stack of every worker thread a thread pool starts, set explicitly (Rust's default, which
+/// `RUST_MIN_STACK` could change) so that a thread's cost is known before it starts.
+pub const WORKER_STACK: u64 = 2 << 20;
+
+/// The address space glibc's malloc reserves for the arena of each thread that allocates
+/// (`HEAP_MAX_SIZE`, 64 MiB on 64-bit targets): a thread's allocations are served from it, but
+/// the whole reservation counts against `ulimit -v` (`RLIMIT_AS`).
+pub const ARENA_RESERVATION: u64 = 64 << 20;
+
+/// The address space each worker thread beyond the calling one takes: its stack, the stack's
+/// guard page, and its malloc arena.
+pub const PER_WORKER: u64 = WORKER_STACK + 4096 + ARENA_RESERVATION;
+
+/// The address space kept free for the work itself, whatever else a caller states: the
+/// tables and buffers the engines map apart from any arena, and the calling thread's heap.
+/// As much as one more worker: the largest engine table (the poker evaluator's) takes far
+/// less (measured in `crates/cli/tests/limits.rs`).
+pub const WORK_RESERVE: u64 = PER_WORKER;
+
+/// The address space left under `ulimit -v` does not even hold [`WORK_RESERVE`]: no thread
+/// count helps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the address-space limit (ulimit -v) leaves {} MiB free, less than the {} MiB kept for the \
+     work; raise ulimit -v by at least {} MiB",
+    .left >> 20,
+    WORK_RESERVE >> 20,
+    (WORK_RESERVE - .left).div_ceil(1 << 20)
+)]
+pub struct NoRoomForWork {
+    /// The address space left, in bytes (less than [`WORK_RESERVE`]).
+    pub left: u64,
+}
+
+/// How many threads a pool runs on when `left` bytes of address space are free (`None`: no
+/// limit, see [`address_space_left`]) and the work needs `work` bytes beyond
+/// [`WORK_RESERVE`]: the calling thread, which costs nothing new, plus as many of the other
+/// `asked − 1` workers as fit at [`PER_WORKER`] each.
+///
+/// ```
+/// use fairdeal_external::{PER_WORKER, WORK_RESERVE, fitting_threads};
+/// assert_eq!(fitting_threads(8, None, 0), Ok(8));
+/// assert_eq!(fitting_threads(8, Some(WORK_RESERVE + 2 * PER_WORKER), 0), Ok(3));
+/// ```
+///
+/// # Errors
+///
+/// [`NoRoomForWork`] when even the work reserve does not fit.
+pub fn fitting_threads(asked: usize, left: Option<u64>, work: u64) -> Result<usize, NoRoomForWork> {
+    let Some(left) = left else {
+        return Ok(asked);
+    };
+    if left < WORK_RESERVE {
+        return Err(NoRoomForWork { left });
+    }
+    let room = left - WORK_RESERVE - work.min(left - WORK_RESERVE);
+    let extra = usize::try_from(room / PER_WORKER).unwrap_or(usize::MAX);
+    Ok(asked.min(extra.saturating_add(1)))
+}
+
 /// The memory limit of this process's cgroup (v2, else v1), if it has one.
 fn cgroup_limit() -> Option<u64> {
     let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
@@ -283,6 +343,28 @@ fn parse_mem_total(meminfo: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn threads_are_sized_to_the_address_space_left() {
+        const MIB: u64 = 1 << 20;
+        // No limit: as asked.
+        assert_eq!(fitting_threads(16, None, u64::MAX), Ok(16));
+        // Room for the reserve and three more workers: the caller plus three.
+        let left = WORK_RESERVE + 3 * PER_WORKER + MIB;
+        assert_eq!(fitting_threads(16, Some(left), 0), Ok(4));
+        assert_eq!(fitting_threads(2, Some(left), 0), Ok(2));
+        // What the work holds comes first.
+        assert_eq!(fitting_threads(16, Some(left), 2 * PER_WORKER), Ok(2));
+        assert_eq!(fitting_threads(16, Some(left), u64::MAX), Ok(1));
+        // The reserve alone: the calling thread only.
+        assert_eq!(fitting_threads(1024, Some(WORK_RESERVE), 0), Ok(1));
+        // Not even the reserve: refused, saying what would work.
+        let err = fitting_threads(1, Some(WORK_RESERVE - 10 * MIB), 0)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("ulimit -v"), "{err}");
+        assert!(err.contains("raise ulimit -v by at least 10 MiB"), "{err}");
+    }
 
     #[test]
     fn sizes_parse_with_binary_suffixes() {

@@ -71,8 +71,9 @@ use std::path::{Path, PathBuf};
 use fairdeal_core::{Batched, IndexSampler, Rng, SeedableRng, Shuffler};
 
 pub use budget::{
-    BudgetError, DEFAULT_FRACTION, FALLBACK_BUDGET, MIN_BUDGET, MemoryBudget, MemoryLimitSource,
-    address_space_left, memory_limit, memory_limit_source, physical_memory,
+    ARENA_RESERVATION, BudgetError, DEFAULT_FRACTION, FALLBACK_BUDGET, MIN_BUDGET, MemoryBudget,
+    MemoryLimitSource, NoRoomForWork, PER_WORKER, WORK_RESERVE, WORKER_STACK, address_space_left,
+    fitting_threads, memory_limit, memory_limit_source, physical_memory,
 };
 pub use error::ExternalError;
 pub use spillfile::{Sealed, Segment, SegmentReader, SpillFile, anonymous_file, temp_parent};

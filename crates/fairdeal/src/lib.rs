@@ -186,3 +186,23 @@ pub use sampler::{AnySampler, SAMPLERS, UnknownSampler, sampler_by_name};
 pub use registry::{
     ALGORITHMS, AnyShuffler, DEFAULT_ALGORITHM, UnknownAlgorithm, algorithm_by_name,
 };
+
+#[cfg(all(
+    feature = "inplace",
+    feature = "inside-out",
+    feature = "partial",
+    feature = "naive",
+    feature = "parallel",
+    feature = "rng"
+))]
+mod selection;
+
+#[cfg(all(
+    feature = "inplace",
+    feature = "inside-out",
+    feature = "partial",
+    feature = "naive",
+    feature = "parallel",
+    feature = "rng"
+))]
+pub use selection::{Resolved, Selection, SelectionError, WithResolved, with_selection};

@@ -24,7 +24,9 @@ use fairdeal::fairness::{MAX_LINE_BYTES, TestName, show_item, statement};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cmd::heatmap::{self, Heatmap};
-use crate::common::{Table, is_stdin, plural, print_json, stdout, usage};
+use fairdeal_cli::args::PlotArg;
+
+use crate::common::{Table, format_p, is_stdin, plural, print_json, stdout, usage};
 use crate::verdict::EquivalenceArgs;
 
 /// Lines between progress-bar updates.
@@ -43,7 +45,10 @@ const PROGRESS_EVERY: u64 = 16_384;
     crate::verdict::exit_status_help!(), "\n\nExamples:\n  \
     python3 -c 'import random\nfor _ in range(100000):\n    l = list(range(10)); random.shuffle(l); print(*l)' | fairdeal audit\n  \
     fairdeal audit deals.txt --json\n  \
-    fairdeal audit deals.csv --plot bias.svg --bias 0.02")
+    fairdeal audit deals.csv --plot bias.svg --bias 0.02"),
+    mut_arg("plot", |a| a.help(
+        "Also write an SVG heatmap of item × position, coloured by deviation from fair"
+    ))
 )]
 pub(crate) struct Args {
     /// The file of permutations, or `-` (the default) for standard input.
@@ -54,9 +59,8 @@ pub(crate) struct Args {
     #[arg(long)]
     json: bool,
 
-    /// Also write an SVG heatmap of item × position, coloured by deviation from fair.
-    #[arg(long, value_name = "FILE.svg")]
-    plot: Option<PathBuf>,
+    #[command(flatten)]
+    plot: PlotArg,
 
     /// The bias to size the "lines needed" estimate for: one item landing at one position this
     /// fraction more often than a fair shuffle would (0.05 = 5% more).
@@ -140,7 +144,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let Args {
         input,
         json,
-        plot,
+        plot: PlotArg { plot },
         bias,
         equivalence,
     } = args;
@@ -216,16 +220,6 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         out.flush()?;
     }
     crate::verdict::finish(report.verdict)
-}
-
-fn format_p(p: f64) -> String {
-    if p == 0.0 {
-        "0 (below f64 range)".to_owned()
-    } else if p >= 1e-3 {
-        format!("{p:.4}")
-    } else {
-        format!("{p:.3e}")
-    }
 }
 
 /// The report for people: the same value `--json` prints.

@@ -15,16 +15,20 @@ use std::time::Instant;
 use clap::builder::RangedI64ValueParser;
 use fairdeal::Rng;
 use fairdeal::blackjack::{
-    BetRamp, Betting, Composition, CompositionStrategy, DealerTable, DoubleRule, ExactStrategy,
-    HoleCard, OUTCOME_NAMES, Payout, Penetration, Rules, SimConfig, SimResult, Strategy, Surrender,
+    BetRamp, Betting, Composition, CompositionStrategy, DealerTable, ExactStrategy, HoleCard,
+    OUTCOME_NAMES, Penetration, Rules, SimConfig, SimResult, Strategy,
     analyse_with_progress, simulate_chunks, simulate_composition_chunks,
 };
 use fairdeal::rng::Backend;
 use serde_json::{Map, Value, json};
 
+use fairdeal_cli::args::{
+    DealerRuleArgs, DeckArgs, GameRuleArgs, RandomArgs, TableArgs, ThreadsArg,
+};
+
 use crate::common::{
-    RandomArgs, Resolved, ThreadsArg, WithResolved, plural, print_json, progress_bar, stdout,
-    usage, warn_if_unfair, with_selection,
+    Resolved, WithResolved, plural, print_json, progress_bar, stdout, usage, warn_if_unfair,
+    with_selection,
 };
 use crate::shard_arg::{ShardArg, ShardedCommand};
 
@@ -65,136 +69,6 @@ enum BlackjackCommand {
     Strategy(StrategyArgs),
     /// The exact expected return of one round off the top of a full shoe (no sampling).
     Exact(ExactArgs),
-}
-
-/// Rules of the game itself, shared by `simulate`, `exact` and `strategy` (the deck count is
-/// separate: the basic-strategy chart is an infinite-deck one, so `strategy` does not take it).
-#[derive(Debug, clap::Args)]
-struct GameRuleArgs {
-    /// Dealer stands on soft 17 (the default).
-    #[arg(long, conflicts_with = "h17")]
-    s17: bool,
-
-    /// Dealer hits soft 17.
-    #[arg(long)]
-    h17: bool,
-
-    /// Double after split is allowed (the default).
-    #[arg(long, conflicts_with = "no_das")]
-    das: bool,
-
-    /// Double after split is not allowed.
-    #[arg(long)]
-    no_das: bool,
-
-    /// Which first two cards may be doubled: any, 9-11 or 10-11 (hard totals).
-    #[arg(long, value_name = "RULE", default_value = "any")]
-    double: DoubleRule,
-
-    /// Most hands a seat may hold after splitting (1 = no splitting, up to 8).
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 4,
-        allow_negative_numbers = true,
-        value_parser = RangedI64ValueParser::<u8>::new().range(1..=8)
-    )]
-    split_hands: u8,
-
-    /// Aces may be resplit.
-    #[arg(long)]
-    resplit_aces: bool,
-
-    /// Split aces may be hit.
-    #[arg(long)]
-    hit_split_aces: bool,
-
-    /// Surrender: none, late or early.
-    #[arg(long, value_name = "WHEN", default_value = "none")]
-    surrender: Surrender,
-
-    /// Blackjack payout: 3:2, 6:5 or 1:1.
-    #[arg(long, value_name = "RATIO", default_value = "3:2")]
-    payout: Payout,
-
-    /// European no-hole-card game: a dealer blackjack takes doubles and splits too.
-    #[arg(long)]
-    no_hole_card: bool,
-}
-
-/// The shoe size, for the commands whose result depends on it.
-#[derive(Debug, clap::Args)]
-struct DeckArgs {
-    /// Decks in the shoe (1 to 8).
-    #[arg(
-        long,
-        value_name = "D",
-        default_value_t = 6,
-        allow_negative_numbers = true,
-        value_parser = RangedI64ValueParser::<u8>::new().range(1..=8)
-    )]
-    decks: u8,
-}
-
-/// How the shoe is dealt and how many play: `simulate` only.
-#[derive(Debug, clap::Args)]
-struct TableArgs {
-    /// Cut card position as a fraction of the shoe (strictly between 0 and 1).
-    #[arg(
-        long,
-        value_name = "F",
-        default_value_t = 0.75,
-        allow_negative_numbers = true,
-        conflicts_with = "shuffle_every_round"
-    )]
-    penetration: f64,
-
-    /// Continuous shuffler: reshuffle before every round.
-    #[arg(long)]
-    shuffle_every_round: bool,
-
-    /// Player seats (1 to 7), all playing the same strategy.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 1,
-        allow_negative_numbers = true,
-        value_parser = RangedI64ValueParser::<u8>::new().range(1..=7)
-    )]
-    seats: u8,
-}
-
-impl GameRuleArgs {
-    /// The rules with `decks` decks and, if given, the table's dealing; validated.
-    fn rules(&self, decks: u8, table: Option<&TableArgs>) -> anyhow::Result<Rules> {
-        let defaults = Rules::default();
-        let rules = Rules {
-            decks,
-            hits_soft_17: self.h17,
-            double: self.double,
-            double_after_split: !self.no_das,
-            max_split_hands: self.split_hands,
-            resplit_aces: self.resplit_aces,
-            hit_split_aces: self.hit_split_aces,
-            surrender: self.surrender,
-            payout: self.payout,
-            hole_card: if self.no_hole_card {
-                HoleCard::NoHoleCard
-            } else {
-                HoleCard::Peek
-            },
-            penetration: match table {
-                Some(t) if t.shuffle_every_round => Penetration::Continuous,
-                Some(t) => Penetration::CutCard(t.penetration),
-                None => Penetration::Continuous,
-            },
-            seats: table.map_or(defaults.seats, |t| t.seats),
-        };
-        rules
-            .validate()
-            .map_err(|e| usage(format!("invalid rules: {e}")))?;
-        Ok(rules)
-    }
 }
 
 /// The game rules without the shoe and table (for headers where those do not apply).
@@ -299,13 +173,8 @@ struct SimulateArgs {
     fairdeal blackjack dealer                 # infinite deck, S17\n  \
     fairdeal blackjack dealer --h17 --decks 6 --json")]
 struct DealerArgs {
-    /// Dealer stands on soft 17 (the default).
-    #[arg(long, conflicts_with = "h17")]
-    s17: bool,
-
-    /// Dealer hits soft 17.
-    #[arg(long)]
-    h17: bool,
+    #[command(flatten)]
+    dealer: DealerRuleArgs,
 
     /// Decks in a full shoe (upcard removed), 1 to 8; 0 for an infinite deck.
     #[arg(
@@ -608,8 +477,8 @@ impl SimulateReport {
 
 fn run_dealer(args: &DealerArgs) -> anyhow::Result<()> {
     let table = match args.decks {
-        0 => DealerTable::infinite(args.h17),
-        1..=8 => DealerTable::for_shoe(&Composition::decks(u32::from(args.decks)), args.h17)
+        0 => DealerTable::infinite(args.dealer.h17),
+        1..=8 => DealerTable::for_shoe(&Composition::decks(u32::from(args.decks)), args.dealer.h17)
             .map_err(|e| usage(e.to_string()))?,
         d => {
             return Err(usage(format!(
@@ -630,7 +499,7 @@ fn run_dealer(args: &DealerArgs) -> anyhow::Result<()> {
         }
         return print_json(&json!({
             "decks": args.decks,
-            "dealer": if args.h17 { "H17" } else { "S17" },
+            "dealer": if args.dealer.h17 { "H17" } else { "S17" },
             "upcards": upcards,
         }));
     }
@@ -643,7 +512,7 @@ fn run_dealer(args: &DealerArgs) -> anyhow::Result<()> {
         } else {
             format!("{} deck(s) minus the upcard", args.decks)
         },
-        if args.h17 { "H17" } else { "S17" }
+        if args.dealer.h17 { "H17" } else { "S17" }
     )?;
     write!(out, "{:<3}", "up")?;
     for name in OUTCOME_NAMES {

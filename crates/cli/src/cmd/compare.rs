@@ -7,7 +7,7 @@
 
 use std::hint::black_box;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context as _;
@@ -18,6 +18,8 @@ use fairdeal::fairness::{BatteryConfig, BatteryReport, Equivalence, TestName};
 use fairdeal::rng::{Backend, backends};
 use fairdeal::{DEFAULT_ALGORITHM, Rng, Shuffler};
 use serde::Serialize;
+
+use fairdeal_cli::args::{PlotArg, algorithm_parser, parse_seed};
 
 use crate::cmd::heatmap::{self, Heatmap};
 use crate::common::{
@@ -42,29 +44,31 @@ const SHUFFLES_PER_ROUND: u64 = 2_000;
     fairdeal compare --seed 1 --plot figures/ # bias heatmaps per backend\n\n",
     "The exit status is the worst backend's verdict (java fails the consecutive-seeds test). ",
     crate::verdict::exit_status_help!()))]
+#[command(mut_arg("plot", |a| a.value_name("DIR").help(
+    "Write bias heatmaps into this directory (created if missing): per backend, \
+     `<name>-position.svg` (52 cards × position) and `<name>-seeds.svg` (the first shuffles of 4 \
+     from consecutive seeds, element × position)"
+)))]
 pub(crate) struct Args {
     /// Comma-separated backends to compare (default: all; see `fairdeal backends`).
     #[arg(long, value_name = "A,B,…", value_delimiter = ',')]
     backends: Vec<String>,
 
     /// Shuffling algorithm the battery runs (see `fairdeal algorithms`).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_ALGORITHM, value_parser = crate::common::algorithm_parser())]
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_ALGORITHM, value_parser = algorithm_parser())]
     algo: String,
 
     /// Seed of the battery (its streams and the first of its seed sequences); without it one
     /// is drawn from the OS and reported.
-    #[arg(long, value_name = "S", value_parser = crate::common::parse_seed)]
+    #[arg(long, value_name = "S", value_parser = parse_seed)]
     seed: Option<u64>,
 
     /// Print the comparison as JSON.
     #[arg(long)]
     json: bool,
 
-    /// Write bias heatmaps into this directory (created if missing): per backend,
-    /// `<name>-position.svg` (52 cards × position) and `<name>-seeds.svg` (the first shuffles
-    /// of 4 from consecutive seeds, element × position).
-    #[arg(long, value_name = "DIR")]
-    plot: Option<PathBuf>,
+    #[command(flatten)]
+    plot: PlotArg,
 
     #[command(flatten)]
     equivalence: EquivalenceArgs,
@@ -191,7 +195,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         algo,
         seed: seed_arg,
         json,
-        plot: plot_dir,
+        plot: PlotArg { plot: plot_dir },
         equivalence,
     } = args;
     let equivalence = equivalence.equivalence()?;

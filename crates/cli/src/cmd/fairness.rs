@@ -8,7 +8,7 @@
 
 use std::cell::Cell;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context as _;
 use fairdeal::Shard;
@@ -24,9 +24,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::cmd::heatmap::{self, Heatmap};
+use fairdeal_cli::args::{PlotArg, RandomArgs, SamplerArg};
+
 use crate::common::{
-    RandomArgs, Resolved, SamplerArg, Selection, Table, WithResolved, print_json, progress_bar,
-    stdout, usage, with_selection,
+    Resolved, Selection, Table, WithResolved, format_p, print_json, progress_bar, stdout, usage,
+    with_selection,
 };
 use crate::shard_arg::{ShardArg, ShardedCommand};
 use crate::verdict::{EquivalenceArgs, battery_sentence};
@@ -48,6 +50,11 @@ const FULL_LISTING_MAX: usize = 120;
 #[command(mut_arg("algo", |a| a.help(format!(
     "Shuffling algorithm to test (see `fairdeal algorithms`) [default: {DEFAULT_ALGORITHM}]"
 ))))]
+#[command(mut_arg("plot", |a| a.help(
+    "Also write an SVG heatmap of where each element landed, coloured by deviation from a fair \
+     shuffle (hover a cell for its counts). Above 64 elements neighbouring rows and columns are \
+     drawn as blocks"
+)))]
 pub(crate) struct Args {
     #[command(flatten)]
     random: RandomArgs,
@@ -67,11 +74,8 @@ pub(crate) struct Args {
     #[arg(long)]
     json: bool,
 
-    /// Also write an SVG heatmap of where each element landed, coloured by deviation from a
-    /// fair shuffle (hover a cell for its counts). Above 64 elements neighbouring rows and
-    /// columns are drawn as blocks.
-    #[arg(long, value_name = "FILE.svg")]
-    plot: Option<PathBuf>,
+    #[command(flatten)]
+    plot: PlotArg,
 
     #[command(flatten)]
     shard: ShardArg,
@@ -148,7 +152,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             args.trials, args.n
         )));
     }
-    if let Some(path) = &args.plot {
+    if let Some(path) = &args.plot.plot {
         heatmap::check_svg_path(path)?;
     }
     let equivalence = args.equivalence.equivalence()?;
@@ -167,7 +171,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             shard: args.shard.shard,
         },
     )?;
-    if let Some(path) = &args.plot {
+    if let Some(path) = &args.plot.plot {
         plot(&report, &selection, seed, path, &equivalence)
             .with_context(|| format!("cannot write plot '{}'", path.display()))?;
     }
@@ -504,18 +508,6 @@ fn method_note(test: &BatteryTest) -> String {
     }
 }
 
-/// p-values span hundreds of orders of magnitude: fixed notation for ordinary ones, scientific
-/// for tiny ones.
-fn format_p(p: f64) -> String {
-    if p == 0.0 {
-        "0 (below f64 range)".to_owned()
-    } else if p >= 1e-3 {
-        format!("{p:.4}")
-    } else {
-        format!("{p:.3e}")
-    }
-}
-
 /// Writes the element × position heatmap of the run (for the permutation test, the position
 /// matrix its order counts imply).
 fn plot(
@@ -554,16 +546,4 @@ fn plot(
         columns_are_elements: false,
     }
     .write(path)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn p_values_format_readably() {
-        assert_eq!(format_p(0.5), "0.5000");
-        assert_eq!(format_p(1.5e-12), "1.500e-12");
-        assert!(format_p(0.0).starts_with('0'));
-    }
 }

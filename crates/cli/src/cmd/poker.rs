@@ -21,9 +21,11 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use fairdeal_cli::args::{RandomArgs, ThreadsArg, count_parser};
+
 use crate::common::{
-    RandomArgs, Resolved, Selection, Table, ThreadsArg, WithResolved, count_parser, plural,
-    print_json, progress_bar, stdout, usage, warn_if_unfair, with_selection,
+    Resolved, Selection, Table, WithResolved, format_p, plural, print_json, progress_bar, stdout,
+    usage, warn_if_unfair, with_selection,
 };
 use crate::shard_arg::{ShardArg, ShardedCommand};
 
@@ -503,20 +505,6 @@ fn print_table_with(
     crate::verdict::finish(verdict)
 }
 
-/// A p-value as people read it: `0.3002`, `1`, `5.148e-84` once it is small, and `< 1e-300`
-/// when the tail underflowed to zero (no `f64` holds it; "0" would claim an impossibility).
-fn format_p(p: f64) -> String {
-    if p <= 0.0 {
-        "< 1e-300".to_owned()
-    } else if p >= 1.0 {
-        "1".to_owned()
-    } else if p >= 1e-3 {
-        format!("{p:.4}")
-    } else {
-        format!("{p:.3e}")
-    }
-}
-
 struct McTable {
     hands: u64,
     deal: Deal,
@@ -717,16 +705,6 @@ impl WithResolved for McEquity<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn p_values_read_as_numbers() {
-        assert_eq!(format_p(1.0), "1");
-        assert_eq!(format_p(0.30024), "0.3002");
-        assert_eq!(format_p(0.001), "0.0010");
-        assert_eq!(format_p(5.1483e-84), "5.148e-84");
-        assert_eq!(format_p(1e-300), "1.000e-300");
-        assert_eq!(format_p(0.0), "< 1e-300");
-    }
 
     /// A subcommand of `fairdeal poker` as clap builds it (doc comments become help texts).
     fn poker_command(name: &str) -> clap::Command {

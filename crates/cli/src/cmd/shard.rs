@@ -12,15 +12,14 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use fairdeal::Rng as _;
 use fairdeal::rng::Backend as _;
+use fairdeal_cli::args::{count_parser, parse_threads};
 use fairdeal_external::MemoryBudget;
 use fairdeal_external::shard::{
     self, DEFAULT_CHUNK_BYTES, MAX_BUCKETS, MAX_TASKS, PlanConfig, RunDir, ShardError,
 };
 
 use crate::cmd::shuffle::parse_memory;
-use crate::common::{
-    count_parser, parse_threads, plural, print_json, stdout, thread_pool_for, usage,
-};
+use crate::common::{plural, print_json, stdout, thread_pool_for, usage};
 
 /// The generator of every sharded run: the default backend's, named in the run manifest.
 type ShardRng = <fairdeal::rng::DefaultBackend as fairdeal::rng::Backend>::Rng;

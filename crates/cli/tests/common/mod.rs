@@ -349,3 +349,22 @@ pub fn as_nobody() -> Option<Vec<&'static str>> {
         works.then(|| prefix.to_vec())
     })
 }
+
+/// Whether GNU parallel is installed (`parallel --version` names it), asked under
+/// [`DEADLINE`].
+pub fn has_gnu_parallel() -> bool {
+    Command::new("parallel")
+        .arg("--version")
+        .output_deadline()
+        .is_ok_and(|o| {
+            o.status.success() && String::from_utf8_lossy(&o.stdout).contains("GNU parallel")
+        })
+}
+
+/// Whether a Slurm answers (`sinfo -h` lists a partition), asked under [`DEADLINE`].
+pub fn slurm_answers() -> bool {
+    Command::new("sinfo")
+        .arg("-h")
+        .output_deadline()
+        .is_ok_and(|o| o.status.success() && !o.stdout.is_empty())
+}
