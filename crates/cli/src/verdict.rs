@@ -6,8 +6,8 @@
 use std::fmt;
 
 use fairdeal::fairness::{
-    BatteryReport, BatteryTest, Certified, DEFAULT_CONFIDENCE, Equivalence, MAX_PERMUTATION_N,
-    TestName, Verdict,
+    BatteryReport, BatteryTest, Certified, DEFAULT_CONFIDENCE, Equivalence, TestKind, TestName,
+    Verdict,
 };
 
 use crate::common::usage;
@@ -56,24 +56,34 @@ const MAX_TOLERANCE: f64 = 10.0;
 impl EquivalenceArgs {
     /// The checked [`Equivalence`], or a usage error naming the bad flag.
     pub(crate) fn equivalence(&self) -> anyhow::Result<Equivalence> {
-        if let Some(t) = self.tolerance
-            && !(t.is_finite() && (MIN_TOLERANCE..=MAX_TOLERANCE).contains(&t))
-        {
-            return Err(usage(format!(
-                "--tolerance must be a fraction from {MIN_TOLERANCE} to {MAX_TOLERANCE} (got {t})"
-            )));
-        }
-        let c = self.confidence;
-        if !(c.is_finite() && c >= 0.5 && c < 1.0) {
-            return Err(usage(format!(
-                "--confidence must be at least 0.5 and below 1 (got {c})"
-            )));
-        }
-        Ok(Equivalence {
-            tolerance: self.tolerance,
-            confidence: c,
-        })
+        checked_equivalence(self.tolerance, self.confidence)
     }
+}
+
+/// The [`Equivalence`] of a tolerance (`None`: each test family's default) and a confidence,
+/// or a usage error naming the bad flag: the command line's check, also applied to the values
+/// `fairdeal merge` reads from a shard.
+pub(crate) fn checked_equivalence(
+    tolerance: Option<f64>,
+    confidence: f64,
+) -> anyhow::Result<Equivalence> {
+    if let Some(t) = tolerance
+        && !(t.is_finite() && (MIN_TOLERANCE..=MAX_TOLERANCE).contains(&t))
+    {
+        return Err(usage(format!(
+            "--tolerance must be a fraction from {MIN_TOLERANCE} to {MAX_TOLERANCE} (got {t})"
+        )));
+    }
+    let c = confidence;
+    if !(c.is_finite() && c >= 0.5 && c < 1.0) {
+        return Err(usage(format!(
+            "--confidence must be at least 0.5 and below 1 (got {c})"
+        )));
+    }
+    Ok(Equivalence {
+        tolerance,
+        confidence,
+    })
 }
 
 /// A fraction as a percentage for people: `3.1 %`, `0.42 %`, `> 1000 %`.
@@ -110,9 +120,10 @@ pub(crate) fn bound_clause(certified: &Certified) -> String {
     }
 }
 
-/// What one cell of a test's table is, for "no {cell} is more than …".
-pub(crate) fn cell_noun(name: TestName, n: usize) -> &'static str {
-    let orders = n <= MAX_PERMUTATION_N;
+/// What one cell of a test's table is, for "no {cell} is more than …": `kind` is the table the
+/// test counted (whole orders, or items at positions).
+pub(crate) fn cell_noun(name: TestName, kind: TestKind) -> &'static str {
+    let orders = kind == TestKind::Permutation;
     match name {
         TestName::Permutation => "order",
         TestName::Position => "item at a position",
@@ -129,19 +140,45 @@ pub(crate) fn cell_noun(name: TestName, n: usize) -> &'static str {
     }
 }
 
+/// What a repeat test certifies: `"no repeat among 10000 lines: at 99.9999 % confidence the
+/// source has at least 3.62e6 equally likely orders (2^21.8)"`, from the one
+/// [`Certified::outputs_at_least`] value the JSON carries too.
+pub(crate) fn outputs_clause(test: &BatteryTest, samples: &str) -> Option<String> {
+    let outputs = test.certified.outputs_at_least?;
+    let repeats = test.report.counts.first().copied().unwrap_or_default();
+    let what = match test.name {
+        TestName::RepeatedHands5 => "5-item hands",
+        TestName::RepeatedHands7 => "7-item hands",
+        _ => "orders",
+    };
+    let seen = match repeats {
+        0 => "no repeat".to_owned(),
+        1 => "1 repeat".to_owned(),
+        r => format!("{r} repeats"),
+    };
+    Some(format!(
+        "{seen} among {} {samples}: at {} confidence the source has at least {outputs:.3e} \
+         equally likely {what} (2^{:.1})",
+        test.report.trials,
+        confidence(test.certified.confidence),
+        outputs.log2()
+    ))
+}
+
 /// The sentence a battery's verdict states: what FAIR certifies, what INSUFFICIENT lacks, which
-/// test rejected. `samples` names what the battery counted ("lines", "shuffles").
-pub(crate) fn battery_sentence(battery: &BatteryReport, n: usize, samples: &str) -> String {
+/// test rejected. `samples` names what the battery counted ("lines", "shuffles"); the deck
+/// size `_n` is unused (each test's own report says what its table counts).
+pub(crate) fn battery_sentence(battery: &BatteryReport, _n: usize, samples: &str) -> String {
     let claims = |tests: &mut dyn Iterator<Item = &BatteryTest>| -> String {
         tests
-            .filter(|t| t.certified.bound.is_some())
-            .map(|t| {
-                format!(
+            .filter_map(|t| match t.certified.bound {
+                Some(_) => Some(format!(
                     "no {} {} [{}]",
-                    cell_noun(t.name, t.report.n.max(n)),
+                    cell_noun(t.name, t.report.test),
                     bound_clause(&t.certified),
                     t.name
-                )
+                )),
+                None => outputs_clause(t, samples).map(|c| format!("{c} [{}]", t.name)),
             })
             .collect::<Vec<_>>()
             .join("; ")
@@ -165,7 +202,10 @@ pub(crate) fn battery_sentence(battery: &BatteryReport, n: usize, samples: &str)
             let short: Vec<&BatteryTest> = battery
                 .tests
                 .iter()
-                .filter(|t| t.verdict() == Verdict::Insufficient)
+                // The tests short of their tolerance, and what the repeat tests certify.
+                .filter(|t| {
+                    t.verdict() == Verdict::Insufficient || t.certified.outputs_at_least.is_some()
+                })
                 .collect();
             format!(
                 "INSUFFICIENT: no test rejects, but the data cannot rule out a bias beyond the \

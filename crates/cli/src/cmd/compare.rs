@@ -101,6 +101,10 @@ struct TestRow {
     /// fair (`null` for the repeat tests).
     certified_bound: Option<f64>,
     tolerance: Option<f64>,
+    /// The repeat tests' bound: at the report's confidence, the source has at least this many
+    /// equally likely outputs (absent for the other tests).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    outputs_at_least: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -196,6 +200,7 @@ impl WithResolved for Measure<'_> {
                     verdict: t.verdict().name(),
                     certified_bound: t.certified.bound,
                     tolerance: t.certified.tolerance,
+                    outputs_at_least: t.certified.outputs_at_least,
                 })
                 .collect(),
             battery,
