@@ -8,6 +8,7 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use clap::builder::{PossibleValue, PossibleValuesParser};
+use fairdeal::fairness::Equivalence;
 use fairdeal::rng::{Backend, BackendVisitor, DEFAULT_BACKEND};
 use fairdeal::{AnySampler, AnyShuffler, algorithm_by_name, sampler_by_name};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -674,6 +675,47 @@ impl Table {
         }
         Ok(())
     }
+}
+
+// `--tolerance` and `--confidence` are checked here rather than in `verdict.rs`, so that
+// `verdict.rs` (whose exit statuses this file maps) imports nothing from this file.
+
+/// The smallest `--tolerance`.
+const MIN_TOLERANCE: f64 = 1e-4;
+/// The largest `--tolerance`.
+const MAX_TOLERANCE: f64 = 10.0;
+
+impl crate::verdict::EquivalenceArgs {
+    /// The checked [`Equivalence`], or a usage error naming the bad flag.
+    pub(crate) fn equivalence(&self) -> anyhow::Result<Equivalence> {
+        checked_equivalence(self.tolerance, self.confidence)
+    }
+}
+
+/// The [`Equivalence`] of a tolerance (`None`: each test family's default) and a confidence,
+/// or a usage error naming the bad flag: the command line's check, also applied to the values
+/// `fairdeal merge` reads from a shard.
+pub(crate) fn checked_equivalence(
+    tolerance: Option<f64>,
+    confidence: f64,
+) -> anyhow::Result<Equivalence> {
+    if let Some(t) = tolerance
+        && !(t.is_finite() && (MIN_TOLERANCE..=MAX_TOLERANCE).contains(&t))
+    {
+        return Err(usage(format!(
+            "--tolerance must be a fraction from {MIN_TOLERANCE} to {MAX_TOLERANCE} (got {t})"
+        )));
+    }
+    let c = confidence;
+    if !(c.is_finite() && (0.5..1.0).contains(&c)) {
+        return Err(usage(format!(
+            "--confidence must be at least 0.5 and below 1 (got {c})"
+        )));
+    }
+    Ok(Equivalence {
+        tolerance,
+        confidence,
+    })
 }
 
 #[cfg(test)]

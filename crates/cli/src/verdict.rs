@@ -6,11 +6,8 @@
 use std::fmt;
 
 use fairdeal::fairness::{
-    BatteryReport, BatteryTest, Certified, DEFAULT_CONFIDENCE, Equivalence, TestKind, TestName,
-    Verdict,
+    BatteryReport, BatteryTest, Certified, DEFAULT_CONFIDENCE, TestKind, TestName, Verdict,
 };
-
-use crate::common::usage;
 
 /// The exit status of an UNFAIR verdict.
 pub(crate) const EXIT_UNFAIR: u8 = 3;
@@ -46,44 +43,6 @@ pub(crate) struct EquivalenceArgs {
     /// cells, union bound).
     #[arg(long, value_name = "FRACTION", default_value_t = DEFAULT_CONFIDENCE)]
     pub(crate) confidence: f64,
-}
-
-/// The smallest `--tolerance`.
-const MIN_TOLERANCE: f64 = 1e-4;
-/// The largest `--tolerance`.
-const MAX_TOLERANCE: f64 = 10.0;
-
-impl EquivalenceArgs {
-    /// The checked [`Equivalence`], or a usage error naming the bad flag.
-    pub(crate) fn equivalence(&self) -> anyhow::Result<Equivalence> {
-        checked_equivalence(self.tolerance, self.confidence)
-    }
-}
-
-/// The [`Equivalence`] of a tolerance (`None`: each test family's default) and a confidence,
-/// or a usage error naming the bad flag: the command line's check, also applied to the values
-/// `fairdeal merge` reads from a shard.
-pub(crate) fn checked_equivalence(
-    tolerance: Option<f64>,
-    confidence: f64,
-) -> anyhow::Result<Equivalence> {
-    if let Some(t) = tolerance
-        && !(t.is_finite() && (MIN_TOLERANCE..=MAX_TOLERANCE).contains(&t))
-    {
-        return Err(usage(format!(
-            "--tolerance must be a fraction from {MIN_TOLERANCE} to {MAX_TOLERANCE} (got {t})"
-        )));
-    }
-    let c = confidence;
-    if !(c.is_finite() && c >= 0.5 && c < 1.0) {
-        return Err(usage(format!(
-            "--confidence must be at least 0.5 and below 1 (got {c})"
-        )));
-    }
-    Ok(Equivalence {
-        tolerance,
-        confidence,
-    })
 }
 
 /// A fraction as a percentage for people: `3.1 %`, `0.42 %`, `> 1000 %`.

@@ -616,7 +616,7 @@ fn table_and_fairness_shard_fields_are_rendered_again_and_compared() {
     let run = paths(&files);
     let dir = fresh_dir("render-edits");
     let verdict = tampered(run[1], &dir, "verdict.json", |d| {
-        d["verdict"] = "fair".into()
+        d["verdict"] = "fair".into();
     });
     refused_middle(
         &run,
@@ -631,7 +631,9 @@ fn table_and_fairness_shard_fields_are_rendered_again_and_compared() {
         &z,
         "\"monte_carlo\".\"z_scores\".\"flush\" is 0.0 where",
     );
-    let extra = tampered(run[1], &dir, "extra.json", |d| d["house_edge"] = 1.into());
+    let extra = tampered(run[1], &dir, "extra.json", |d| {
+        d["house_edge"] = 1.into();
+    });
     refused_middle(
         &run,
         &extra,
@@ -668,9 +670,13 @@ fn table_and_fairness_shard_fields_are_rendered_again_and_compared() {
         d["certified_bound"] = 0.01.into();
     });
     refused_middle(&run, &bound, "\"certified_bound\" is 0.01 where");
-    let chi2 = tampered(run[1], &dir, "chi2.json", |d| d["chi2"] = 0.5.into());
+    let chi2 = tampered(run[1], &dir, "chi2.json", |d| {
+        d["chi2"] = 0.5.into();
+    });
     refused_middle(&run, &chi2, "\"chi2\" is 0.5 where");
-    let extra = tampered(run[1], &dir, "fair.json", |d| d["fair"] = true.into());
+    let extra = tampered(run[1], &dir, "fair.json", |d| {
+        d["fair"] = true.into();
+    });
     refused_middle(
         &run,
         &extra,

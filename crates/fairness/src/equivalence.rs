@@ -342,7 +342,7 @@ mod tests {
         let p = 0.25;
         let t = 100_000;
         let bound = relative_bound(t, 4, p, 20_000, 45_000, DEFAULT_CONFIDENCE);
-        assert!(bound >= 0.8 && bound < 0.85, "{bound}");
+        assert!((0.8..0.85).contains(&bound), "{bound}");
         let table = table_bound(&[45_000, 55_000], &[0.25, 0.75], DEFAULT_CONFIDENCE);
         assert!(table >= 0.8, "{table}");
     }

@@ -521,7 +521,7 @@ fn equivalence(doc: &ShardDoc) -> anyhow::Result<Equivalence> {
         None | Some(Value::Null) => None,
         Some(value) => Some(value.as_f64().ok_or_else(|| doc.malformed("tolerance"))?),
     };
-    crate::verdict::checked_equivalence(tolerance, confidence).map_err(|e| doc.refuse(e))
+    crate::common::checked_equivalence(tolerance, confidence).map_err(|e| doc.refuse(e))
 }
 
 /// What a `poker table --hands --json` document says about its run, besides its counts.
