@@ -348,28 +348,33 @@ pub struct EquivalenceArgs {
     pub confidence: f64,
 }
 
-
 impl EquivalenceArgs {
     /// The checked [`Equivalence`], or a usage error naming the bad flag.
     pub fn equivalence(&self) -> anyhow::Result<Equivalence> {
-        if let Some(t) = self.tolerance
-            && !(t.is_finite() && (MIN_TOLERANCE..=MAX_TOLERANCE).contains(&t))
-        {
-            return Err(usage(format!(
-                "--tolerance must be a fraction from {MIN_TOLERANCE} to {MAX_TOLERANCE} (got {t})"
-            )));
-        }
-        let c = self.confidence;
-        if !(c.is_finite() && (0.5..1.0).contains(&c)) {
-            return Err(usage(format!(
-                "--confidence must be at least 0.5 and below 1 (got {c})"
-            )));
-        }
-        Ok(Equivalence {
-            tolerance: self.tolerance,
-            confidence: c,
-        })
+        checked_equivalence(self.tolerance, self.confidence)
     }
+}
+
+/// The [`Equivalence`] of a tolerance (`None`: each test family's default) and a confidence,
+/// or a usage error naming the bad flag: the command line's check, also applied to the values
+/// `fairdeal merge` reads from a shard.
+pub fn checked_equivalence(tolerance: Option<f64>, confidence: f64) -> anyhow::Result<Equivalence> {
+    if let Some(t) = tolerance
+        && !(t.is_finite() && (MIN_TOLERANCE..=MAX_TOLERANCE).contains(&t))
+    {
+        return Err(usage(format!(
+            "--tolerance must be a fraction from {MIN_TOLERANCE} to {MAX_TOLERANCE} (got {t})"
+        )));
+    }
+    if !(confidence.is_finite() && (0.5..1.0).contains(&confidence)) {
+        return Err(usage(format!(
+            "--confidence must be at least 0.5 and below 1 (got {confidence})"
+        )));
+    }
+    Ok(Equivalence {
+        tolerance,
+        confidence,
+    })
 }
 
 /// Rules of the game itself, shared by `simulate`, `exact` and `strategy` (the deck count is

@@ -91,7 +91,8 @@ fn breach(output: &Output) -> Option<String> {
         .filter(|l| l.starts_with("fairdeal: note: "))
         .count();
     let ok = match output.status.code() {
-        Some(0) => errors == 0 && notes == lines.len(),
+        // A judge's verdict (3 unfair, 4 insufficient) is a result, not an error.
+        Some(0 | 3 | 4) => errors == 0 && notes == lines.len(),
         Some(1) => {
             errors == 1
                 && notes + 1 == lines.len()
@@ -157,7 +158,7 @@ fn every_command_runs_or_fails_in_one_line_under_ulimit_v() {
             // The abort was intermittent (a race between the threads' arenas): a few times.
             for _ in 0..3 {
                 let output = under_ulimit_v(kib, &args);
-                ran += usize::from(output.status.success());
+                ran += usize::from(matches!(output.status.code(), Some(0 | 3 | 4)));
                 if let Some(breach) = breach(&output) {
                     breaches.push(format!("ulimit -v {kib} {args:?}: {breach}"));
                 }
@@ -185,9 +186,10 @@ fn fewer_threads_than_asked_are_noted_and_give_the_same_result() {
         "16",
         "--json",
     ];
-    let free = common::fairdeal(&args).ok();
+    // 20,000 hands cannot certify the category tolerance: insufficient (exit 4), both ways.
+    let free = common::fairdeal(&args).verdict(4);
     let limited = under_ulimit_v(250_000, &args);
-    assert_eq!(limited.status.code(), Some(0), "{limited:?}");
+    assert_eq!(limited.status.code(), Some(4), "{limited:?}");
     let note = String::from_utf8(limited.stderr).unwrap();
     assert_eq!(note.lines().count(), 1, "{note}");
     assert!(

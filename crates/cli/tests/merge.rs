@@ -25,7 +25,20 @@ fn without_timing(mut doc: Value) -> Value {
     doc
 }
 
-/// Runs `ARGS --shard i/N --json` for every i, each into a file of `dir`.
+/// The exit status of a judged document's `verdict` (0 fair, 3 unfair, 4 insufficient), or
+/// `None` for a document without one.
+fn verdict_status(doc: &Value) -> Option<i32> {
+    doc.get("verdict").map(|v| match v.as_str() {
+        Some("fair") => 0,
+        Some("unfair") => 3,
+        Some("insufficient") => 4,
+        _ => panic!("not a verdict: {v}"),
+    })
+}
+
+/// Runs `ARGS --shard i/N --json` for every i, each into a file of `dir`. A shard of a judge
+/// exits with the status of its own verdict (a part of a fair run may be too small to certify
+/// the tolerance: insufficient); any other shard with `status`.
 fn shards(dir: &str, args: &[&str], count: u64, status: i32) -> Vec<PathBuf> {
     let dir = fresh_dir(dir);
     (1..=count)
@@ -33,7 +46,10 @@ fn shards(dir: &str, args: &[&str], count: u64, status: i32) -> Vec<PathBuf> {
             let shard = format!("{i}/{count}");
             let mut full = args.to_vec();
             full.extend(["--shard", &shard, "--json"]);
-            let run = fairdeal(&full).verdict(status);
+            let run = fairdeal(&full);
+            let doc: Value = serde_json::from_slice(&run.stdout)
+                .unwrap_or_else(|e| panic!("{full:?}: {e}: {}", run.stderr));
+            let run = run.verdict(verdict_status(&doc).unwrap_or(status));
             let path = dir.join(format!("shard-{i}.json"));
             std::fs::write(&path, &run.stdout).unwrap();
             path
@@ -621,4 +637,93 @@ fn a_seventeen_digit_penetration_survives_json_and_merge_exactly() {
             .join("\n")
     };
     assert_eq!(untimed(&merged), untimed(&whole));
+}
+
+/// Issue 31: every field of a `poker table` or `fairness` shard is checked against the document
+/// the command renders from the shard's own counts (no hand list of recomputed fields): a
+/// field the counts decide that was edited, or a field the command never writes, is refused,
+/// and so is a shard whose parameters (the tolerance) are not the first shard's.
+#[test]
+fn table_and_fairness_shard_fields_are_rendered_again_and_compared() {
+    let files = shards(
+        "render-table",
+        &["poker", "table", "--hands", "140000", "--seed", "35"],
+        3,
+        0,
+    );
+    let run = paths(&files);
+    let dir = fresh_dir("render-edits");
+    let verdict = tampered(run[1], &dir, "verdict.json", |d| {
+        d["verdict"] = "fair".into();
+    });
+    refused_middle(
+        &run,
+        &verdict,
+        "\"verdict\" is \"fair\" where the shard's own tallies and parameters give \"insufficient\"",
+    );
+    let z = tampered(run[1], &dir, "z.json", |d| {
+        d["monte_carlo"]["z_scores"]["flush"] = 0.0.into();
+    });
+    refused_middle(
+        &run,
+        &z,
+        "\"monte_carlo\".\"z_scores\".\"flush\" is 0.0 where",
+    );
+    let extra = tampered(run[1], &dir, "extra.json", |d| {
+        d["house_edge"] = 1.into();
+    });
+    refused_middle(
+        &run,
+        &extra,
+        "\"house_edge\" (1) is not a field of a poker table --json output",
+    );
+    let other = shards(
+        "render-table-tolerance",
+        &[
+            "poker",
+            "table",
+            "--hands",
+            "140000",
+            "--seed",
+            "35",
+            "--tolerance",
+            "0.5",
+        ],
+        3,
+        0,
+    );
+    refused(
+        &[run[0], run[1], paths(&other)[2]],
+        "are shards of different runs",
+    );
+
+    let files = shards(
+        "render-fairness",
+        &["fairness", "--n", "4", "--trials", "140000", "--seed", "36"],
+        3,
+        0,
+    );
+    let run = paths(&files);
+    let bound = tampered(run[1], &dir, "bound.json", |d| {
+        d["certified_bound"] = 0.01.into();
+    });
+    refused_middle(&run, &bound, "\"certified_bound\" is 0.01 where");
+    let chi2 = tampered(run[1], &dir, "chi2.json", |d| {
+        d["chi2"] = 0.5.into();
+    });
+    refused_middle(&run, &chi2, "\"chi2\" is 0.5 where");
+    let extra = tampered(run[1], &dir, "fair.json", |d| {
+        d["fair"] = true.into();
+    });
+    refused_middle(
+        &run,
+        &extra,
+        "\"fair\" (true) is not a field of a fairness --json output",
+    );
+    // Unedited, the same files merge.
+    let mut merge = vec!["merge", "--json"];
+    merge.extend(&run);
+    let merged = fairdeal(&merge);
+    let doc: Value = serde_json::from_slice(&merged.stdout).unwrap();
+    merged.verdict(verdict_status(&doc).unwrap());
 }

@@ -58,11 +58,16 @@ fn monte_carlo_table_is_reproducible_and_judged() {
             "--json",
         ]
     };
-    let one = json(&args("1"));
-    assert_eq!(one, json(&args("2")));
+    let one = judged(&args("1"));
+    assert_eq!(one, judged(&args("2")));
     assert_eq!(one["total"], 200_000);
     assert_eq!(one["monte_carlo"]["algorithm"], "partial");
     assert!(one["p_value"].as_f64().unwrap() > 1e-6);
+    // Nothing rejects, but 200,000 hands hold about 62 straight flushes: too few to bound
+    // that category within the default 15 %, so the verdict is insufficient (exit 4).
+    assert_eq!(one["verdict"], "insufficient", "{one}");
+    assert!(one["certified_bound"].as_f64().unwrap() > one["tolerance"].as_f64().unwrap());
+    assert!(one["hands_needed"].as_u64().unwrap() > 200_000);
 
     let biased = fairdeal(&[
         "poker",
@@ -299,7 +304,10 @@ fn biased_dealing_warns_on_stderr() {
         ],
     ] {
         let run = fairdeal(args);
-        assert_eq!(run.status, Some(0), "{args:?}");
+        // A table of 1,000 hands cannot certify the category tolerance (about 5 million hands
+        // do), so the table is insufficient (4); an equity estimate has no verdict (0).
+        let status = if args[1] == "table" { 4 } else { 0 };
+        assert_eq!(run.status, Some(status), "{args:?}");
         assert_eq!(
             run.stderr,
             "fairdeal: warning: 'biased' is NOT a fair shuffle (a deliberately biased negative \
@@ -311,7 +319,7 @@ fn biased_dealing_warns_on_stderr() {
     fairdeal(&[
         "poker", "table", "--hands", "1000", "--algo", "naive", "--seed", "1",
     ])
-    .ok();
+    .verdict(4);
 }
 
 #[test]
@@ -335,12 +343,12 @@ fn one_deal_is_singular_and_json_lists_categories_best_first() {
         .text();
     assert!(text.contains("exact, 1 deal\n"), "{text}");
     let text = fairdeal(&["poker", "table", "--hands", "1", "--seed", "2"])
-        .ok()
+        .verdict(4)
         .text();
     assert!(text.starts_with("1 random hand (7 cards each)"), "{text}");
 
     let raw = fairdeal(&["poker", "table", "--hands", "1000", "--seed", "3", "--json"])
-        .ok()
+        .verdict(4)
         .text();
     let best_first = [
         "straight_flush",

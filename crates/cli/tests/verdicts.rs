@@ -86,6 +86,47 @@ fn one_repeat_in_a_sparse_file_is_not_unfair() {
     assert_ne!(run.status, Some(3), "{}", run.text());
 }
 
+/// Issue 32: the repeat tests state what they certify, a lower bound on the number of equally
+/// likely decks the source deals from: 2,000 deals of 13 cards without a repeat rule out a
+/// 16-bit seed space (at least about 1.45e5 decks at 99.9999 %), and a repeated deal lowers
+/// the bound.
+#[test]
+fn the_repeat_tests_state_how_many_outputs_the_source_has_at_least() {
+    let bound = |text: &str, name: &str| -> f64 {
+        let claim = text
+            .split("; ")
+            .find(|c| c.ends_with(&format!("[{name}]")) || c.contains(&format!("[{name}];")))
+            .unwrap_or_else(|| panic!("no {name} claim in {text}"));
+        let at_least = claim
+            .split("has at least ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no bound in {claim}"));
+        at_least.split(' ').next().unwrap().parse().unwrap()
+    };
+    let lines = fair_lines(13, 2_000, 7);
+    let text = fairdeal_with_input(&["audit"], &text_of(&lines))
+        .verdict(4)
+        .text();
+    let verdict = text.lines().last().unwrap();
+    assert!(
+        verdict.contains(
+            "no repeat among 2000 lines: at 99.9999 % confidence the source has at least"
+        ),
+        "{verdict}"
+    );
+    let distinct = bound(verdict, "repeated-orders");
+    assert!(distinct > 65_536.0 && distinct < 2.0e5, "{distinct}");
+
+    let mut repeated = lines[..1_999].to_vec();
+    repeated.push(lines[0].clone());
+    let text = fairdeal_with_input(&["audit"], &text_of(&repeated))
+        .verdict(4)
+        .text();
+    let verdict = text.lines().last().unwrap();
+    assert!(verdict.contains("1 repeat among 2000 lines"), "{verdict}");
+    assert!(bound(verdict, "repeated-orders") < distinct, "{verdict}");
+}
+
 #[test]
 fn five_hundred_repeated_deals_are_unfair_with_exit_3() {
     let mut lines = fair_lines(52, 9_500, 5);

@@ -32,6 +32,10 @@ pub struct ComparedTest {
     pub certified_bound: Option<f64>,
     /// The tolerance the bound was judged with.
     pub tolerance: Option<f64>,
+    /// The repeat tests' bound: at the report's confidence, the source has at least this many
+    /// equally likely outputs (absent for the other tests).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outputs_at_least: Option<f64>,
 }
 
 /// One generator's comparison: the battery and its rows.
@@ -82,6 +86,7 @@ where
             verdict: t.verdict().name(),
             certified_bound: t.certified.bound,
             tolerance: t.certified.tolerance,
+            outputs_at_least: t.certified.outputs_at_least,
         })
         .collect();
     let decided_by = (battery.verdict == Verdict::Unfair)

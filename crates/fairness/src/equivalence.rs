@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use statrs::distribution::{Beta, ContinuousCDF, Normal};
 
 use crate::rank::factorial;
-use crate::{FairnessReport, PASS_THRESHOLD, TestKind, Verdict};
+use crate::{FairnessReport, PASS_THRESHOLD, TestKind, Verdict, outputs_lower_bound};
 
 /// The default confidence of a certified bound: `1 - PASS_THRESHOLD` (99.9999 %), the same
 /// level at which a test calls a shuffle unfair.
@@ -97,6 +97,11 @@ pub struct Certified {
     /// When insufficient: about how many samples a fair source needs for its bound to reach
     /// the tolerance.
     pub samples_needed: Option<u64>,
+    /// The repeat tests' bound: at `confidence`, a source drawing each line from equally
+    /// likely outputs has at least this many of them ([`outputs_lower_bound`]); `None` for the
+    /// tests that bound cells, and when too many repeats make it costly to compute.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outputs_at_least: Option<f64>,
 }
 
 /// The cells of a report's table that the bound covers, and each one's fair probability:
@@ -220,7 +225,9 @@ impl FairnessReport {
     /// This report's verdict and what it certifies, given whether a valid test rejected it at
     /// alpha: unfair when it did; else fair when [`certified_bound`](Self::certified_bound) is
     /// within the tolerance `equivalence` gives its test; else insufficient, with the samples
-    /// needed. A repeat test (which bounds no cell) is fair when it does not reject.
+    /// needed. A repeat test (which bounds no cell) is fair when it does not reject, and
+    /// states instead how many equally likely outputs the source has at least
+    /// ([`outputs_lower_bound`]).
     pub fn certify(&self, rejected: bool, equivalence: &Equivalence) -> Certified {
         let tolerance = equivalence.tolerance_for(self.test);
         let confidence = equivalence.confidence;
@@ -234,12 +241,19 @@ impl FairnessReport {
         let samples_needed = (verdict == Verdict::Insufficient)
             .then(|| tolerance.and_then(|t| self.samples_to_certify(t, confidence)))
             .flatten();
+        let outputs_at_least = (self.test == TestKind::Repeat && !rejected)
+            .then(|| {
+                let repeats = self.counts.first().copied().unwrap_or_default();
+                outputs_lower_bound(self.trials, repeats, confidence)
+            })
+            .flatten();
         Certified {
             verdict,
             bound,
             tolerance,
             confidence,
             samples_needed,
+            outputs_at_least,
         }
     }
 }

@@ -187,6 +187,73 @@ pub(crate) fn repeat_p_value(trials: u64, ln_outcomes: f64, repeats: u64) -> f64
     absorbed.clamp(0.0, 1.0)
 }
 
+/// The most work [`outputs_lower_bound`] does for a file with repeats (`trials × (repeats + 1)`
+/// steps per evaluation of the exact distribution, about 40 evaluations); above it no bound is
+/// stated.
+const BOUND_BUDGET: u64 = 2_000_000;
+
+/// The repeat test's bound: at `confidence`, a source that draws each line uniformly from `N`
+/// equally likely outputs (a seed space of `N` seeds, each giving its own deck, is one) has
+/// `N` at least the value returned, given `repeats` repeats among `trials` lines.
+///
+/// The method inverts the exact birthday-problem test: `P_N(R <= repeats)` grows with `N`,
+/// and every `N` for which it is below `1 - confidence` is ruled out (a one-sided exact test
+/// at that level); the bound is the smallest `N` not ruled out, found by bisection on `ln N`
+/// and rounded down. Without repeats the probability is in closed form,
+/// `P_N(R = 0) = N! / ((N - L)! N^L) <= exp(-L(L - 1) / 2N)`, so the bound is at least
+/// `L(L - 1) / (2 ln(1 / (1 - confidence)))`; with repeats it uses the exact recursion of
+/// the test's p-value, and is `None` when that would cost more than a few million steps per
+/// evaluation. A 52-card deck has `52! ≈ 8·10^67` orders: no file can show that many, so the
+/// bound says how large the source's seed space at least is, not that it reaches `52!`.
+///
+/// ```
+/// use fairdeal_fairness::outputs_lower_bound;
+/// // 10,000 deals without a repeat: at least about 3.6 million equally likely decks.
+/// let n = outputs_lower_bound(10_000, 0, 0.999_999).unwrap();
+/// assert!(n > 3.5e6 && n < 4.0e6, "{n}");
+/// ```
+pub fn outputs_lower_bound(trials: u64, repeats: u64, confidence: f64) -> Option<f64> {
+    let alpha = 1.0 - confidence;
+    if trials < 2 || !(alpha > 0.0 && alpha < 1.0) || repeats >= trials {
+        return None;
+    }
+    if repeats > 0 && trials.saturating_mul(repeats + 1) > BOUND_BUDGET {
+        return None;
+    }
+    let lines = trials as f64;
+    // P_N(R <= repeats) as a function of ln N.
+    let at_most = |ln_n: f64| -> f64 {
+        if repeats == 0 {
+            let n = ln_n.exp();
+            if n < lines {
+                return 0.0;
+            }
+            (ln_gamma(n + 1.0) - ln_gamma(n - lines + 1.0) - lines * ln_n).exp()
+        } else {
+            1.0 - repeat_p_value(trials, ln_n, repeats + 1)
+        }
+    };
+    // Fewer outputs than distinct lines is impossible; at N = L²/(2 alpha) even
+    // P(R = 0) >= 1 - L²/(2N) >= 1 - alpha >= alpha.
+    let mut low = ((trials - repeats) as f64).ln();
+    let mut high = (2.0 * lines.ln() - (2.0 * alpha).ln()).max(low) + 1.0;
+    if at_most(low) >= alpha {
+        return Some((trials - repeats) as f64);
+    }
+    for _ in 0..60 {
+        let mid = 0.5 * (low + high);
+        if at_most(mid) < alpha {
+            low = mid;
+        } else {
+            high = mid;
+        }
+        if high - low < 1e-9 {
+            break;
+        }
+    }
+    Some(low.exp().floor())
+}
+
 /// Shuffles `[0, n)` `trials` times and counts repeated orders (`k = n`) or repeated leading
 /// `k`-item hands ([`RepeatTally`]).
 ///
@@ -237,6 +304,28 @@ mod tests {
         assert!((repeat_p_value(3, 4f64.ln(), 2) - 4.0 / 64.0).abs() < 1e-15);
         // P(R >= 1) for 3 draws from 4: 1 - 4·3·2/64.
         assert!((repeat_p_value(3, 4f64.ln(), 1) - (1.0 - 24.0 / 64.0)).abs() < 1e-15);
+    }
+
+    /// The bound is the exact test inverted: just below it the observed repeats are rarer than
+    /// alpha, just above they are not; and a source with fewer outputs is caught.
+    #[test]
+    fn the_outputs_bound_inverts_the_exact_test() {
+        let alpha = 1e-6;
+        for (trials, repeats) in [(10_000u64, 0u64), (2_000, 0), (1_000, 3), (20_000, 1)] {
+            let n = outputs_lower_bound(trials, repeats, 1.0 - alpha).unwrap();
+            let at_most = |n: f64| 1.0 - repeat_p_value(trials, n.ln(), repeats + 1);
+            assert!(at_most(n * 0.999) < alpha, "{trials} {repeats} {n}");
+            assert!(at_most(n * 1.001) >= alpha, "{trials} {repeats} {n}");
+        }
+        // Without repeats, at least the closed form L(L - 1) / (2 ln(1 / alpha)).
+        let n = outputs_lower_bound(10_000, 0, 1.0 - alpha).unwrap();
+        assert!(n >= 10_000.0 * 9_999.0 / (2.0 * (1.0 / alpha).ln()));
+        // More lines without a repeat certify more outputs.
+        assert!(outputs_lower_bound(20_000, 0, 1.0 - alpha).unwrap() > 3.9 * n);
+        // 2,000 deals without a repeat rule out a 16-bit seed space (65,536 decks).
+        assert!(outputs_lower_bound(2_000, 0, 1.0 - alpha).unwrap() > 65_536.0);
+        assert!(outputs_lower_bound(1, 0, 1.0 - alpha).is_none());
+        assert!(outputs_lower_bound(10_000_000, 500, 1.0 - alpha).is_none());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! which test decided an UNFAIR one. Every judge's report (the CLI's text and JSON, the Python
 //! module's report) takes its `statement` from here, so the wording is decided once.
 
-use crate::{BatteryReport, BatteryTest, Certified, MAX_PERMUTATION_N, TestName, Verdict};
+use crate::{BatteryReport, BatteryTest, Certified, TestKind, TestName, Verdict};
 
 /// A fraction as a percentage for people: `3.1 %`, `0.42 %`, `20 %`, and `1000+ %` beyond
 /// ten times (or for a non-finite value).
@@ -53,10 +53,10 @@ pub fn bound_clause(certified: &Certified) -> String {
     }
 }
 
-/// What one cell of a test's table is, for "no {cell} is more than …", for permutations of `n`
-/// items (up to [`MAX_PERMUTATION_N`] the serial and seed tests count whole orders).
-pub fn cell_noun(name: TestName, n: usize) -> &'static str {
-    let orders = n <= MAX_PERMUTATION_N;
+/// What one cell of a test's table is, for "no {cell} is more than …": `kind` is the table the
+/// test counted (whole orders, or items at positions).
+pub fn cell_noun(name: TestName, kind: TestKind) -> &'static str {
+    let orders = kind == TestKind::Permutation;
     match name {
         TestName::Permutation => "order",
         TestName::Position => "item at a position",
@@ -73,9 +73,35 @@ pub fn cell_noun(name: TestName, n: usize) -> &'static str {
     }
 }
 
-/// The sentence a battery's verdict states for permutations of `n` items: what FAIR
-/// certifies, what INSUFFICIENT lacks (and about how many samples would do), which test
-/// rejected. `samples` names what the battery counted (`"lines"`, `"shuffles"`).
+/// What a repeat test certifies: `"no repeat among 10000 lines: at 99.9999 % confidence the
+/// source has at least 3.62e6 equally likely orders (2^21.8)"`, from the one
+/// [`Certified::outputs_at_least`] value the JSON carries too; `None` for the other tests.
+pub fn outputs_clause(test: &BatteryTest, samples: &str) -> Option<String> {
+    let outputs = test.certified.outputs_at_least?;
+    let repeats = test.report.counts.first().copied().unwrap_or_default();
+    let what = match test.name {
+        TestName::RepeatedHands5 => "5-item hands",
+        TestName::RepeatedHands7 => "7-item hands",
+        _ => "orders",
+    };
+    let seen = match repeats {
+        0 => "no repeat".to_owned(),
+        1 => "1 repeat".to_owned(),
+        r => format!("{r} repeats"),
+    };
+    Some(format!(
+        "{seen} among {} {samples}: at {} confidence the source has at least {outputs:.3e} \
+         equally likely {what} (2^{:.1})",
+        test.report.trials,
+        confidence(test.certified.confidence),
+        outputs.log2()
+    ))
+}
+
+/// The sentence a battery's verdict states: what FAIR certifies, what INSUFFICIENT lacks (and
+/// about how many samples would do), which test rejected. `samples` names what the battery
+/// counted (`"lines"`, `"shuffles"`); the deck size `_n` is unused (each test's own report
+/// says which table it counted).
 ///
 /// ```
 /// use fairdeal_fairness::{BatteryReport, FairnessReport, TestKind, TestName, statement};
@@ -88,17 +114,17 @@ pub fn cell_noun(name: TestName, n: usize) -> &'static str {
 /// assert!(sentence.starts_with("INSUFFICIENT: no test rejects"), "{sentence}");
 /// assert!(sentence.ends_with("lines needed"), "{sentence}");
 /// ```
-pub fn battery_sentence(battery: &BatteryReport, n: usize, samples: &str) -> String {
+pub fn battery_sentence(battery: &BatteryReport, _n: usize, samples: &str) -> String {
     let claims = |tests: &mut dyn Iterator<Item = &BatteryTest>| -> String {
         tests
-            .filter(|t| t.certified.bound.is_some())
-            .map(|t| {
-                format!(
+            .filter_map(|t| match t.certified.bound {
+                Some(_) => Some(format!(
                     "no {} {} [{}]",
-                    cell_noun(t.name, t.report.n.max(n)),
+                    cell_noun(t.name, t.report.test),
                     bound_clause(&t.certified),
                     t.name
-                )
+                )),
+                None => outputs_clause(t, samples).map(|c| format!("{c} [{}]", t.name)),
             })
             .collect::<Vec<_>>()
             .join("; ")
@@ -122,7 +148,10 @@ pub fn battery_sentence(battery: &BatteryReport, n: usize, samples: &str) -> Str
             let short: Vec<&BatteryTest> = battery
                 .tests
                 .iter()
-                .filter(|t| t.verdict() == Verdict::Insufficient)
+                // The tests short of their tolerance, and what the repeat tests certify.
+                .filter(|t| {
+                    t.verdict() == Verdict::Insufficient || t.certified.outputs_at_least.is_some()
+                })
                 .collect();
             format!(
                 "INSUFFICIENT: no test rejects, but the data cannot rule out a bias beyond the \
@@ -159,15 +188,18 @@ mod tests {
     }
 
     #[test]
-    fn cells_are_orders_up_to_eight_items_and_positions_beyond() {
+    fn cells_are_named_by_the_table_the_test_counted() {
         assert_eq!(
-            cell_noun(TestName::Serial, 8),
+            cell_noun(TestName::Serial, TestKind::Permutation),
             "order of one line relative to the line before"
         );
         assert_eq!(
-            cell_noun(TestName::Serial, 9),
+            cell_noun(TestName::Serial, TestKind::Position),
             "move of an item from one line's position to the next line's"
         );
-        assert_eq!(cell_noun(TestName::Position, 52), "item at a position");
+        assert_eq!(
+            cell_noun(TestName::Position, TestKind::Position),
+            "item at a position"
+        );
     }
 }

@@ -16,8 +16,8 @@ use clap::builder::RangedI64ValueParser;
 use fairdeal::Rng;
 use fairdeal::blackjack::{
     BetRamp, Betting, Composition, CompositionStrategy, DealerTable, ExactStrategy, HoleCard,
-    OUTCOME_NAMES, Penetration, Rules, SimConfig, SimResult, Strategy,
-    analyse_with_progress, simulate_chunks, simulate_composition_chunks,
+    OUTCOME_NAMES, Penetration, Rules, SimConfig, SimResult, Strategy, analyse_with_progress,
+    simulate_chunks, simulate_composition_chunks,
 };
 use fairdeal::rng::Backend;
 use serde_json::{Map, Value, json};

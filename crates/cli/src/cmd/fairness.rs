@@ -177,7 +177,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     }
     let shard = args.shard.json(ShardedCommand::Fairness, args.trials);
     // The verdict's exit status comes last, after the shard note.
-    let finished = print_report_with(
+    let finished = print_report(
         &report,
         &selection,
         seed,
@@ -195,30 +195,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     finished
 }
 
-/// Prints a report (text or JSON) judged with the default tolerance and confidence, `shard` a
-/// shard's `shard` object (`fairdeal merge` prints merged shards with this function).
+/// Prints a report (text or JSON) judged with the tolerance and confidence of `equivalence`,
+/// `shard` a shard's `shard` object (`fairdeal merge` prints merged shards with this
+/// function): text and JSON both print the one judged value.
 pub(crate) fn print_report(
-    report: &FairnessReport,
-    selection: &Selection,
-    seed: u64,
-    seed_from_os: bool,
-    json: bool,
-    shard: Option<Value>,
-) -> anyhow::Result<()> {
-    print_report_with(
-        report,
-        selection,
-        seed,
-        seed_from_os,
-        json,
-        shard,
-        &Equivalence::default(),
-    )
-}
-
-/// [`print_report`] with the tolerance and confidence of `equivalence`: text and JSON both
-/// print the one judged value.
-pub(crate) fn print_report_with(
     report: &FairnessReport,
     selection: &Selection,
     seed: u64,
@@ -228,41 +208,82 @@ pub(crate) fn print_report_with(
     equivalence: &Equivalence,
 ) -> anyhow::Result<()> {
     let judged = judge(report, equivalence);
-    let test = &judged.tests[0];
     if json {
-        print_json(&JsonReport {
-            algorithm: &selection.algorithm,
-            backend: &selection.backend,
-            sampler: &selection.sampler,
+        print_json(&json_report(
+            report,
+            selection,
             seed,
             seed_from_os,
-            n: report.n,
-            trials: report.trials,
-            test: report.test.name(),
-            counts: &report.counts,
-            expected: report.expected_count(),
-            chi2: report.chi2,
-            df: report.df,
-            p_value: test.p_value,
-            chi2_upper_tail_p_value: report.p_value,
-            p_value_method: test.judgement.method.name(),
-            replicates: test.judgement.replicates,
-            two_sided: test.judgement.two_sided(),
-            alpha: PASS_THRESHOLD,
-            verdict: judged.verdict.name(),
-            statement: battery_sentence(&judged, report.n, "shuffles"),
-            certified_bound: test.certified.bound,
-            tolerance: test.certified.tolerance,
-            confidence: test.certified.confidence,
-            samples_needed: judged.samples_needed,
             shard,
-        })?;
+            &judged,
+        ))?;
     } else {
         let mut out = stdout();
         write_text(&mut out, report, selection, seed, &judged)?;
         out.flush()?;
     }
     crate::verdict::finish(judged.verdict)
+}
+
+/// The `--json` document [`print_report`] prints for these arguments, as a value: `fairdeal
+/// merge` renders each shard's document again from its counts with this and requires it to be
+/// the file, so no list of the fields the counts decide is kept anywhere else.
+pub(crate) fn document(
+    report: &FairnessReport,
+    selection: &Selection,
+    seed: u64,
+    seed_from_os: bool,
+    shard: Option<Value>,
+    equivalence: &Equivalence,
+) -> anyhow::Result<Value> {
+    let judged = judge(report, equivalence);
+    Ok(serde_json::to_value(json_report(
+        report,
+        selection,
+        seed,
+        seed_from_os,
+        shard,
+        &judged,
+    ))?)
+}
+
+/// The `--json` document of `report`, judged as `judged`.
+fn json_report<'a>(
+    report: &'a FairnessReport,
+    selection: &'a Selection,
+    seed: u64,
+    seed_from_os: bool,
+    shard: Option<Value>,
+    judged: &BatteryReport,
+) -> JsonReport<'a> {
+    let test = &judged.tests[0];
+    JsonReport {
+        algorithm: &selection.algorithm,
+        backend: &selection.backend,
+        sampler: &selection.sampler,
+        seed,
+        seed_from_os,
+        n: report.n,
+        trials: report.trials,
+        test: report.test.name(),
+        counts: &report.counts,
+        expected: report.expected_count(),
+        chi2: report.chi2,
+        df: report.df,
+        p_value: test.p_value,
+        chi2_upper_tail_p_value: report.p_value,
+        p_value_method: test.judgement.method.name(),
+        replicates: test.judgement.replicates,
+        two_sided: test.judgement.two_sided(),
+        alpha: PASS_THRESHOLD,
+        verdict: judged.verdict.name(),
+        statement: battery_sentence(judged, report.n, "shuffles"),
+        certified_bound: test.certified.bound,
+        tolerance: test.certified.tolerance,
+        confidence: test.certified.confidence,
+        samples_needed: judged.samples_needed,
+        shard,
+    }
 }
 
 struct Experiment {

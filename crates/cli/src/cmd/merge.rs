@@ -17,11 +17,11 @@
 //! file is refused rather than summed into a wrong answer: its tallies against its chunk range
 //! (exactly the rounds, hands, trials or shuffles those chunks deal) and against their own
 //! identities (the engines' `SimResult::from_tallies` and `EquityTally::check`), every sum with
-//! checked arithmetic, `seconds` finite and not negative. `blackjack simulate` and `poker
-//! equity` shards are rendered again from their tallies by the command's own JSON code and must
-//! equal their file field for field (so no list of recomputed fields is kept here, and an
-//! unknown field anywhere is refused); `fairness` and `poker table` shards are compared without
-//! the fields their tallies decide.
+//! checked arithmetic, `seconds` finite and not negative. Every shard is rendered again from
+//! its tallies by the command's own JSON code and must equal its file field for field, and
+//! rendered with the *first* shard's parameters it must equal it too (else the two are shards
+//! of different runs): so no list of recomputed fields is kept here, and an unknown field
+//! anywhere is refused.
 
 use std::fs::File;
 use std::io::{Read as _, Write};
@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use fairdeal::Shard;
 use fairdeal::blackjack::{Betting, ExactStrategy, Rules, SimConfig, SimResult, Strategy};
-use fairdeal::fairness::{TestKind, report_from_counts};
+use fairdeal::fairness::{Equivalence, FairnessReport, TestKind, report_from_counts};
 use fairdeal::poker::{self as poker, Category, CategoryCounts};
 use serde::Deserialize as _;
 use serde_json::{Map, Value};
@@ -277,57 +277,11 @@ fn read(path: &Path) -> anyhow::Result<ShardDoc> {
     })
 }
 
-/// A `poker table` or `fairness` document without the fields a shard's tallies decide (and
-/// without `shard` and `seconds`): what every shard of one run has in common. (`blackjack
-/// simulate` and `poker equity` shards are instead rendered again from their tallies with the
-/// first shard's parameters, [`ShardDoc::same_run_as`], which needs no such list.)
-fn identity(command: ShardedCommand, doc: &Map<String, Value>) -> Map<String, Value> {
-    let mut doc = doc.clone();
-    let drop: &[&str] = match command {
-        ShardedCommand::BlackjackSimulate | ShardedCommand::PokerEquity => &[],
-        ShardedCommand::PokerTable => &[
-            "total",
-            "counts",
-            "p_value",
-            "verdict",
-            "statement",
-            "certified_bound",
-            "hands_needed",
-        ],
-        ShardedCommand::Fairness => &[
-            "trials",
-            "counts",
-            "expected",
-            "chi2",
-            "df",
-            "p_value",
-            "chi2_upper_tail_p_value",
-            "p_value_method",
-            "replicates",
-            "two_sided",
-            "verdict",
-            "statement",
-            "certified_bound",
-            "samples_needed",
-        ],
-    };
-    for key in drop.iter().chain(&["shard", "seconds"]) {
-        doc.remove(*key);
-    }
-    if let Some(Value::Object(mc)) = doc.get_mut("monte_carlo") {
-        for key in ["z_scores", "category_p_values", "most_deviant"] {
-            mc.remove(key);
-        }
-    }
-    doc
-}
-
 /// Checks that `docs` are the complete set of shards of one run and returns them in shard
 /// order.
 fn check_set(mut docs: Vec<ShardDoc>) -> anyhow::Result<Vec<ShardDoc>> {
     docs.sort_by_key(|d| d.shard.index());
     let first = &docs[0];
-    let reference = identity(first.command, &first.doc);
     for doc in &docs[1..] {
         let different = |what: String| {
             usage(format!(
@@ -354,25 +308,6 @@ fn check_set(mut docs: Vec<ShardDoc>) -> anyhow::Result<Vec<ShardDoc>> {
             return Err(different(format!(
                 "a total of {} vs {}",
                 first.total, doc.total
-            )));
-        }
-        let (reference, other) = (
-            Value::Object(reference.clone()),
-            Value::Object(identity(doc.command, &doc.doc)),
-        );
-        // Blackjack and equity shards are rendered again with the first shard's parameters
-        // instead (`same_run_as`), once their tallies are read.
-        let rendered_again = matches!(
-            first.command,
-            ShardedCommand::BlackjackSimulate | ShardedCommand::PokerEquity
-        );
-        if let Some((path, a, b)) = first_difference(&reference, &other)
-            && !rendered_again
-        {
-            return Err(different(format!(
-                "{path} differs ({} vs {})",
-                show(a),
-                show(b)
             )));
         }
     }
@@ -573,80 +508,137 @@ fn merge_simulate(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The tolerance and confidence a judged shard was run with (its `tolerance` and `confidence`),
+/// checked as the command line checks them.
+fn equivalence(doc: &ShardDoc) -> anyhow::Result<Equivalence> {
+    let confidence = doc
+        .doc
+        .get("confidence")
+        .and_then(Value::as_f64)
+        .ok_or_else(|| doc.malformed("confidence"))?;
+    let tolerance = match doc.doc.get("tolerance") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(value.as_f64().ok_or_else(|| doc.malformed("tolerance"))?),
+    };
+    crate::common::checked_equivalence(tolerance, confidence).map_err(|e| doc.refuse(e))
+}
+
+/// What a `poker table --hands --json` document says about its run, besides its counts.
+struct TableRun {
+    selection: Selection,
+    seed: u64,
+    fresh: bool,
+    equivalence: Equivalence,
+}
+
+impl TableRun {
+    fn read(doc: &ShardDoc) -> anyhow::Result<TableRun> {
+        let mc = doc
+            .doc
+            .get("monte_carlo")
+            .ok_or_else(|| doc.malformed("monte_carlo"))?;
+        let text = |key: &str| {
+            mc.get(key)
+                .and_then(Value::as_str)
+                .ok_or_else(|| doc.malformed("monte_carlo"))
+        };
+        let fresh = mc
+            .get("fresh_deck")
+            .and_then(Value::as_bool)
+            .ok_or_else(|| doc.malformed("monte_carlo"))?;
+        let seed = mc
+            .get("seed")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| doc.malformed("monte_carlo"))?;
+        Ok(TableRun {
+            selection: Selection {
+                algorithm: text("algorithm")?.to_owned(),
+                backend: text("backend")?.to_owned(),
+                sampler: String::from("backend"),
+                seed: Some(seed),
+            },
+            seed,
+            fresh,
+            equivalence: equivalence(doc)?,
+        })
+    }
+
+    /// The document a shard with `report` and the `shard` object `shard` prints.
+    fn document(&self, report: &poker::McReport, shard: Option<Value>) -> anyhow::Result<Value> {
+        poker_cmd::table_document(
+            &report.counts,
+            (report, &self.selection, self.seed, self.fresh),
+            shard,
+            &self.equivalence,
+        )
+    }
+}
+
+/// The category counts of a `poker table` shard, checked against its chunks.
+fn table_counts(doc: &ShardDoc) -> anyhow::Result<CategoryCounts> {
+    let counts = doc
+        .doc
+        .get("counts")
+        .and_then(Value::as_object)
+        .ok_or_else(|| doc.malformed("counts"))?;
+    if let Some(unknown) = counts
+        .keys()
+        .find(|k| !Category::ALL.iter().any(|c| c.key() == k.as_str()))
+    {
+        return Err(doc.refuse(format!("\"counts\" has an unknown field \"{unknown}\"")));
+    }
+    let mut part = CategoryCounts::default();
+    let mut hands = 0u64;
+    for category in Category::ALL {
+        let count = counts
+            .get(category.key())
+            .and_then(Value::as_u64)
+            .ok_or_else(|| doc.malformed("counts"))?;
+        part.counts[category.index()] = count;
+        hands = hands
+            .checked_add(count)
+            .ok_or_else(|| doc.refuse("its \"counts\" add up past 2^64 − 1"))?;
+    }
+    if hands != doc.items || doc.u64("total")? != hands {
+        return Err(doc.refuse(format!(
+            "its \"counts\" add up to {hands} hands (\"total\" {}) where chunks {}..{} deal {}",
+            doc.doc
+                .get("total")
+                .map_or_else(String::new, Value::to_string),
+            doc.chunks.start,
+            doc.chunks.end,
+            doc.items
+        )));
+    }
+    Ok(part)
+}
+
 fn merge_table(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
     let first = &docs[0];
+    let run = TableRun::read(first)?;
     let mut sum = CategoryCounts::default();
     for doc in docs {
-        let counts = doc
-            .doc
-            .get("counts")
-            .and_then(Value::as_object)
-            .ok_or_else(|| doc.malformed("counts"))?;
-        if let Some(unknown) = counts
-            .keys()
-            .find(|k| !Category::ALL.iter().any(|c| c.key() == k.as_str()))
-        {
-            return Err(doc.refuse(format!("\"counts\" has an unknown field \"{unknown}\"")));
-        }
-        let mut hands = 0u64;
-        for category in Category::ALL {
-            let count = counts
-                .get(category.key())
-                .and_then(Value::as_u64)
-                .ok_or_else(|| doc.malformed("counts"))?;
-            let at = category.index();
-            let total = sum.counts[at].checked_add(count);
-            let dealt = hands.checked_add(count);
-            let (Some(total), Some(dealt)) = (total, dealt) else {
-                return Err(doc.refuse("its \"counts\" add up past 2^64 − 1"));
-            };
-            sum.counts[at] = total;
-            hands = dealt;
-        }
-        if hands != doc.items || doc.u64("total")? != hands {
-            return Err(doc.refuse(format!(
-                "its \"counts\" add up to {hands} hands (\"total\" {}) where chunks {}..{} \
-                 deal {}",
-                doc.doc
-                    .get("total")
-                    .map_or_else(String::new, Value::to_string),
-                doc.chunks.start,
-                doc.chunks.end,
-                doc.items
-            )));
+        let own = TableRun::read(doc)?;
+        let counts = table_counts(doc)?;
+        let part = poker::McReport::from_counts(counts).map_err(|e| doc.refuse(e))?;
+        let shard = doc.doc.get("shard").cloned();
+        doc.matches(&own.document(&part, shard.clone())?)?;
+        doc.same_run_as(first, &run.document(&part, shard)?)?;
+        for (total, count) in sum.counts.iter_mut().zip(counts.counts) {
+            *total = total
+                .checked_add(count)
+                .ok_or_else(|| doc.refuse("its \"counts\" add up past 2^64 − 1"))?;
         }
     }
-    let mc = first
-        .doc
-        .get("monte_carlo")
-        .ok_or_else(|| first.malformed("monte_carlo"))?;
-    let text = |key: &str| {
-        mc.get(key)
-            .and_then(Value::as_str)
-            .ok_or_else(|| first.malformed("monte_carlo"))
-    };
-    let fresh = mc
-        .get("fresh_deck")
-        .and_then(Value::as_bool)
-        .ok_or_else(|| first.malformed("monte_carlo"))?;
-    let seed = mc
-        .get("seed")
-        .and_then(Value::as_u64)
-        .ok_or_else(|| first.malformed("monte_carlo"))?;
-    let sel = Selection {
-        algorithm: text("algorithm")?.to_owned(),
-        backend: text("backend")?.to_owned(),
-        sampler: String::from("backend"),
-        seed: Some(seed),
-    };
     let report = poker::McReport::from_counts(sum).map_err(|e| usage(e.to_string()))?;
     poker_cmd::print_table(
         7,
         &report.counts,
         &report.exact,
-        Some((&report, &sel, seed, fresh)),
+        Some((&report, &run.selection, run.seed, run.fresh)),
         json,
         None,
+        &run.equivalence,
     )
 }
 
@@ -720,54 +712,123 @@ fn merge_equity(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
     )
 }
 
+/// What a `fairness --json` document says about its run, besides its counts.
+struct FairnessRun {
+    n: usize,
+    test: TestKind,
+    selection: Selection,
+    seed: u64,
+    seed_from_os: bool,
+    equivalence: Equivalence,
+}
+
+impl FairnessRun {
+    fn read(doc: &ShardDoc) -> anyhow::Result<FairnessRun> {
+        let n = usize::try_from(doc.u64("n")?).map_err(|_| doc.malformed("n"))?;
+        let test: TestKind = serde_json::from_value(
+            doc.doc
+                .get("test")
+                .cloned()
+                .ok_or_else(|| doc.malformed("test"))?,
+        )
+        .map_err(|_| doc.malformed("test"))?;
+        let (selection, seed) = selection(doc, doc.str("algorithm")?, doc.str("backend")?)?;
+        let seed_from_os = doc
+            .doc
+            .get("seed_from_os")
+            .and_then(Value::as_bool)
+            .ok_or_else(|| doc.malformed("seed_from_os"))?;
+        Ok(FairnessRun {
+            n,
+            test,
+            selection,
+            seed,
+            seed_from_os,
+            equivalence: equivalence(doc)?,
+        })
+    }
+
+    /// The report of `counts` over `trials` shuffles under this run's test and size.
+    fn report(&self, trials: u64, counts: Vec<u64>) -> anyhow::Result<FairnessReport> {
+        report_from_counts(self.test, self.n, trials, counts).map_err(|e| usage(e.to_string()))
+    }
+
+    /// The document a shard with `report` and the `shard` object `shard` prints.
+    fn document(&self, report: &FairnessReport, shard: Option<Value>) -> anyhow::Result<Value> {
+        fairness::document(
+            report,
+            &self.selection,
+            self.seed,
+            self.seed_from_os,
+            shard,
+            &self.equivalence,
+        )
+    }
+}
+
+/// The counts and shuffles of a `fairness` shard, checked against its chunks.
+fn fairness_counts(doc: &ShardDoc) -> anyhow::Result<(Vec<u64>, u64)> {
+    let counts = doc
+        .doc
+        .get("counts")
+        .and_then(Value::as_array)
+        .ok_or_else(|| doc.malformed("counts"))?
+        .iter()
+        .map(Value::as_u64)
+        .collect::<Option<Vec<u64>>>()
+        .ok_or_else(|| doc.malformed("counts"))?;
+    let shuffles = doc.u64("trials")?;
+    if shuffles != doc.items {
+        return Err(doc.refuse(format!(
+            "\"trials\" is {shuffles} where chunks {}..{} shuffle {}",
+            doc.chunks.start, doc.chunks.end, doc.items
+        )));
+    }
+    Ok((counts, shuffles))
+}
+
 fn merge_fairness(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
     let first = &docs[0];
-    let n = usize::try_from(first.u64("n")?).map_err(|_| first.malformed("n"))?;
-    let test: TestKind = serde_json::from_value(
-        first
-            .doc
-            .get("test")
-            .cloned()
-            .ok_or_else(|| first.malformed("test"))?,
-    )
-    .map_err(|_| first.malformed("test"))?;
+    let run = FairnessRun::read(first)?;
     let mut trials = 0u64;
-    let mut counts: Vec<u64> = Vec::new();
+    let mut sum: Vec<u64> = Vec::new();
     for doc in docs {
-        let part = doc
-            .doc
-            .get("counts")
-            .and_then(Value::as_array)
-            .ok_or_else(|| doc.malformed("counts"))?;
-        if counts.is_empty() {
-            counts = vec![0; part.len()];
+        let own = FairnessRun::read(doc)?;
+        let (counts, shuffles) = fairness_counts(doc)?;
+        let part = own
+            .report(shuffles, counts.clone())
+            .map_err(|e| doc.refuse(e))?;
+        let shard = doc.doc.get("shard").cloned();
+        doc.matches(&own.document(&part, shard.clone())?)?;
+        // Rendered with the first shard's test and size, or refused as another run's.
+        let theirs = run.report(shuffles, counts.clone()).map_err(|_| {
+            usage(format!(
+                "{} and {} are shards of different runs: \"n\" or \"test\" differs",
+                first.name(),
+                doc.name()
+            ))
+        })?;
+        doc.same_run_as(first, &run.document(&theirs, shard)?)?;
+        if sum.is_empty() {
+            sum = vec![0; counts.len()];
         }
-        if part.len() != counts.len() {
-            return Err(doc.malformed("counts"));
-        }
-        for (sum, value) in counts.iter_mut().zip(part) {
-            let value = value.as_u64().ok_or_else(|| doc.malformed("counts"))?;
-            *sum = sum
-                .checked_add(value)
+        for (total, count) in sum.iter_mut().zip(counts) {
+            *total = total
+                .checked_add(count)
                 .ok_or_else(|| doc.malformed("counts"))?;
-        }
-        let shuffles = doc.u64("trials")?;
-        if shuffles != doc.items {
-            return Err(doc.refuse(format!(
-                "\"trials\" is {shuffles} where chunks {}..{} shuffle {}",
-                doc.chunks.start, doc.chunks.end, doc.items
-            )));
         }
         trials = trials
             .checked_add(shuffles)
             .ok_or_else(|| doc.malformed("trials"))?;
     }
-    let report = report_from_counts(test, n, trials, counts).map_err(|e| usage(format!("{e}")))?;
-    let (sel, seed) = selection(first, first.str("algorithm")?, first.str("backend")?)?;
-    let seed_from_os = first
-        .doc
-        .get("seed_from_os")
-        .and_then(Value::as_bool)
-        .ok_or_else(|| first.malformed("seed_from_os"))?;
-    fairness::print_report(&report, &sel, seed, seed_from_os, json, None)
+    let report = run.report(trials, sum)?;
+    fairness::print_report(
+        &report,
+        &run.selection,
+        run.seed,
+        run.seed_from_os,
+        json,
+        None,
+        &run.equivalence,
+    )
 }

@@ -280,6 +280,7 @@ impl TableVerdict {
             tolerance: Some(tolerance),
             confidence,
             samples_needed: hands_needed,
+            outputs_at_least: None,
         };
         let clause = crate::verdict::bound_clause(&certified);
         let statement = match status {
@@ -351,7 +352,7 @@ fn run_table(args: &TableArgs) -> anyhow::Result<()> {
                 },
             )
         })??;
-        let finished = print_table_with(
+        let finished = print_table(
             7,
             &report.counts,
             &report.exact,
@@ -373,6 +374,7 @@ fn run_table(args: &TableArgs) -> anyhow::Result<()> {
         None,
         args.json,
         None,
+        &fairdeal::fairness::Equivalence::default(),
     )
 }
 
@@ -391,30 +393,10 @@ fn shard_note(
     Ok(())
 }
 
-/// Prints a category table (text or JSON) judged with the default tolerance and confidence;
-/// `mc` adds the Monte Carlo statistics, `shard` a shard's `shard` object (`fairdeal merge`
-/// prints merged shards with this function).
+/// Prints a category table (text or JSON) judged with the tolerance and confidence of
+/// `equivalence`; `mc` adds the Monte Carlo statistics, `shard` a shard's `shard` object
+/// (`fairdeal merge` prints merged shards with this function).
 pub(crate) fn print_table(
-    cards: usize,
-    counts: &CategoryCounts,
-    exact: &[f64; 9],
-    mc: Option<(&McReport, &Selection, u64, bool)>,
-    json: bool,
-    shard: Option<Value>,
-) -> anyhow::Result<()> {
-    print_table_with(
-        cards,
-        counts,
-        exact,
-        mc,
-        json,
-        shard,
-        &fairdeal::fairness::Equivalence::default(),
-    )
-}
-
-/// [`print_table`] with the tolerance and confidence of `equivalence`.
-fn print_table_with(
     cards: usize,
     counts: &CategoryCounts,
     exact: &[f64; 9],
@@ -430,24 +412,7 @@ fn print_table_with(
         .as_ref()
         .map_or(fairdeal::fairness::Verdict::Fair, |j| j.status);
     if json {
-        print_json(&TableJson {
-            cards,
-            total: counts.total(),
-            counts: ByCategory(counts.counts),
-            exact: ByCategory(*exact),
-            monte_carlo: mc.map(|(r, sel, seed, fresh)| McJson {
-                algorithm: sel.algorithm.clone(),
-                backend: sel.backend.clone(),
-                seed,
-                fresh_deck: fresh,
-                z_scores: ByCategory(r.z_scores),
-                category_p_values: ByCategory(r.category_p_values),
-                most_deviant: r.most_deviant.key(),
-            }),
-            p_value: mc.map(|(r, ..)| r.p_value),
-            judgement,
-            shard,
-        })?;
+        print_json(&table_json(cards, counts, exact, mc, judgement, shard))?;
         return crate::verdict::finish(verdict);
     }
     let total = counts.total();
@@ -503,6 +468,55 @@ fn print_table_with(
     }
     out.flush()?;
     crate::verdict::finish(verdict)
+}
+
+/// The `--json` document [`print_table`] prints for these arguments, as a value: `fairdeal
+/// merge` renders each shard's document again from its counts with this and requires it to be
+/// the file, so no list of the fields the counts decide is kept anywhere else.
+pub(crate) fn table_document(
+    counts: &CategoryCounts,
+    mc: (&McReport, &Selection, u64, bool),
+    shard: Option<Value>,
+    equivalence: &fairdeal::fairness::Equivalence,
+) -> anyhow::Result<Value> {
+    let judgement = TableVerdict::of(mc.0, &mc.0.exact, equivalence);
+    Ok(serde_json::to_value(table_json(
+        7,
+        counts,
+        &mc.0.exact,
+        Some(mc),
+        Some(judgement),
+        shard,
+    ))?)
+}
+
+/// The JSON document of a category table.
+fn table_json(
+    cards: usize,
+    counts: &CategoryCounts,
+    exact: &[f64; 9],
+    mc: Option<(&McReport, &Selection, u64, bool)>,
+    judgement: Option<TableVerdict>,
+    shard: Option<Value>,
+) -> TableJson {
+    TableJson {
+        cards,
+        total: counts.total(),
+        counts: ByCategory(counts.counts),
+        exact: ByCategory(*exact),
+        monte_carlo: mc.map(|(r, sel, seed, fresh)| McJson {
+            algorithm: sel.algorithm.clone(),
+            backend: sel.backend.clone(),
+            seed,
+            fresh_deck: fresh,
+            z_scores: ByCategory(r.z_scores),
+            category_p_values: ByCategory(r.category_p_values),
+            most_deviant: r.most_deviant.key(),
+        }),
+        p_value: mc.map(|(r, ..)| r.p_value),
+        judgement,
+        shard,
+    }
 }
 
 struct McTable {
