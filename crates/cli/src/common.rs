@@ -34,6 +34,20 @@ pub(crate) fn exit_status(err: &anyhow::Error) -> u8 {
     }
 }
 
+/// A judge's result once its report is written: `status` (the verdict's, from
+/// [`crate::verdict::finish`]) also when the reader of stdout went away mid-report, so a closed
+/// pipe never turns an UNFAIR or INSUFFICIENT verdict into exit 0; any other write error as
+/// itself.
+pub(crate) fn status_after_write(
+    status: anyhow::Result<()>,
+    written: anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    match written {
+        Err(err) if !is_broken_pipe(&err) => Err(err),
+        _ => status,
+    }
+}
+
 /// Whether the error (or any cause) is a write to a pipe whose reader has gone away, including
 /// one that `serde_json` wrapped while writing a document.
 pub(crate) fn is_broken_pipe(err: &anyhow::Error) -> bool {

@@ -423,8 +423,9 @@ fn fairness_work_is_bounded_before_it_starts() {
     assert!(line.contains("1024"), "{line}");
 }
 
-/// `fairdeal ARGS --json | head -1`: the reader goes away after one line.
-fn json_into_closed_pipe(args: &[&str], stdin: &[u8]) {
+/// `fairdeal ARGS --json | head -1`: the reader goes away after one line; the judge exits
+/// quietly with its verdict's status `status` all the same.
+fn json_into_closed_pipe(args: &[&str], stdin: &[u8], status: i32) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_fairdeal"))
         .args(args)
         .stdin(Stdio::piped())
@@ -445,7 +446,7 @@ fn json_into_closed_pipe(args: &[&str], stdin: &[u8]) {
     // The reader above is gone: stdout is closed. Wait for the child under the deadline.
     let output = output_with_deadline(child);
     writer.join().unwrap();
-    assert_eq!(output.status.code(), Some(0), "{args:?}");
+    assert_eq!(output.status.code(), Some(status), "{args:?}");
     assert!(
         output.stderr.is_empty(),
         "{args:?}: {}",
@@ -455,24 +456,38 @@ fn json_into_closed_pipe(args: &[&str], stdin: &[u8]) {
 
 #[test]
 fn json_into_a_closed_pipe_exits_quietly() {
+    // A closed pipe is not an error, but it never hides the verdict: the status is the
+    // verdict's whether the judge finished writing before the reader left or met the closed
+    // pipe. The fairness runs' 40,320 counts overflow the pipe, so they always meet it.
     json_into_closed_pipe(
         &[
             "fairness", "--n", "8", "--trials", "1000", "--seed", "1", "--json",
         ],
         b"",
+        4,
     );
-    // Every run here is FAIR (exit 0), so the status is 0 whether the judge finished writing
-    // before the reader left or met the closed pipe (also 0): 120,000 fair lines of 3 items
-    // certify every default tolerance (100 lines would be insufficient, exit 4, or 0 on a
-    // closed pipe: a race). The fairness run's 40,320 counts overflow the pipe, so it always
-    // meets the closed pipe.
+    json_into_closed_pipe(
+        &[
+            "fairness", "--n", "8", "--trials", "1000000", "--seed", "1", "--algo", "biased",
+            "--json",
+        ],
+        b"",
+        3,
+    );
+    // 120,000 fair lines of 3 items certify every default tolerance: FAIR, 0.
     let input = lines(
         stream(Inplace::new(), Pcg64::seeded(6), 3, 120_000),
         numbers,
     );
-    json_into_closed_pipe(&["audit", "--json"], &input);
+    json_into_closed_pipe(&["audit", "--json"], &input, 0);
+    json_into_closed_pipe(
+        &["audit", "--json"],
+        "0 1 2 3 4\n".repeat(1000).as_bytes(),
+        3,
+    );
     json_into_closed_pipe(
         &["compare", "--backends", "pcg64", "--seed", "1", "--json"],
         b"",
+        0,
     );
 }

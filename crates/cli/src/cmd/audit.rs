@@ -26,7 +26,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::cmd::heatmap::{self, Heatmap};
 use fairdeal_cli::args::PlotArg;
 
-use crate::common::{Table, format_p, is_stdin, plural, print_json, stdout, usage};
+use crate::common::{
+    Table, format_p, is_stdin, plural, print_json, status_after_write, stdout, usage,
+};
 use crate::verdict::EquivalenceArgs;
 
 /// Lines between progress-bar updates.
@@ -212,14 +214,15 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         .write(path)?;
     }
 
-    if json {
-        print_json(&report)?;
+    let written = if json {
+        print_json(&report)
     } else {
         let mut out = stdout();
-        write_text(&mut out, &report)?;
-        out.flush()?;
-    }
-    crate::verdict::finish(report.verdict)
+        write_text(&mut out, &report)
+            .and_then(|()| out.flush())
+            .map_err(anyhow::Error::from)
+    };
+    status_after_write(crate::verdict::finish(report.verdict), written)
 }
 
 /// The report for people: the same value `--json` prints.

@@ -23,8 +23,8 @@ use fairdeal_cli::args::{PlotArg, algorithm_parser, parse_seed};
 
 use crate::cmd::heatmap::{self, Heatmap};
 use crate::common::{
-    Resolved, Selection, Table, WithResolved, print_json, progress_bar, stdout, usage,
-    with_selection,
+    Resolved, Selection, Table, WithResolved, print_json, progress_bar, status_after_write, stdout,
+    usage, with_selection,
 };
 use crate::verdict::{EquivalenceArgs, battery_sentence};
 
@@ -264,7 +264,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
 
     // The worst backend decides: unfair over insufficient over fair.
     let verdict = crate::verdict::worst(rows.iter().map(|row| row.battery.verdict));
-    if json {
+    let written = if json {
         print_json(&JsonReport {
             algorithm: &algo,
             seed,
@@ -275,7 +275,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             battery: &config,
             load_average: load,
             backends: &rows,
-        })?;
+        })
     } else {
         let mut out = stdout();
         write_text(
@@ -286,10 +286,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             seed_arg.is_none(),
             load,
             &config,
-        )?;
-        out.flush()?;
-    }
-    crate::verdict::finish(verdict)
+        )
+        .and_then(|()| out.flush())
+        .map_err(anyhow::Error::from)
+    };
+    status_after_write(crate::verdict::finish(verdict), written)
 }
 
 fn write_text(

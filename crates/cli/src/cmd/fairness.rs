@@ -27,8 +27,8 @@ use crate::cmd::heatmap::{self, Heatmap};
 use fairdeal_cli::args::{PlotArg, RandomArgs, SamplerArg};
 
 use crate::common::{
-    Resolved, Selection, Table, WithResolved, format_p, print_json, progress_bar, stdout, usage,
-    with_selection,
+    Resolved, Selection, Table, WithResolved, format_p, print_json, progress_bar,
+    status_after_write, stdout, usage, with_selection,
 };
 use crate::shard_arg::{ShardArg, ShardedCommand};
 use crate::verdict::{EquivalenceArgs, battery_sentence};
@@ -186,13 +186,16 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         shard,
         &equivalence,
     );
-    if !args.json {
-        let mut out = stdout();
-        args.shard
-            .write_note(&mut out, ShardedCommand::Fairness, args.trials)?;
-        out.flush()?;
-    }
-    finished
+    let noted = (|| -> anyhow::Result<()> {
+        if !args.json {
+            let mut out = stdout();
+            args.shard
+                .write_note(&mut out, ShardedCommand::Fairness, args.trials)?;
+            out.flush()?;
+        }
+        Ok(())
+    })();
+    status_after_write(finished, noted)
 }
 
 /// Prints a report (text or JSON) judged with the tolerance and confidence of `equivalence`,
@@ -208,7 +211,7 @@ pub(crate) fn print_report(
     equivalence: &Equivalence,
 ) -> anyhow::Result<()> {
     let judged = judge(report, equivalence);
-    if json {
+    let written = if json {
         print_json(&json_report(
             report,
             selection,
@@ -216,13 +219,12 @@ pub(crate) fn print_report(
             seed_from_os,
             shard,
             &judged,
-        ))?;
+        ))
     } else {
         let mut out = stdout();
-        write_text(&mut out, report, selection, seed, &judged)?;
-        out.flush()?;
-    }
-    crate::verdict::finish(judged.verdict)
+        write_text(&mut out, report, selection, seed, &judged).and_then(|()| Ok(out.flush()?))
+    };
+    status_after_write(crate::verdict::finish(judged.verdict), written)
 }
 
 /// The `--json` document [`print_report`] prints for these arguments, as a value: `fairdeal

@@ -24,8 +24,8 @@ use serde_json::Value;
 use fairdeal_cli::args::{RandomArgs, ThreadsArg, count_parser};
 
 use crate::common::{
-    Resolved, Selection, Table, WithResolved, format_p, plural, print_json, progress_bar, stdout,
-    usage, warn_if_unfair, with_selection,
+    Resolved, Selection, Table, WithResolved, format_p, plural, print_json, progress_bar,
+    status_after_write, stdout, usage, warn_if_unfair, with_selection,
 };
 use crate::shard_arg::{ShardArg, ShardedCommand};
 
@@ -362,8 +362,8 @@ fn run_table(args: &TableArgs) -> anyhow::Result<()> {
             &args.equivalence.equivalence()?,
         );
         // The verdict's exit status comes last, after the shard note.
-        shard_note(args.shard, args.json, ShardedCommand::PokerTable, hands)?;
-        return finished;
+        let noted = shard_note(args.shard, args.json, ShardedCommand::PokerTable, hands);
+        return status_after_write(finished, noted);
     }
     let counts = on_threads(args.threads.threads, || poker::exact_counts(args.cards))?
         .map_err(|e| poker_error(&e))?;
@@ -412,9 +412,21 @@ pub(crate) fn print_table(
         .as_ref()
         .map_or(fairdeal::fairness::Verdict::Fair, |j| j.status);
     if json {
-        print_json(&table_json(cards, counts, exact, mc, judgement, shard))?;
-        return crate::verdict::finish(verdict);
+        let written = print_json(&table_json(cards, counts, exact, mc, judgement, shard));
+        return status_after_write(crate::verdict::finish(verdict), written);
     }
+    let written = write_table_text(cards, counts, exact, mc, judgement.as_ref());
+    status_after_write(crate::verdict::finish(verdict), written)
+}
+
+/// The text form of [`print_table`]'s table.
+fn write_table_text(
+    cards: usize,
+    counts: &CategoryCounts,
+    exact: &[f64; 9],
+    mc: Option<(&McReport, &Selection, u64, bool)>,
+    judgement: Option<&TableVerdict>,
+) -> anyhow::Result<()> {
     let total = counts.total();
     let mut header = vec!["category", "count", "fraction", "exact"];
     if mc.is_some() {
@@ -455,7 +467,7 @@ pub(crate) fn print_table(
         )?,
     }
     Table { header, rows }.write(&mut out)?;
-    if let (Some((r, ..)), Some(judgement)) = (mc, &judgement) {
+    if let (Some((r, ..)), Some(judgement)) = (mc, judgement) {
         writeln!(
             out,
             "largest deviation: {} (exact binomial p = {}); p = {} over the 9 categories \
@@ -467,7 +479,7 @@ pub(crate) fn print_table(
         writeln!(out, "verdict: {}", judgement.statement)?;
     }
     out.flush()?;
-    crate::verdict::finish(verdict)
+    Ok(())
 }
 
 /// The `--json` document [`print_table`] prints for these arguments, as a value: `fairdeal
@@ -882,8 +894,24 @@ mod tests {
 
         // And nothing else: every number of two or more digits in the options' help is one of
         // the above, so a new number in a help text needs a line here.
+        // `--tolerance`'s defaults are the fairness crate's per-family constants.
+        use fairdeal::fairness::{CATEGORY_TOLERANCE, CELL_TOLERANCE, ORDER_TOLERANCE};
+        let tolerance_help = help_of(&table, "tolerance");
+        let tolerances = [
+            format!("({CELL_TOLERANCE:.2} = {:.0} %)", CELL_TOLERANCE * 100.0),
+            format!("{ORDER_TOLERANCE:.2} for whole orders"),
+            format!("{CELL_TOLERANCE:.2} for positions"),
+            format!("{CATEGORY_TOLERANCE:.2} for poker categories"),
+        ];
+        for quoted in &tolerances {
+            assert!(
+                tolerance_help.contains(quoted.as_str()),
+                "--tolerance: {tolerance_help:?} lacks {quoted:?}"
+            );
+        }
         let checked: Vec<String> = [&hands, &trials, &auto_exact, &default_trials]
-            .iter()
+            .into_iter()
+            .chain(&tolerances)
             .flat_map(|text| numbers_in(text))
             .collect();
         for command in [&table, &equity] {
