@@ -17,7 +17,7 @@ Three measurements, each on the tests `fairdeal audit` runs ([`line_tallies`] ju
   known in closed form or by enumeration). Power is estimated by replicates with fixed seeds
   (the same seeds at every weight, so the estimates are monotone in practice), with its
   Clopper–Pearson 95 % interval. Beside it, the lines a fair source needs to certify the test's
-  default tolerance ([`FairnessReport::samples_to_certify`]).
+  default tolerance ([`crate::FairnessReport::samples_to_certify`]).
 
 The sources are generic: the caller passes the shufflers and generators (this crate names no
 concrete algorithm or RNG); [`LineSource`] is what every source implements.
