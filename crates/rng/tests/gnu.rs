@@ -2,6 +2,7 @@
 //! `fixtures/gnu_shuf.txt` (made by `fixtures/gen/gen_gnu.py` from the real `shuf`), and, when
 //! `shuf` is installed, the live program on sources the fixture does not contain.
 
+use fairdeal_testkit::process::output_with_deadline_feeding;
 use fairdeal_testkit::splitmix64_bytes;
 use std::process::{Command, Stdio};
 
@@ -111,15 +112,9 @@ fn live_shuf(bytes: &[u8], args: &[String], stdin: Option<&[u8]>) -> Option<(Vec
         .stderr(Stdio::piped());
     let child = command.spawn();
     let result = match child {
-        Ok(mut child) => {
-            let mut input = child.stdin.take().unwrap();
-            let data = stdin.unwrap_or_default().to_vec();
-            let writer = std::thread::spawn(move || {
-                use std::io::Write as _;
-                let _ = input.write_all(&data);
-            });
-            let output = child.wait_with_output().unwrap();
-            writer.join().unwrap();
+        Ok(child) => {
+            // Killed (and the test failed) if it outlives the deadline.
+            let output = output_with_deadline_feeding(child, stdin.unwrap_or_default());
             let text = String::from_utf8(output.stdout).unwrap();
             let status = output.status.code().expect("exited");
             assert!(

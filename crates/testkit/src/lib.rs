@@ -25,6 +25,7 @@ use fairdeal_core::{IndexSampler, Lemire, Rng, rand_core::TryRng};
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
 pub mod enumerate;
+pub mod process;
 mod uniform;
 mod weak;
 

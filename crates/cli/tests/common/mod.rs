@@ -2,74 +2,16 @@
 
 #![allow(dead_code, unreachable_pub)] // each test file uses a different subset
 
-use std::io::{Read as _, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output, Stdio};
 
-/// How long any child a test spawns may run before the test kills it and fails: far above the
-/// slowest run (a few seconds), so it never decides a result; it only turns a hang into a
-/// failure that names the child.
-pub const DEADLINE: Duration = Duration::from_secs(600);
-
-/// Waits for `child` with [`DEADLINE`]: kills it and panics if it is still running then.
-/// The caller has taken (or never piped) the child's stdin and stdout/stderr.
-#[track_caller]
-pub fn wait_with_deadline(child: &mut Child) -> ExitStatus {
-    let start = Instant::now();
-    let mut pause = Duration::from_millis(1);
-    loop {
-        if let Some(status) = child.try_wait().expect("wait for the child") {
-            return status;
-        }
-        if start.elapsed() > DEADLINE {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "child {} still running after {DEADLINE:?}: killed",
-                child.id()
-            );
-        }
-        std::thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(20));
-    }
-}
-
-/// `child.wait_with_output()` with a deadline: drops the child's stdin first (a child reading
-/// it sees the end of its input instead of waiting for this test), reads stdout and stderr on
-/// threads, and kills the child after [`DEADLINE`] (the test then fails).
-#[track_caller]
-pub fn output_with_deadline(mut child: Child) -> Output {
-    drop(child.stdin.take());
-    output_with_deadline_keeping_stdin(child)
-}
-
-/// [`output_with_deadline`] for a child whose stdin the caller took and holds (to close it
-/// after the child ended, e.g. after a signal the child must die of before it reads the end
-/// of its input).
-#[track_caller]
-pub fn output_with_deadline_keeping_stdin(mut child: Child) -> Output {
-    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
-        pipe.map(|mut pipe| {
-            std::thread::spawn(move || {
-                let mut bytes = Vec::new();
-                let _ = pipe.read_to_end(&mut bytes);
-                bytes
-            })
-        })
-    };
-    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
-    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
-    let status = wait_with_deadline(&mut child);
-    let collect = |reader: Option<std::thread::JoinHandle<Vec<u8>>>| {
-        reader.map_or_else(Vec::new, |r| r.join().expect("pipe reader"))
-    };
-    Output {
-        status,
-        stdout: collect(stdout),
-        stderr: collect(stderr),
-    }
-}
+// The deadline helpers are the workspace's, shared with the other crates' tests (each test
+// file uses a different subset).
+#[allow(unused_imports)]
+pub use fairdeal_testkit::process::{
+    DEADLINE, Deadline, output_with_deadline, output_with_deadline_feeding,
+    output_with_deadline_keeping_stdin, wait_with_deadline,
+};
 
 /// Whether process `pid` ignores `signal` (its bit in `SigIgn` of `/proc/PID/status`): an
 /// ignored disposition is inherited, and POSIX has a shell's background job (`cmd &` in a
@@ -96,51 +38,6 @@ pub fn skip_ignored_signal(pid: u32, name: &str, signal: i32) -> bool {
         );
     }
     ignored
-}
-
-/// `Command::output` and `Command::status` under [`DEADLINE`], for tests that build their own
-/// command line.
-pub trait Deadline {
-    /// Like `output()`: standard input is `/dev/null`, stdout and stderr are captured (set
-    /// here, replacing any the caller set: for other streams, `spawn` and
-    /// [`output_with_deadline`]). The child is killed (and the test fails) after [`DEADLINE`].
-    fn output_deadline(&mut self) -> std::io::Result<Output>;
-    /// Like `status()` (the standard streams inherited), killed after [`DEADLINE`].
-    fn status_deadline(&mut self) -> std::io::Result<ExitStatus>;
-}
-
-impl Deadline for Command {
-    fn output_deadline(&mut self) -> std::io::Result<Output> {
-        let child = self
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()?;
-        Ok(output_with_deadline(child))
-    }
-
-    fn status_deadline(&mut self) -> std::io::Result<ExitStatus> {
-        let mut child = self.spawn()?;
-        Ok(wait_with_deadline(&mut child))
-    }
-}
-
-/// [`output_with_deadline`] for a child whose stdin is a pipe: a thread writes `stdin` to it
-/// (the child may exit before reading it all), then closes it.
-#[track_caller]
-pub fn output_with_deadline_feeding(mut child: Child, stdin: &[u8]) -> Output {
-    let writer = child.stdin.take().map(|mut input| {
-        let data = stdin.to_vec();
-        std::thread::spawn(move || {
-            // The program may exit before reading everything (e.g. on a usage error).
-            let _ = input.write_all(&data);
-        })
-    });
-    let output = output_with_deadline(child);
-    if let Some(writer) = writer {
-        writer.join().expect("stdin writer");
-    }
-    output
 }
 
 /// Runs `command` with `stdin` written to its standard input (a thread writes it; the child
