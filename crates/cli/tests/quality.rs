@@ -10,7 +10,9 @@ mod common;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use common::{fairdeal, fairdeal_with_input, output_with_deadline, scratch};
+use common::{
+    fairdeal, fairdeal_with_input, output_with_deadline, read_stdout_with_deadline, scratch,
+};
 use fairdeal::rng::Backend;
 use fairdeal::rng::backend::{Java, Pcg64};
 use fairdeal::{Biased, Inplace, Rng, Shuffler};
@@ -438,10 +440,11 @@ fn json_into_closed_pipe(args: &[&str], stdin: &[u8], status: i32) {
     let writer = std::thread::spawn(move || {
         let _ = std::io::Write::write_all(&mut input, &data);
     });
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
+    let first = read_stdout_with_deadline(&mut child, |stdout| {
+        let mut first = String::new();
+        BufReader::new(stdout).read_line(&mut first).unwrap();
+        first
+    });
     assert_eq!(first.trim(), "{");
     // The reader above is gone: stdout is closed. Wait for the child under the deadline.
     let output = output_with_deadline(child);

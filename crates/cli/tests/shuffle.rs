@@ -344,10 +344,11 @@ fn a_closed_pipe_ends_the_output_quietly() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let mut first = [0u8; 100];
-    stdout.read_exact(&mut first).unwrap();
-    drop(stdout); // like `| head -c 100`
+    // Read 100 bytes, then close the pipe, like `| head -c 100`.
+    common::read_stdout_with_deadline(&mut child, |mut stdout| {
+        let mut first = [0u8; 100];
+        stdout.read_exact(&mut first).unwrap();
+    });
     let output = common::output_with_deadline(child);
     assert_eq!(output.status.code(), Some(0));
     assert!(

@@ -361,10 +361,11 @@ fn repeat_without_a_count_ends_when_the_reader_closes() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut out = child.stdout.take().unwrap();
-    let mut buf = vec![0u8; 1 << 20];
-    out.read_exact(&mut buf).unwrap();
-    drop(out);
+    let buf = common::read_stdout_with_deadline(&mut child, |mut out| {
+        let mut buf = vec![0u8; 1 << 20];
+        out.read_exact(&mut buf).unwrap();
+        buf
+    });
     let status = common::wait_with_deadline(&mut child);
     let mut stderr = String::new();
     child

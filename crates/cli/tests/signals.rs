@@ -135,10 +135,10 @@ fn a_reader_that_closes_mid_output_is_a_quiet_success() {
             .stderr(Stdio::piped())
             .spawn()
             .expect("run fairdeal");
-        let mut stdout = child.stdout.take().expect("stdout");
-        let mut first = [0u8; 16];
-        stdout.read_exact(&mut first).expect("some output");
-        drop(stdout);
+        common::read_stdout_with_deadline(&mut child, |mut stdout| {
+            let mut first = [0u8; 16];
+            stdout.read_exact(&mut first).expect("some output");
+        });
         let output = common::output_with_deadline(child);
         assert_eq!(
             output.status.code(),

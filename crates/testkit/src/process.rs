@@ -125,3 +125,38 @@ pub fn output_with_deadline_feeding(mut child: Child, stdin: &[u8]) -> Output {
     }
     output
 }
+
+/// Runs `read` on `child`'s stdout on a thread and returns what it returns; the stdout is
+/// dropped (closed, as `| head` closes it) when `read` ends. If `read` has not ended after
+/// [`DEADLINE`] (the child never wrote), the child is killed and the test fails. The child's
+/// stdout must be piped.
+#[track_caller]
+pub fn read_stdout_with_deadline<T, F>(child: &mut Child, read: F) -> T
+where
+    T: Send + 'static,
+    F: FnOnce(std::process::ChildStdout) -> T + Send + 'static,
+{
+    let stdout = child.stdout.take().expect("the child's stdout is piped");
+    let (done, result) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(read(stdout));
+    });
+    let outcome = result.recv_timeout(DEADLINE);
+    if outcome.is_err() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    match outcome {
+        Ok(value) => value,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!(
+            "child {} wrote nothing readable within {DEADLINE:?}: killed",
+            child.id()
+        ),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            panic!(
+                "reading child {}'s stdout failed (see above): killed",
+                child.id()
+            )
+        }
+    }
+}

@@ -10,7 +10,7 @@ use std::process::{Command, Output, Stdio};
 #[allow(unused_imports)]
 pub use fairdeal_testkit::process::{
     DEADLINE, Deadline, output_with_deadline, output_with_deadline_feeding,
-    output_with_deadline_keeping_stdin, wait_with_deadline,
+    output_with_deadline_keeping_stdin, read_stdout_with_deadline, wait_with_deadline,
 };
 
 /// Whether process `pid` ignores `signal` (its bit in `SigIgn` of `/proc/PID/status`): an
