@@ -6,7 +6,8 @@
 use std::collections::BTreeMap;
 
 use fairdeal_core::{SeedableRng, Shuffler, stream_seed};
-use fairdeal_fairness::{Equivalence, JudgeConfig, Verdict, judge_tallies, line_tallies};
+use fairdeal_fairness::calibration::{Shuffled, audit_lines, binomial_upper};
+use fairdeal_fairness::{JudgeConfig, Verdict};
 use fairdeal_inplace::Inplace;
 use fairdeal_naive::Biased;
 use rand_pcg::Pcg64;
@@ -26,19 +27,6 @@ const SHAPES: &[(usize, u64)] = &[
     (52, 100),
 ];
 
-/// `P(X >= k)` for `X ~ Binomial(n, p)`.
-fn binomial_upper(n: u64, p: f64, k: u64) -> f64 {
-    let mut pmf = (1.0 - p).powf(n as f64);
-    let mut upper = 0.0;
-    for i in 0..=n {
-        if i >= k {
-            upper += pmf;
-        }
-        pmf *= (n - i) as f64 / (i + 1) as f64 * p / (1.0 - p);
-    }
-    upper
-}
-
 /// The largest count a level-`ALPHA` test reaches in `runs` runs with probability above 1e-6.
 fn bound(runs: u64) -> u64 {
     (0..=runs)
@@ -47,28 +35,20 @@ fn bound(runs: u64) -> u64 {
 }
 
 /// Per test: (runs it took part in, rejections at ALPHA); plus the battery's own count.
-fn false_alarms<S: Shuffler>(shuffler: &S) -> BTreeMap<String, (u64, u64)> {
+fn false_alarms<S: Shuffler + Clone>(shuffler: &S) -> BTreeMap<String, (u64, u64)> {
     let mut counts: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     for run in 0..RUNS {
         let (n, lines) = SHAPES[run as usize % SHAPES.len()];
         let seed = stream_seed(23, run);
-        let mut rng = Pcg64::seed_from_u64(seed);
-        let mut tallies = line_tallies(n).unwrap();
-        let mut deck = vec![0usize; n];
-        for _ in 0..lines {
-            for (slot, value) in deck.iter_mut().zip(0..) {
-                *slot = value;
-            }
-            shuffler.shuffle(&mut deck, &mut rng);
-            for (_, tally) in &mut tallies {
-                tally.add(&deck).unwrap();
-            }
-        }
+        let mut source = Shuffled {
+            shuffler: shuffler.clone(),
+            rng: Pcg64::seed_from_u64(seed),
+        };
         let config = JudgeConfig {
             replicates: 99,
             seed,
         };
-        let battery = judge_tallies(&tallies, ALPHA, &config, &Equivalence::default()).unwrap();
+        let battery = audit_lines(n, lines, &mut source, ALPHA, &config).unwrap();
         for test in &battery.tests {
             let entry = counts.entry(test.name.name().to_owned()).or_default();
             entry.0 += 1;
