@@ -436,7 +436,7 @@ impl AuditReport {
             .collect();
         Ok(Self {
             verdict: battery.verdict,
-            statement: battery_sentence(battery, n, "lines"),
+            statement: battery_sentence(battery, "lines"),
             lines_needed: tests.iter().filter_map(|t| t.lines_needed).max(),
             confidence: battery.equivalence.confidence,
             lines,

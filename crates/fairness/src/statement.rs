@@ -100,8 +100,7 @@ pub fn outputs_clause(test: &BatteryTest, samples: &str) -> Option<String> {
 
 /// The sentence a battery's verdict states: what FAIR certifies, what INSUFFICIENT lacks (and
 /// about how many samples would do), which test rejected. `samples` names what the battery
-/// counted (`"lines"`, `"shuffles"`); the deck size `_n` is unused (each test's own report
-/// says which table it counted).
+/// counted (`"lines"`, `"shuffles"`); each test's own report says which table it counted.
 ///
 /// ```
 /// use fairdeal_fairness::{BatteryReport, FairnessReport, TestKind, TestName, statement};
@@ -110,11 +109,11 @@ pub fn outputs_clause(test: &BatteryTest, samples: &str) -> Option<String> {
 ///     p_value: 1.0,
 /// };
 /// let battery = BatteryReport::from_reports(vec![(TestName::Position, report)], 1e-6);
-/// let sentence = statement::battery_sentence(&battery, 2, "lines");
+/// let sentence = statement::battery_sentence(&battery, "lines");
 /// assert!(sentence.starts_with("INSUFFICIENT: no test rejects"), "{sentence}");
 /// assert!(sentence.ends_with("lines needed"), "{sentence}");
 /// ```
-pub fn battery_sentence(battery: &BatteryReport, _n: usize, samples: &str) -> String {
+pub fn battery_sentence(battery: &BatteryReport, samples: &str) -> String {
     let claims = |tests: &mut dyn Iterator<Item = &BatteryTest>| -> String {
         tests
             .filter_map(|t| match t.certified.bound {

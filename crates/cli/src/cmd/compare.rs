@@ -171,7 +171,7 @@ impl WithResolved for Measure<'_> {
             reach_n: info.max_full_permutation_n,
             crypto: info.crypto,
             verdict: battery.verdict.name(),
-            statement: battery_sentence(&battery, self.config.deck_n, "shuffles"),
+            statement: battery_sentence(&battery, "shuffles"),
             decided_by: compared.decided_by.map(TestName::name),
             tests: compared.tests,
             battery,

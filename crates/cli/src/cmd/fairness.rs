@@ -279,7 +279,7 @@ fn json_report<'a>(
         two_sided: test.judgement.two_sided(),
         alpha: PASS_THRESHOLD,
         verdict: judged.verdict.name(),
-        statement: battery_sentence(judged, report.n, "shuffles"),
+        statement: battery_sentence(judged, "shuffles"),
         certified_bound: test.certified.bound,
         tolerance: test.certified.tolerance,
         confidence: test.certified.confidence,
@@ -495,11 +495,7 @@ fn write_text(
         format_p(test.p_value),
         method_note(test)
     )?;
-    writeln!(
-        out,
-        "verdict: {}",
-        battery_sentence(judged, report.n, "shuffles")
-    )?;
+    writeln!(out, "verdict: {}", battery_sentence(judged, "shuffles"))?;
     Ok(())
 }
 
