@@ -503,6 +503,37 @@ impl GameRuleArgs {
     }
 }
 
+/// The smallest `--memory` honoured: below it the external shuffle makes so many levels and
+/// small files that it runs many times slower (`--memory 1K` took 10 to 20 times as long as
+/// `1M` on 8 MB), so a smaller budget is raised to it with a note, as GNU sort raises `-S`.
+pub const MIN_MEMORY: u64 = 64 << 10;
+
+/// `--memory` as given, raised to [`MIN_MEMORY`] (with a note) unless `small` (the hidden
+/// `--small-memory` of the tests).
+pub fn at_least_minimum(
+    memory: fairdeal_external::MemoryBudget,
+    small: bool,
+) -> fairdeal_external::MemoryBudget {
+    if small || memory.bytes() >= MIN_MEMORY {
+        return memory;
+    }
+    let minimum =
+        fairdeal_external::MemoryBudget::new(MIN_MEMORY).expect("the minimum is a valid budget");
+    eprintln!("fairdeal: note: --memory {memory} is below the minimum {minimum}; using {minimum}");
+    minimum
+}
+
+/// Parses `--memory`: a size no larger than the machine's physical memory.
+pub fn parse_memory(text: &str) -> Result<fairdeal_external::MemoryBudget, String> {
+    let limit = fairdeal_external::physical_memory().unwrap_or(u64::MAX);
+    fairdeal_external::MemoryBudget::parse_at_most(text, limit).map_err(|e| match e {
+        fairdeal_external::BudgetError::TooLarge { limit, .. } if limit != u64::MAX => {
+            format!("size '{text}' is more than this machine's {limit} bytes of memory")
+        }
+        other => other.to_string(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

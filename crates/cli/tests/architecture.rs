@@ -4,6 +4,11 @@
 //!
 //! Inside a crate, no two files of `src/` may import each other in a loop (`crate::` and
 //! `super::` paths): the layers point one way, as the crates do.
+//!
+//! The CLI does not call the executor's parts: from `crates/cli/src` only the planner
+//! (`fairdeal_external::plan`) and the executor's entry points (`fairdeal_external::exec`'s
+//! `Job`, its input, draws, observer and errors) are named, never the external shuffle, its
+//! loads or spill files, which only the executor runs.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -344,4 +349,111 @@ fn the_loop_finder_finds_loops_and_only_loops() {
         ),
     ]);
     assert_eq!(import_cycles(&one_way), Vec::<Vec<String>>::new());
+}
+
+/// What `crates/cli/src` may name in `fairdeal_external::exec`: the job's entry points, what
+/// they take and what they report.
+const EXEC_ENTRY_POINTS: [&str; 11] = [
+    "Job",
+    "Input",
+    "Sources",
+    "Draws",
+    "Observer",
+    "Step",
+    "ExecError",
+    "OpenError",
+    "SPOOL_BLOCK",
+    "SPOOL_BYTES_PER_BLOCK",
+    "SPOOL_BYTES_PER_RECORD",
+];
+
+/// The executor's parts, which only `fairdeal_external::exec` runs.
+const EXECUTOR_PARTS: [&str; 5] = [
+    "ExternalShuffle",
+    "Loaded",
+    "Summary",
+    "SpillFile",
+    "Segment",
+];
+
+/// The paths of `files` (path → text) that reach past the executor's entry points: every
+/// `fairdeal_external::exec::X` with `X` not an entry point, and every executor part, outside
+/// comments.
+fn executor_parts_named(files: &BTreeMap<String, String>) -> Vec<String> {
+    let mut found = Vec::new();
+    for (file, text) in files {
+        let code: String = text
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for path in paths_after(&code, "fairdeal_external::") {
+            let bad = match path.as_slice() {
+                [module, item, ..] if module == "exec" => {
+                    !EXEC_ENTRY_POINTS.contains(&item.as_str())
+                }
+                [item, ..] => EXECUTOR_PARTS.contains(&item.as_str()),
+                [] => false,
+            };
+            if bad {
+                found.push(format!("{file}: fairdeal_external::{}", path.join("::")));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_cli_does_not_call_the_executors_parts() {
+    let root = workspace_root();
+    let src = root.join("crates/cli/src");
+    let mut files = BTreeMap::new();
+    rust_files(&src, &src, &mut files);
+    assert!(
+        files
+            .values()
+            .any(|text| text.contains("fairdeal_external::exec::")),
+        "the CLI no longer names the executor's entry points: update this test"
+    );
+    let found = executor_parts_named(&files);
+    assert!(
+        found.is_empty(),
+        "the CLI names parts of the executor (plan, then call `exec::Job::execute`):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_executor_check_finds_its_parts_and_only_them() {
+    let files = |list: &[(&str, &str)]| -> BTreeMap<String, String> {
+        list.iter()
+            .map(|(path, text)| ((*path).to_owned(), (*text).to_owned()))
+            .collect()
+    };
+    // A command that loads and shuffles by hand, and one that names a helper of the executor.
+    let by_hand = files(&[
+        (
+            "cmd/a.rs",
+            "fn f() { fairdeal_external::ExternalShuffle::new(b, 10).load(r, None); }",
+        ),
+        (
+            "cmd/b.rs",
+            "use fairdeal_external::exec::{Job, split_records};\nuse fairdeal_external::{Loaded, MemoryBudget};",
+        ),
+    ]);
+    assert_eq!(
+        executor_parts_named(&by_hand),
+        [
+            "cmd/a.rs: fairdeal_external::ExternalShuffle::new",
+            "cmd/b.rs: fairdeal_external::exec::split_records",
+            "cmd/b.rs: fairdeal_external::Loaded",
+        ]
+    );
+    // The entry points, the planner, the budget and a comment naming a part: nothing found.
+    let entry_points = files(&[(
+        "cmd/c.rs",
+        "use fairdeal_external::exec::{Draws, Input, Job};\nuse fairdeal_external::plan::{self, Plan};\n\
+         use fairdeal_external::MemoryBudget;\n// not fairdeal_external::ExternalShuffle\n",
+    )]);
+    assert_eq!(executor_parts_named(&entry_points), Vec::<String>::new());
 }

@@ -60,6 +60,7 @@ pub struct ReadmeDoctests;
 
 mod budget;
 mod error;
+pub mod exec;
 pub mod plan;
 pub mod shard;
 mod spill;
@@ -76,7 +77,8 @@ pub use budget::{
     fitting_threads, memory_limit, memory_limit_source, physical_memory,
 };
 pub use error::ExternalError;
-pub use spillfile::{Sealed, Segment, SegmentReader, SpillFile, anonymous_file, temp_parent};
+pub(crate) use spillfile::{Sealed, Segment, SpillFile};
+pub use spillfile::{anonymous_file, temp_parent};
 
 /// Buckets per level of the scatter: 32, so a label is five random bits, twelve labels per
 /// 64-bit word. One level handles inputs up to about 32 budgets, two up to about 1,024.

@@ -12,18 +12,8 @@
 //! - **Few descriptors.** One file holds any number of segments, so a scatter into 32
 //!   buckets needs one descriptor, not 32.
 //!
-//! ```
-//! use fairdeal_external::{Segment, SpillFile};
-//!
-//! let mut file = SpillFile::anonymous_in(&std::env::temp_dir())?;
-//! let (mut a, mut b) = (Segment::new(), Segment::new());
-//! file.append(&mut a, b"one\n")?;
-//! file.append(&mut b, b"two\n")?;
-//! file.append(&mut a, b"three\n")?;
-//! let a = a.seal();
-//! assert_eq!(file.read_segment(&a)?, b"one\nthree\n");
-//! # Ok::<(), fairdeal_external::ExternalError>(())
-//! ```
+//! The crate's own executors use it (the external shuffle, the spool of picks with
+//! replacement); it is not public. `tests::segments_interleave_in_one_file` shows its use.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -94,7 +84,7 @@ pub fn anonymous_file(dir: &Path) -> Result<File, ExternalError> {
 
 /// A temporary file of [`Segment`]s, private to this process (see the module docs).
 #[derive(Debug)]
-pub struct SpillFile {
+pub(crate) struct SpillFile {
     file: File,
     /// Its directory, for messages (an anonymous file has no name).
     dir: PathBuf,
@@ -113,7 +103,7 @@ impl SpillFile {
     /// # Errors
     ///
     /// [`ExternalError::TempCreate`] naming `dir`.
-    pub fn anonymous_in(dir: &Path) -> Result<Self, ExternalError> {
+    pub(crate) fn anonymous_in(dir: &Path) -> Result<Self, ExternalError> {
         Ok(Self {
             file: anonymous_file(dir)?,
             dir: dir.to_path_buf(),
@@ -122,18 +112,13 @@ impl SpillFile {
     }
 
     /// The directory the file is in.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
     /// Bytes appended so far (all segments).
-    pub fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         self.len
-    }
-
-    /// Whether nothing has been appended.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// Empties the file (freeing its disk space) for reuse; segments written before must not
@@ -142,7 +127,7 @@ impl SpillFile {
     /// # Errors
     ///
     /// [`ExternalError::TempWrite`].
-    pub fn clear(&mut self) -> Result<(), ExternalError> {
+    pub(crate) fn clear(&mut self) -> Result<(), ExternalError> {
         self.file
             .set_len(0)
             .map_err(|source| ExternalError::TempWrite {
@@ -158,7 +143,11 @@ impl SpillFile {
     /// # Errors
     ///
     /// [`ExternalError::TempWrite`] (typically a full disk). The segment is then unusable.
-    pub fn append(&mut self, segment: &mut Segment, bytes: &[u8]) -> Result<(), ExternalError> {
+    pub(crate) fn append(
+        &mut self,
+        segment: &mut Segment,
+        bytes: &[u8],
+    ) -> Result<(), ExternalError> {
         if bytes.is_empty() {
             return Ok(());
         }
@@ -183,7 +172,7 @@ impl SpillFile {
     ///
     /// [`ExternalError::OutOfMemory`], [`ExternalError::TempRead`], and
     /// [`ExternalError::TempDamaged`] when the file no longer holds what was written.
-    pub fn read_segment(&self, segment: &Sealed) -> Result<Vec<u8>, ExternalError> {
+    pub(crate) fn read_segment(&self, segment: &Sealed) -> Result<Vec<u8>, ExternalError> {
         let len = usize::try_from(segment.bytes).map_err(|_| ExternalError::OutOfMemory {
             bytes: segment.bytes,
         })?;
@@ -201,7 +190,11 @@ impl SpillFile {
     /// # Panics
     ///
     /// When `out.len()` is not the segment's length.
-    pub fn read_segment_into(&self, segment: &Sealed, out: &mut [u8]) -> Result<(), ExternalError> {
+    pub(crate) fn read_segment_into(
+        &self,
+        segment: &Sealed,
+        out: &mut [u8],
+    ) -> Result<(), ExternalError> {
         assert_eq!(
             out.len() as u64,
             segment.bytes,
@@ -219,7 +212,7 @@ impl SpillFile {
     /// A reader of a sealed segment that streams it in order and, at its end, fails with
     /// an [`io::ErrorKind::InvalidData`] error (wrapping [`ExternalError::TempDamaged`])
     /// instead of returning end-of-file if the bytes differ from those written.
-    pub fn segment_reader<'a>(&'a self, segment: &'a Sealed) -> SegmentReader<'a> {
+    pub(crate) fn segment_reader<'a>(&'a self, segment: &'a Sealed) -> SegmentReader<'a> {
         SegmentReader {
             file: self,
             segment,
@@ -326,7 +319,7 @@ fn tmpfile_unsupported(error: &io::Error) -> bool {
 
 /// A segment being written: its extents, length and running checksum.
 #[derive(Clone)]
-pub struct Segment {
+pub(crate) struct Segment {
     extents: Vec<Extent>,
     bytes: u64,
     hasher: Xxh3,
@@ -349,7 +342,7 @@ impl Default for Segment {
 
 impl Segment {
     /// An empty segment.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self {
             extents: Vec::new(),
             bytes: 0,
@@ -358,12 +351,12 @@ impl Segment {
     }
 
     /// Bytes appended so far.
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.bytes
     }
 
     /// Ends the segment: its length and checksum are fixed.
-    pub fn seal(self) -> Sealed {
+    pub(crate) fn seal(self) -> Sealed {
         Sealed {
             checksum: self.hasher.digest(),
             extents: self.extents,
@@ -374,7 +367,7 @@ impl Segment {
 
 /// A finished segment: where its bytes are, how many, and their xxh3-64 checksum.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sealed {
+pub(crate) struct Sealed {
     extents: Vec<Extent>,
     bytes: u64,
     checksum: u64,
@@ -382,13 +375,8 @@ pub struct Sealed {
 
 impl Sealed {
     /// Its length in bytes.
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.bytes
-    }
-
-    /// Its xxh3-64 checksum.
-    pub fn checksum(&self) -> u64 {
-        self.checksum
     }
 
     fn verify(&self, checksum: u64, dir: &Path) -> Result<(), ExternalError> {
@@ -407,7 +395,7 @@ impl Sealed {
 }
 
 /// Streams a sealed segment ([`SpillFile::segment_reader`]).
-pub struct SegmentReader<'a> {
+pub(crate) struct SegmentReader<'a> {
     file: &'a SpillFile,
     segment: &'a Sealed,
     /// The extent being read and the offset within it.
@@ -463,6 +451,19 @@ impl Read for SegmentReader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn segments_interleave_in_one_file() -> Result<(), ExternalError> {
+        let mut file = SpillFile::anonymous_in(&std::env::temp_dir())?;
+        let (mut a, mut b) = (Segment::new(), Segment::new());
+        file.append(&mut a, b"one\n")?;
+        file.append(&mut b, b"two\n")?;
+        file.append(&mut a, b"three\n")?;
+        let (a, b) = (a.seal(), b.seal());
+        assert_eq!(file.read_segment(&a)?, b"one\nthree\n");
+        assert_eq!(file.read_segment(&b)?, b"two\n");
+        Ok(())
+    }
 
     #[test]
     fn interleaved_segments_read_back_whole() {

@@ -1,7 +1,7 @@
 //! Named temporary files removed on SIGINT, SIGTERM, SIGHUP and SIGPIPE, not only on success
 //! and error.
 //!
-//! Spill files and the staged output are anonymous (`fairdeal_external::SpillFile`,
+//! Spill files and the staged output are anonymous (`fairdeal_external::anonymous_file`,
 //! `O_TMPFILE`), so no signal, not even SIGKILL, can leave them behind. The one name that
 //! exists for a moment is the hidden name `-o` links the complete output under before renaming
 //! it over the target: it is registered here, and a thread waiting for those signals removes
