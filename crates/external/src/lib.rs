@@ -23,7 +23,7 @@
 //! input was read (a pipe or a file, in what chunks) nor on the number of threads.
 //!
 //! Resources: one temporary file per level of the scatter in use (the 32 buckets of a level
-//! are segments of one [`SpillFile`]; see [`MAX_OPEN_FILES`]), memory within the budget plus
+//! are segments of one spill file; see [`MAX_OPEN_FILES`]), memory within the budget plus
 //! [`BUFFER_BYTES`] of buffers, and temporary disk space about the input's size (a level's
 //! file is emptied as soon as its buckets have been written). Spill files are private (0600),
 //! anonymous (`O_TMPFILE`, or unlinked as soon as created: nothing is left behind however the
@@ -91,7 +91,7 @@ const LABEL_BITS: u32 = 5;
 const LABELS_PER_WORD: u32 = u64::BITS / LABEL_BITS;
 
 /// The most temporary files open at once, per level of the scatter: one. All the buckets of
-/// a level are segments of one [`SpillFile`], so a shuffle holds one descriptor per level in
+/// a level are segments of one spill file, so a shuffle holds one descriptor per level in
 /// use (2 for an input of up to about 1,024 budgets) however small `RLIMIT_NOFILE` is. The
 /// caller adds its own (standard streams, input, output).
 pub const MAX_OPEN_FILES: usize = 1;
@@ -363,7 +363,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
     }
 
     /// Shuffles the records of `input` into `output`, whatever their size, with temporary
-    /// files in the directory `scratch`. They are [`SpillFile`]s: private, anonymous (nothing
+    /// files in the directory `scratch`. They are spill files: private, anonymous (nothing
     /// is ever visible in `scratch`, and nothing is left there however the process ends) and
     /// verified on read-back. Every record is written with a separator, including a last one
     /// that had none.
