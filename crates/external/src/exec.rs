@@ -1,4 +1,4 @@
-//! The executor of a shuffle job: a [`Plan`](crate::plan::Plan) run on its input.
+//! The executor of a shuffle job: a [`Plan`] run on its input.
 //!
 //! [`Job::plan`] plans a [`Request`] for an [`Input`] once (the request's source is the
 //! input's), and [`Job::execute`] runs that plan once, with the generator, sampler and

@@ -48,9 +48,9 @@ fn strip_path(error: io::Error) -> io::Error {
     }
 }
 
-/// A new anonymous file in `dir`, readable and writable, mode 0600, as
-/// [`SpillFile::anonymous_in`] makes them: for a caller that needs the plain file (random
-/// access to records, say) and does its own checks.
+/// A new anonymous file in `dir`, readable and writable, mode 0600, as the crate's spill files
+/// are made: for a caller that needs the plain file (random access to records, say) and does
+/// its own checks.
 ///
 /// # Errors
 ///
