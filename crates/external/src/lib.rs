@@ -60,6 +60,7 @@ pub struct ReadmeDoctests;
 
 mod budget;
 mod error;
+pub mod gnu;
 pub mod plan;
 pub mod shard;
 mod spill;
