@@ -61,6 +61,7 @@ pub struct ReadmeDoctests;
 mod budget;
 mod error;
 pub mod exec;
+pub mod gnu;
 pub mod plan;
 pub mod shard;
 mod spill;

@@ -1,6 +1,7 @@
 //! The `shuf` personality: the binary invoked as `shuf` (a symlink or a copy named so) is GNU
-//! coreutils' `shuf`, and [`run_gnu`], GNU's way of drawing, which `fairdeal shuffle
-//! --random-source` shares.
+//! coreutils' `shuf`. This file parses GNU's command line and words GNU's messages; the run
+//! itself, GNU's plan and draws, is `fairdeal_external::gnu` ([`run_gnu`] is the thin call
+//! that `fairdeal shuffle --random-source` shares).
 //!
 //! **Options**: only GNU's (`-e -i -n -o -r -z --random-source --help --version` and their long
 //! names), parsed as `getopt_long` does: options and operands in any order (unless
@@ -8,14 +9,6 @@
 //! prefix, `-n` given twice keeps the smaller count, a repeated flag is accepted, a second `-i`
 //! or a different second `-o` / `--random-source` is refused. Errors are one `shuf: ...` line
 //! (plus `Try 'shuf --help' ...` for usage errors), and every failure exits 1, as GNU's do.
-//!
-//! **Drawing** ([`run_gnu`]): the random bytes come from `--random-source FILE`, consumed
-//! exactly as coreutils does ([`GnuRandom`]), so the same FILE gives GNU's output byte for
-//! byte; without it, from fairdeal's default generator seeded by the operating system. As in
-//! coreutils ([`GnuSampler::plan`]), `-n K` on input of unknown size (a pipe, or more than
-//! 8 MiB) keeps a reservoir of K lines; otherwise the input is read
-//! whole and the first K positions of a random permutation are written; `-r` draws each output
-//! line independently. `-n 0` opens neither the input nor the random source.
 //!
 //! **Where it differs from GNU**, on purpose: a reader that closes the pipe (`shuf -r | head`)
 //! ends the run with status 0 instead of death by SIGPIPE (fairdeal's convention, and no
@@ -26,45 +19,19 @@
 //! (`shuffle/output.rs`).
 
 use std::ffi::{OsStr, OsString};
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::anyhow;
-use fairdeal::rng::{
-    Backend, DefaultBackend, GnuError, GnuInput as GnuInputKind, GnuRandom, GnuSampler,
-    gnu_opens_source, gnu_randperm_bytes,
-};
+use fairdeal::rng::GnuError;
+use fairdeal_external::gnu::{self, GnuRunError};
+pub(crate) use fairdeal_external::gnu::{GnuInput, GnuJob};
 
 use super::shuffle::output::Output;
 
-/// What the shuf personality reads: argument lines, a range, or one input (fairdeal shuffle
-/// may pass several files, read one after the other as one stream).
-#[derive(Debug)]
-pub(crate) enum GnuInput {
-    /// `-e`: each argument is one line.
-    Echo(Vec<OsString>),
-    /// `-i LO-HI`, a valid range (possibly empty: `LO = HI + 1`).
-    Range { lo: u64, hi: u64 },
-    /// Input files; none, or `-`, is standard input.
-    Files(Vec<OsString>),
-}
-
-/// One run of GNU shuf's algorithm.
-#[derive(Debug)]
-pub(crate) struct GnuJob {
-    pub(crate) input: GnuInput,
-    /// `-n K`; `None` is no limit.
-    pub(crate) head: Option<u64>,
-    pub(crate) repeat: bool,
-    pub(crate) separator: u8,
-    pub(crate) random_source: Option<PathBuf>,
-    pub(crate) output: Option<PathBuf>,
-    /// The most bytes of input held (`fairdeal shuffle`'s plan: its memory budget); `None`
-    /// for no limit (GNU's own, the personality).
-    pub(crate) load_limit: Option<fairdeal_external::MemoryBudget>,
-}
+mod quote;
+use quote::{quote, quotef, strerror, without_os_error};
 
 /// Whether argv[0] names this binary `shuf`: then it is GNU shuf.
 pub(crate) fn is_shuf(argv0: &OsStr) -> bool {
@@ -103,13 +70,7 @@ pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if crate::common::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            // strerror's words without Rust's " (os error N)".
-            let message = format!("{err:#}");
-            let message = match (message.find(" (os error "), message.ends_with(')')) {
-                (Some(cut), true) => &message[..cut],
-                _ => &message,
-            };
-            eprintln!("{program}: {message}");
+            eprintln!("{program}: {}", without_os_error(&format!("{err:#}")));
             ExitCode::FAILURE
         }
     }
@@ -459,653 +420,42 @@ pub(crate) fn parse_gnu_range(text: &[u8]) -> Result<(u64, u64), String> {
     }
 }
 
-/// GNU's `quote` in the C locale (gnulib's `locale_quoting_style`): `'text'`, with `\'`,
-/// `\\`, C escapes for control characters and octal (`\377`) for every other byte that is
-/// not printable ASCII.
-fn quote(text: &[u8]) -> String {
-    let mut out = String::from("'");
-    for (i, &c) in text.iter().enumerate() {
-        match c {
-            0 if text.get(i + 1).is_some_and(u8::is_ascii_digit) => out.push_str("\\000"),
-            0 => out.push_str("\\0"),
-            b'\'' | b'\\' => {
-                out.push('\\');
-                out.push(char::from(c));
-            }
-            _ => push_c_byte(&mut out, c),
-        }
-    }
-    out.push('\'');
-    out
-}
-
-/// One byte as C escapes it: `\n` and the other letter escapes, printable ASCII as itself,
-/// anything else in octal.
-fn push_c_byte(out: &mut String, c: u8) {
-    let letter = match c {
-        7 => 'a',
-        8 => 'b',
-        b'\t' => 't',
-        b'\n' => 'n',
-        11 => 'v',
-        12 => 'f',
-        b'\r' => 'r',
-        b' '..=b'~' => {
-            out.push(char::from(c));
-            return;
-        }
-        _ => {
-            out.push_str(&format!("\\{c:03o}"));
-            return;
-        }
-    };
-    out.push('\\');
-    out.push(letter);
-}
-
-/// GNU's `quotef` for file names in the C locale (gnulib's `shell_escape_quoting_style`, with
-/// `:` quoted): bare when a shell reads it as is, else in single quotes, with `'\''` for a
-/// quote and `'$'\377''` for a byte that is not printable ASCII; a name whose only trouble is a
-/// `'` is double-quoted (`"a'b"`). Each case is checked against coreutils 9.1.
-fn quotef(name: &Path) -> String {
-    let bytes = name.as_os_str().as_encoded_bytes();
-    let len = bytes.len();
-    // Printable ASCII that needs no quotes where it stands.
-    let bare = |i: usize, c: u8| match c {
-        b'{' | b'}' => len != 1,
-        b'#' | b'~' => i != 0,
-        b'%' | b'+' | b',' | b'-' | b'.' | b'/' | b']' | b'_' | b'@' => true,
-        _ => c.is_ascii_alphanumeric(),
-    };
-    if len > 0 && bytes.iter().enumerate().all(|(i, &c)| bare(i, c)) {
-        return String::from_utf8_lossy(bytes).into_owned();
-    }
-    // Double quotes read the same to a shell and to C when every byte is printable ASCII and
-    // none is special inside them.
-    let c_and_shell = |i: usize, c: u8| match c {
-        b'{' | b'}' => len == 1,
-        b'#' | b'~' => i == 0,
-        b' ' | b'\'' => true,
-        _ => (b' '..=b'~').contains(&c) && !b"!\"$&()*;<=>?[\\^`|".contains(&c),
-    };
-    if bytes.contains(&b'\'') && bytes.iter().enumerate().all(|(i, &c)| c_and_shell(i, c)) {
-        return format!("\"{}\"", String::from_utf8_lossy(bytes));
-    }
-    let mut out = String::from("'");
-    // Inside `$'...'` (after a byte that needed an escape).
-    let mut escaping = false;
-    for &c in bytes {
-        let escaped = !(b' '..=b'~').contains(&c);
-        if escaped && !escaping {
-            out.push_str("'$'");
-            escaping = true;
-        } else if !escaped && escaping && c != b'\'' {
-            out.push_str("''");
-            escaping = false;
-        }
-        match c {
-            b'\'' => {
-                out.push_str("'\\''");
-                escaping = false;
-            }
-            0 => out.push_str("\\0"),
-            _ if escaped => push_c_byte(&mut out, c),
-            _ => out.push(char::from(c)),
-        }
-    }
-    out.push('\'');
-    out
-}
-
-/// An I/O error's text as `strerror` gives it ("No such file or directory").
-fn strerror(err: &io::Error) -> String {
-    let text = err.to_string();
-    match text.find(" (os error ") {
-        Some(cut) => text[..cut].to_owned(),
-        None => text,
-    }
-}
-
-/// Random bytes for [`GnuRandom`] when there is no `--random-source`: fairdeal's default
-/// generator, seeded by the operating system.
-struct GeneratorBytes(<DefaultBackend as Backend>::Rng);
-
-impl Read for GeneratorBytes {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        use fairdeal::Rng as _;
-        self.0.fill_bytes(buf);
-        Ok(buf.len())
-    }
-}
-
-/// Where the random bytes come from, with the name errors mention.
-struct Source {
-    gnu: GnuRandom<Box<dyn Read>>,
-    name: Option<PathBuf>,
-}
-
-impl Source {
-    /// `stdin_file`: the single input FILE GNU would have reopened as standard input, which
-    /// a source named `/dev/stdin` (`/dev/fd/0`, `/proc/self/fd/0`) then means.
-    fn open(path: Option<&Path>, stdin_file: Option<&Path>) -> anyhow::Result<Self> {
-        let reader: Box<dyn Read> = match path {
-            Some(path) => {
-                let names_stdin = ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]
-                    .iter()
-                    .any(|name| path == Path::new(name));
-                let opened = match stdin_file {
-                    Some(file) if names_stdin => File::open(file),
-                    _ => File::open(path),
-                };
-                Box::new(BufReader::new(
-                    opened.map_err(|e| anyhow!("{}: {}", quotef(path), strerror(&e)))?,
-                ))
-            }
-            None => Box::new(GeneratorBytes(
-                DefaultBackend::from_os().map_err(|e| anyhow!("getrandom: {e}"))?,
-            )),
-        };
-        Ok(Self {
-            gnu: GnuRandom::new(reader),
-            name: path.map(Path::to_path_buf),
-        })
-    }
-
-    /// GNU's message for a failed draw.
-    fn error(&self, err: GnuError) -> anyhow::Error {
-        let name = self.name.as_ref().map_or_else(
-            || "getrandom".to_owned(),
-            |p| quote(p.as_os_str().as_encoded_bytes()),
-        );
-        match err {
-            GnuError::EndOfFile => anyhow!("{name}: end of file"),
-            GnuError::Read(e) => anyhow!("{name}: read error: {}", strerror(&e)),
-            GnuError::MemoryExhausted => anyhow!("memory exhausted"),
-            other => anyhow!("{name}: {other}"),
-        }
-    }
-
-    fn choose(&mut self, n: u64) -> anyhow::Result<u64> {
-        self.gnu.choose(n).map_err(|e| self.error(e))
-    }
-}
-
-/// The input stream: the files one after the other (or standard input), and its size when
-/// known (all regular files).
-struct Stream {
-    reader: Box<dyn BufRead>,
-    size: Option<u64>,
-}
-
-fn open_stream(files: &[OsString], separator: u8) -> anyhow::Result<Stream> {
-    let stdin_only = files.is_empty() || (files.len() == 1 && files[0] == "-");
-    if stdin_only {
-        return Ok(Stream {
-            size: stdin_size(),
-            reader: Box::new(BufReader::new(crate::closed_stdio::stdin())),
-        });
-    }
-    let mut chain: Box<dyn Read> = Box::new(io::empty());
-    let mut size = Some(0u64);
-    for name in files {
-        let path = Path::new(name);
-        let file = File::open(path).map_err(|e| anyhow!("{}: {}", quotef(path), strerror(&e)))?;
-        let known = file
-            .metadata()
-            .ok()
-            .filter(std::fs::Metadata::is_file)
-            .map(|m| m.len());
-        // The files' own sizes, as GNU's plan reads them (the separator `Terminated` may add
-        // is not counted).
-        size = size.zip(known).map(|(a, b)| a + b);
-        chain = Box::new(chain.chain(Terminated::new(file, separator)));
-    }
-    Ok(Stream {
-        reader: Box::new(BufReader::new(chain)),
-        size,
-    })
-}
-
-/// A reader that ends with `separator`: when its input's last byte is another one, it adds
-/// one, so files read one after the other keep their records apart (`printf 'a\nb\nc'`
-/// followed by `d\n` is four records, `c` and `d`, as every other mode of `fairdeal shuffle`
-/// reads them, not `cd`).
-struct Terminated<R> {
-    inner: R,
-    separator: u8,
-    /// The last byte read, `None` before the first.
-    last: Option<u8>,
-    /// Whether the added separator was given (or none was needed).
-    finished: bool,
-}
-
-impl<R: Read> Terminated<R> {
-    fn new(inner: R, separator: u8) -> Self {
-        Self {
-            inner,
-            separator,
-            last: None,
-            finished: false,
-        }
-    }
-}
-
-impl<R: Read> Read for Terminated<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.finished || buf.is_empty() {
-            return Ok(0);
-        }
-        let read = self.inner.read(buf)?;
-        if read > 0 {
-            self.last = Some(buf[read - 1]);
-            return Ok(read);
-        }
-        self.finished = true;
-        match self.last {
-            Some(last) if last != self.separator => {
-                buf[0] = self.separator;
-                Ok(1)
-            }
-            _ => Ok(0),
-        }
-    }
-}
-
-/// The bytes left in standard input when it is a regular file; `None` for a pipe or terminal.
-fn stdin_size() -> Option<u64> {
-    #[cfg(unix)]
-    {
-        use std::io::Seek as _;
-        use std::os::fd::AsFd as _;
-        let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
-        let mut file = File::from(fd);
-        let meta = file.metadata().ok().filter(std::fs::Metadata::is_file)?;
-        let position = file.stream_position().ok()?;
-        Some(meta.len().saturating_sub(position))
-    }
-    #[cfg(not(unix))]
-    {
-        None
-    }
-}
-
-/// The next record, with its separator (added when the input's last record lacks one).
-fn next_record(reader: &mut dyn BufRead, separator: u8) -> anyhow::Result<Option<Vec<u8>>> {
-    let mut record = Vec::new();
-    let read = reader
-        .read_until(separator, &mut record)
-        .map_err(|e| anyhow!("read error: {}", strerror(&e)))?;
-    if read == 0 {
-        return Ok(None);
-    }
-    if record.last() != Some(&separator) {
-        record.push(separator);
-    }
-    Ok(Some(record))
-}
-
-/// Runs GNU shuf's algorithm on `job`: the same draws, in the same order, from the same bytes,
-/// with the same errors, as coreutils' `shuf`.
+/// Runs GNU shuf's algorithm on `job` ([`fairdeal_external::gnu::execute`]), reading the
+/// process's standard input, writing through [`Output::gnu`], and words its failures as GNU's
+/// messages.
 pub(crate) fn run_gnu(job: GnuJob) -> anyhow::Result<()> {
-    let head = job.head.unwrap_or(u64::MAX);
-    let separator = job.separator;
-    let mut lines = Lines::default();
-    let mut range = None;
-    let mut reservoir_input = None;
-    // GNU reopens a single input FILE as its standard input (`freopen`), so a random source
-    // named `/dev/stdin` then reads FILE, from its start.
-    let mut stdin_file = None;
-    let n: u64 = if head == 0 {
-        0
-    } else {
-        match job.input {
-            GnuInput::Echo(args) => {
-                for arg in args {
-                    lines.push(arg.as_encoded_bytes(), separator)?;
-                }
-                lines.len() as u64
-            }
-            GnuInput::Range { lo, hi } => {
-                range = Some(lo);
-                // A valid range holds at most 2^64 - 1 numbers.
-                hi.wrapping_sub(lo).wrapping_add(1)
-            }
-            GnuInput::Files(files) => {
-                if let [file] = files.as_slice()
-                    && file != "-"
-                {
-                    stdin_file = Some(PathBuf::from(file));
-                }
-                let mut stream = open_stream(&files, separator)?;
-                let kind = GnuInputKind::Stream { bytes: stream.size };
-                if GnuSampler::plan(job.head, job.repeat, kind) != GnuSampler::Reservoir {
-                    if let Some(size) = stream.size {
-                        lines.reserve_bytes(size)?;
-                    }
-                    let limit = job.load_limit.map(fairdeal_external::MemoryBudget::bytes);
-                    if !lines.read_all(&mut *stream.reader, separator, limit)? {
-                        let refused = fairdeal_external::plan::PlanError::GnuBeyondBudget {
-                            budget: job.load_limit.expect("a limit was exceeded"),
-                            size: stream.size,
-                        };
-                        return Err(crate::common::usage(refused.to_string()));
-                    }
-                    lines.len() as u64
-                } else {
-                    reservoir_input = Some(stream.reader);
-                    u64::MAX
-                }
+    gnu::execute(job, crate::closed_stdio::stdin(), Output::gnu).map_err(gnu_message)
+}
+
+/// GNU shuf's message for a failed run: names quoted as coreutils quotes them, strerror's words.
+fn gnu_message(err: GnuRunError) -> anyhow::Error {
+    match err {
+        GnuRunError::OpenInput { path, source }
+        | GnuRunError::OpenRandomSource { path, source } => {
+            anyhow!("{}: {}", quotef(&path), strerror(&source))
+        }
+        GnuRunError::OpenOutput { path, source } => {
+            let path = path.as_deref().unwrap_or(Path::new("-"));
+            anyhow!("{}: {}", quotef(path), strerror(&source))
+        }
+        GnuRunError::ReadInput(e) => anyhow!("read error: {}", strerror(&e)),
+        GnuRunError::Seed(e) => anyhow!("getrandom: {e}"),
+        GnuRunError::Random { path, source } => {
+            let name = path.map_or_else(
+                || "getrandom".to_owned(),
+                |p| quote(p.as_os_str().as_encoded_bytes()),
+            );
+            match source {
+                GnuError::EndOfFile => anyhow!("{name}: end of file"),
+                GnuError::Read(e) => anyhow!("{name}: read error: {}", strerror(&e)),
+                other => anyhow!("{name}: {other}"),
             }
         }
-    };
-    let mut ahead = if job.repeat || head < n { head } else { n };
-    let opens = reservoir_input.is_some() || job.repeat || gnu_opens_source(ahead, n);
-    let mut source = if opens {
-        Some(Source::open(
-            job.random_source.as_deref(),
-            stdin_file.as_deref(),
-        )?)
-    } else {
-        None
-    };
-    let mut n = n;
-    if let (Some(mut reader), Some(source)) = (reservoir_input, source.as_mut()) {
-        let k = usize::try_from(head).unwrap_or(usize::MAX);
-        let gnu = &mut source.gnu;
-        let sampled: Result<Vec<Vec<u8>>, SampleError> = gnu.reservoir_sample(k, || {
-            next_record(&mut *reader, separator).map_err(SampleError::Input)
-        });
-        let sampled = sampled.map_err(|e| match e {
-            SampleError::Input(e) => e,
-            SampleError::Random(e) => source.error(e),
-        })?;
-        for record in sampled {
-            // Each record already ends with its separator.
-            lines.push_record(&record)?;
-        }
-        n = lines.len() as u64;
-        ahead = n;
+        // The error itself, so that a reader that closed the pipe is found in the chain.
+        GnuRunError::Write(e) => anyhow::Error::new(e).context("write error"),
+        GnuRunError::BeyondBudget(refused) => crate::common::usage(refused.to_string()),
+        other => anyhow!("{other}"),
     }
-    let permutation = if job.repeat {
-        Vec::new()
-    } else {
-        if gnu_randperm_bytes(ahead, n) > memory_limit() {
-            return Err(anyhow!("memory exhausted"));
-        }
-        match source.as_mut() {
-            Some(source) => source.gnu.randperm(ahead, n).map_err(|e| source.error(e))?,
-            None => Vec::new(),
-        }
-    };
-    let mut out = Output::gnu(job.output.as_deref()).map_err(|e| {
-        let path = job.output.as_deref().unwrap_or(Path::new("-"));
-        anyhow!("{}: {}", quotef(path), strerror(&e))
-    })?;
-    let written = write_output(
-        &mut out,
-        job.repeat,
-        head,
-        n,
-        range,
-        &lines,
-        &permutation,
-        source.as_mut(),
-        separator,
-    );
-    // Whatever was written before a failure (e.g. -r running out of random bytes) reaches
-    // the output, as with GNU.
-    if written.is_err() {
-        let _ = out.flush();
-    }
-    written?;
-    out.commit().map_err(|e| {
-        if crate::common::is_broken_pipe(&e) {
-            e
-        } else {
-            anyhow!("write error: {}", e.root_cause())
-        }
-    })
-}
-
-/// Writes the output: `ahead`-prefix of the permutation, or `-r`'s independent draws.
-#[allow(clippy::too_many_arguments)]
-fn write_output(
-    out: &mut Output,
-    repeat: bool,
-    head: u64,
-    n: u64,
-    range: Option<u64>,
-    lines: &Lines,
-    permutation: &[u64],
-    source: Option<&mut Source>,
-    separator: u8,
-) -> anyhow::Result<()> {
-    let write_error = |e: io::Error| anyhow::Error::new(e).context("write error");
-    let mut number = Vec::new();
-    let mut emit = |out: &mut Output, index: u64| -> anyhow::Result<()> {
-        match range {
-            Some(lo) => {
-                number.clear();
-                write!(number, "{}", lo + index).expect("writing to a Vec");
-                number.push(separator);
-                out.write_all(&number).map_err(write_error)
-            }
-            None => out
-                .write_all(lines.get(usize::try_from(index).expect("an index of a held line")))
-                .map_err(write_error),
-        }
-    };
-    if repeat {
-        if head == 0 {
-            return Ok(());
-        }
-        if n == 0 {
-            return Err(anyhow!("no lines to repeat"));
-        }
-        let source = source.expect("-r opens the random source");
-        for _ in 0..head {
-            let index = source.choose(n)?;
-            emit(out, index)?;
-        }
-        return Ok(());
-    }
-    for &index in permutation {
-        emit(out, index)?;
-    }
-    Ok(())
-}
-
-/// The held lines, each with its separator, one after the other in one buffer, and where each
-/// ends: 4 bytes per line beside its bytes for input under 4 GiB (8 above), where GNU keeps an
-/// 8-byte pointer per line and a `Vec` per line cost 24 bytes and the allocator's overhead on
-/// top (2.6 times GNU's memory on 20 M short lines). Every allocation is fallible: running out
-/// of memory is GNU's `memory exhausted`, exit 1, not an abort.
-#[derive(Default)]
-struct Lines {
-    bytes: Vec<u8>,
-    ends: Ends,
-}
-
-/// Where each held line ends in [`Lines::bytes`].
-enum Ends {
-    /// Every end below 2^32.
-    Narrow(Vec<u32>),
-    Wide(Vec<usize>),
-}
-
-impl Default for Ends {
-    fn default() -> Self {
-        Self::Narrow(Vec::new())
-    }
-}
-
-impl Ends {
-    fn len(&self) -> usize {
-        match self {
-            Self::Narrow(ends) => ends.len(),
-            Self::Wide(ends) => ends.len(),
-        }
-    }
-
-    fn get(&self, index: usize) -> usize {
-        match self {
-            Self::Narrow(ends) => ends[index] as usize,
-            Self::Wide(ends) => ends[index],
-        }
-    }
-
-    /// Room for `more` ends up to `last`, exactly.
-    fn reserve_exact(&mut self, more: usize, last: usize) -> anyhow::Result<()> {
-        if u32::try_from(last).is_err() {
-            self.widen()?;
-        }
-        match self {
-            Self::Narrow(ends) => ends.try_reserve_exact(more),
-            Self::Wide(ends) => ends.try_reserve_exact(more),
-        }
-        .map_err(memory_exhausted)
-    }
-
-    fn push(&mut self, end: usize) -> anyhow::Result<()> {
-        if u32::try_from(end).is_err() {
-            self.widen()?;
-        }
-        match self {
-            Self::Narrow(ends) => {
-                ends.try_reserve(1).map_err(memory_exhausted)?;
-                ends.push(u32::try_from(end).expect("narrow ends are below 2^32"));
-            }
-            Self::Wide(ends) => {
-                ends.try_reserve(1).map_err(memory_exhausted)?;
-                ends.push(end);
-            }
-        }
-        Ok(())
-    }
-
-    fn widen(&mut self) -> anyhow::Result<()> {
-        if let Self::Narrow(narrow) = self {
-            let mut wide = Vec::new();
-            wide.try_reserve_exact(narrow.len() + 1)
-                .map_err(memory_exhausted)?;
-            wide.extend(narrow.iter().map(|&end| end as usize));
-            *self = Self::Wide(wide);
-        }
-        Ok(())
-    }
-}
-
-fn memory_exhausted(_: std::collections::TryReserveError) -> anyhow::Error {
-    anyhow!("memory exhausted")
-}
-
-impl Lines {
-    fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    /// Line `index`, with its separator.
-    fn get(&self, index: usize) -> &[u8] {
-        let start = index
-            .checked_sub(1)
-            .map_or(0, |before| self.ends.get(before));
-        &self.bytes[start..self.ends.get(index)]
-    }
-
-    /// Room for `size` more bytes of lines (the input's size, when known), so the buffer is
-    /// allocated once instead of grown.
-    fn reserve_bytes(&mut self, size: u64) -> anyhow::Result<()> {
-        let size = usize::try_from(size).unwrap_or(usize::MAX);
-        self.bytes
-            .try_reserve_exact(size.saturating_add(1))
-            .map_err(memory_exhausted)
-    }
-
-    /// Adds `line` and then `separator`.
-    fn push(&mut self, line: &[u8], separator: u8) -> anyhow::Result<()> {
-        self.bytes
-            .try_reserve(line.len() + 1)
-            .map_err(memory_exhausted)?;
-        self.bytes.extend_from_slice(line);
-        self.bytes.push(separator);
-        self.end_line()
-    }
-
-    /// Adds a record that already ends with its separator.
-    fn push_record(&mut self, record: &[u8]) -> anyhow::Result<()> {
-        self.bytes
-            .try_reserve(record.len())
-            .map_err(memory_exhausted)?;
-        self.bytes.extend_from_slice(record);
-        self.end_line()
-    }
-
-    fn end_line(&mut self) -> anyhow::Result<()> {
-        self.ends.push(self.bytes.len())
-    }
-
-    /// Reads all of `reader` (a separator added after an unterminated last record), then
-    /// indexes its lines, the index allocated once at its exact size (GNU reads its input
-    /// whole and then counts its lines too). `false`, with nothing indexed, when the bytes
-    /// held exceed `limit`.
-    fn read_all(
-        &mut self,
-        reader: &mut dyn BufRead,
-        separator: u8,
-        limit: Option<u64>,
-    ) -> anyhow::Result<bool> {
-        let start = self.bytes.len();
-        let over = |held: usize| limit.is_some_and(|limit| held as u64 > limit);
-        loop {
-            let available = match reader.fill_buf() {
-                Ok(available) => available,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(anyhow!("read error: {}", strerror(&e))),
-            };
-            if available.is_empty() {
-                break;
-            }
-            let take = available.len();
-            self.bytes.try_reserve(take).map_err(memory_exhausted)?;
-            self.bytes.extend_from_slice(available);
-            reader.consume(take);
-            if over(self.bytes.len()) {
-                return Ok(false);
-            }
-        }
-        if self.bytes.len() > start && self.bytes.last() != Some(&separator) {
-            self.bytes.try_reserve(1).map_err(memory_exhausted)?;
-            self.bytes.push(separator);
-            if over(self.bytes.len()) {
-                return Ok(false);
-            }
-        }
-        let read = &self.bytes[start..];
-        let count = memchr::memchr_iter(separator, read).count();
-        self.ends.reserve_exact(count, self.bytes.len())?;
-        for at in memchr::memchr_iter(separator, read) {
-            self.ends.push(start + at + 1)?;
-        }
-        Ok(true)
-    }
-}
-
-/// What [`GnuRandom::reservoir_sample`] can fail with here.
-enum SampleError {
-    Input(anyhow::Error),
-    Random(GnuError),
-}
-
-impl From<GnuError> for SampleError {
-    fn from(e: GnuError) -> Self {
-        Self::Random(e)
-    }
-}
-
-/// The most bytes a permutation may take before it is "memory exhausted": the machine's
-/// physical memory (unknown: no limit).
-fn memory_limit() -> u64 {
-    fairdeal_external::physical_memory().unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]
@@ -1147,48 +497,15 @@ mod tests {
             );
         }
         assert!(parse_gnu_range(format!("0-{max}").as_bytes()).is_err());
+        // Probe row P7: a byte that is not printable ASCII, quoted as GNU quotes it.
+        assert_eq!(
+            parse_gnu_range(b"\xff-3").unwrap_err(),
+            r"invalid input range: '\377'"
+        );
         assert!(
             parse_gnu_range(b"5-18446744073709551616")
                 .unwrap_err()
                 .ends_with("'18446744073709551616': Value too large for defined data type")
-        );
-    }
-
-    /// Probe row P7: names and values that are not printable ASCII are quoted as coreutils
-    /// 9.1 quotes them in the C locale (each expected text is GNU's own output), not
-    /// replaced by U+FFFD.
-    #[test]
-    fn quoting_is_gnus() {
-        let cases: [(&[u8], &str); 19] = [
-            (b"\xff.txt", r"''$'\377''.txt'"),
-            (b"a\tb", r"'a'$'\t''b'"),
-            (b"a'b", r#""a'b""#),
-            (b"a b", "'a b'"),
-            (b"\x01x", r"''$'\001''x'"),
-            (b"a\nb", r"'a'$'\n''b'"),
-            ("\u{e9}.txt".as_bytes(), r"''$'\303\251''.txt'"),
-            (b"~x", "'~x'"),
-            (b"a~", "a~"),
-            (b"a!", "'a!'"),
-            (b"{a", "{a"),
-            (b"{", "'{'"),
-            (b"\xff'", r"''$'\377'\'''"),
-            (b"a:b", "'a:b'"),
-            (b"a=b", "'a=b'"),
-            (b"a^b", "'a^b'"),
-            (b"", "''"),
-            (b"a\\b", r"'a\b'"),
-            (b"o\xff/x", r"'o'$'\377''/x'"),
-        ];
-        for (name, gnu) in cases {
-            use std::os::unix::ffi::OsStrExt as _;
-            assert_eq!(quotef(Path::new(OsStr::from_bytes(name))), gnu, "{name:?}");
-        }
-        assert_eq!(quote(b"e\xff:"), r"'e\377:'");
-        assert_eq!(quote(b"e'x"), r"'e\'x'");
-        assert_eq!(
-            parse_gnu_range(b"\xff-3").unwrap_err(),
-            r"invalid input range: '\377'"
         );
     }
 
