@@ -126,6 +126,8 @@ mod chunked;
 pub mod comparison;
 mod equivalence;
 mod error;
+#[cfg(feature = "plot")]
+pub mod heatmap;
 mod judge;
 mod lines;
 mod permutation;
@@ -137,6 +139,7 @@ mod report;
 mod sequence;
 pub mod statement;
 mod stats;
+mod table;
 mod tally;
 
 pub use adjacency::{AdjacencyTally, MIN_ADJACENCY_N, adjacency_test};
@@ -165,6 +168,7 @@ pub use rank::{MAX_RANK_N, factorial, rank_permutation, unrank_permutation};
 pub use repeat::{MAX_REPEAT_LINES, RepeatTally, outputs_lower_bound, repeat_test};
 pub use report::{FairnessReport, MIN_EXPECTED_COUNT, PASS_THRESHOLD, TestKind};
 pub use sequence::{OrderTally, SeedPattern, SerialTally, seed_sequence_test, serial_test};
+pub use table::TableVerdict;
 pub use tally::Tally;
 
 #[cfg(test)]

@@ -191,27 +191,29 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             .flat_map(|&i| &position.report.counts[i * n..(i + 1) * n])
             .copied()
             .collect();
-        Heatmap {
-            title: format!(
-                "audit of {}: {} lines of {n} items, verdict {}",
-                if is_stdin(&input) {
-                    "standard input".to_owned()
-                } else {
-                    input.display().to_string()
-                },
-                report.lines,
-                report.verdict.name().to_uppercase()
-            ),
-            n,
-            counts: &counts,
-            expected: position.report.trials as f64 / n as f64,
-            skip_diagonal: false,
-            row_axis: "item",
-            column_axis: "position",
-            labels: Some(&labels),
-            columns_are_elements: false,
-        }
-        .write(path)?;
+        heatmap::write(
+            &Heatmap {
+                title: format!(
+                    "audit of {}: {} lines of {n} items, verdict {}",
+                    if is_stdin(&input) {
+                        "standard input".to_owned()
+                    } else {
+                        input.display().to_string()
+                    },
+                    report.lines,
+                    report.verdict.name().to_uppercase()
+                ),
+                n,
+                counts: &counts,
+                expected: position.report.trials as f64 / n as f64,
+                skip_diagonal: false,
+                row_axis: "item",
+                column_axis: "position",
+                labels: Some(&labels),
+                columns_are_elements: false,
+            },
+            path,
+        )?;
     }
 
     let written = if json {

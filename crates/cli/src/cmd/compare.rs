@@ -5,18 +5,17 @@
 //! The speeds are a quick live measurement for orientation (median of a few short rounds on
 //! this machine, now); the benchmark suite (`cargo xtask bench`) is where speed claims live.
 
-use std::hint::black_box;
 use std::io::{self, Write};
 use std::path::Path;
-use std::time::Instant;
 
 use anyhow::Context as _;
 use fairdeal::fairness::comparison::{
-    ComparedTest, compare_battery, compare_config, short_p, test_mark,
+    ComparedTest, SPEED_ROUNDS, compare_battery, compare_config, load_average, measure_speed,
+    short_p, test_mark,
 };
 use fairdeal::fairness::{BatteryConfig, BatteryReport, Equivalence, TestName};
 use fairdeal::rng::{Backend, backends};
-use fairdeal::{DEFAULT_ALGORITHM, Rng, Shuffler};
+use fairdeal::{DEFAULT_ALGORITHM, Rng};
 use serde::Serialize;
 
 use fairdeal_cli::args::{PlotArg, algorithm_parser, parse_seed};
@@ -27,13 +26,6 @@ use crate::common::{
     usage, with_selection,
 };
 use crate::verdict::{EquivalenceArgs, battery_sentence};
-
-/// Timing rounds per measurement; the median is reported.
-const ROUNDS: usize = 7;
-/// Words drawn per timing round.
-const WORDS_PER_ROUND: u64 = 1 << 17;
-/// 52-card shuffles per timing round.
-const SHUFFLES_PER_ROUND: u64 = 2_000;
 
 /// Arguments of `fairdeal compare`.
 #[derive(Debug, clap::Args)]
@@ -115,11 +107,6 @@ struct Measure<'a> {
     equivalence: &'a Equivalence,
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
-}
-
 impl WithResolved for Measure<'_> {
     type Output = Row;
 
@@ -127,32 +114,7 @@ impl WithResolved for Measure<'_> {
         let Resolved {
             mut rng, shuffler, ..
         } = resolved;
-        let ns_per_word = median(
-            (0..ROUNDS)
-                .map(|_| {
-                    let start = Instant::now();
-                    let mut acc = 0u64;
-                    for _ in 0..WORDS_PER_ROUND {
-                        acc = acc.wrapping_add(rng.next_u64());
-                    }
-                    black_box(acc);
-                    start.elapsed().as_nanos() as f64 / WORDS_PER_ROUND as f64
-                })
-                .collect(),
-        );
-        let mut deck: [u8; 52] = core::array::from_fn(|i| i as u8);
-        let ns_per_shuffle = median(
-            (0..ROUNDS)
-                .map(|_| {
-                    let start = Instant::now();
-                    for _ in 0..SHUFFLES_PER_ROUND {
-                        shuffler.shuffle(black_box(&mut deck), &mut rng);
-                    }
-                    black_box(&deck);
-                    start.elapsed().as_nanos() as f64 / SHUFFLES_PER_ROUND as f64
-                })
-                .collect(),
-        );
+        let speed = measure_speed(&shuffler, &mut rng);
         let compared = compare_battery(
             &shuffler,
             B::seeded,
@@ -165,8 +127,8 @@ impl WithResolved for Measure<'_> {
         let info = B::INFO;
         Ok(Row {
             backend: self.name,
-            ns_per_word,
-            ns_per_52_card_shuffle: ns_per_shuffle,
+            ns_per_word: speed.ns_per_word,
+            ns_per_52_card_shuffle: speed.ns_per_52_card_shuffle,
             state_bits: info.state_bits,
             reach_n: info.max_full_permutation_n,
             crypto: info.crypto,
@@ -177,15 +139,6 @@ impl WithResolved for Measure<'_> {
             battery,
         })
     }
-}
-
-fn load_average() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
 }
 
 /// Runs `fairdeal compare`.
@@ -304,7 +257,7 @@ fn write_text(
 ) -> io::Result<()> {
     writeln!(
         out,
-        "algorithm {algorithm}, battery seed {seed}{}; speeds measured live (median of {ROUNDS} \
+        "algorithm {algorithm}, battery seed {seed}{}; speeds measured live (median of {SPEED_ROUNDS} \
          short rounds{})",
         if from_os { " (drawn from the OS)" } else { "" },
         load.map_or_else(String::new, |l| format!(", load average {l:.2}"))
@@ -394,44 +347,48 @@ fn plot(
     };
     if let Some(test) = row.battery.test(TestName::Position) {
         let n = test.report.n;
-        Heatmap {
-            title: format!(
-                "{algorithm} + {}: where each of {n} cards lands, {} shuffles, seed {seed}, {}",
-                row.backend,
-                test.report.trials,
-                verdict(TestName::Position)
-            ),
-            n,
-            counts: &test.report.counts,
-            expected: test.report.trials as f64 / n as f64,
-            skip_diagonal: false,
-            row_axis: "card",
-            column_axis: "position",
-            labels: None,
-            columns_are_elements: false,
-        }
-        .write(&dir.join(format!("{}-position.svg", row.backend)))?;
+        heatmap::write(
+            &Heatmap {
+                title: format!(
+                    "{algorithm} + {}: where each of {n} cards lands, {} shuffles, seed {seed}, {}",
+                    row.backend,
+                    test.report.trials,
+                    verdict(TestName::Position)
+                ),
+                n,
+                counts: &test.report.counts,
+                expected: test.report.trials as f64 / n as f64,
+                skip_diagonal: false,
+                row_axis: "card",
+                column_axis: "position",
+                labels: None,
+                columns_are_elements: false,
+            },
+            &dir.join(format!("{}-position.svg", row.backend)),
+        )?;
     }
     if let Some(test) = row.battery.test(TestName::SeedsConsecutive) {
         let n = test.report.n;
         let matrix = heatmap::positions_from_orders(n, &test.report.counts);
-        Heatmap {
-            title: format!(
-                "{algorithm} + {}: first shuffle of {n} from seeds {seed}, {seed}+1, … ({} seeds), {}",
-                row.backend,
-                config.seeds,
-                verdict(TestName::SeedsConsecutive)
-            ),
-            n,
-            counts: &matrix,
-            expected: test.report.trials as f64 / n as f64,
-            skip_diagonal: false,
-            row_axis: "element",
-            column_axis: "position",
-            labels: None,
-            columns_are_elements: false,
-        }
-        .write(&dir.join(format!("{}-seeds.svg", row.backend)))?;
+        heatmap::write(
+            &Heatmap {
+                title: format!(
+                    "{algorithm} + {}: first shuffle of {n} from seeds {seed}, {seed}+1, … ({} seeds), {}",
+                    row.backend,
+                    config.seeds,
+                    verdict(TestName::SeedsConsecutive)
+                ),
+                n,
+                counts: &matrix,
+                expected: test.report.trials as f64 / n as f64,
+                skip_diagonal: false,
+                row_axis: "element",
+                column_axis: "position",
+                labels: None,
+                columns_are_elements: false,
+            },
+            &dir.join(format!("{}-seeds.svg", row.backend)),
+        )?;
     }
     Ok(())
 }

@@ -546,23 +546,25 @@ fn plot(
         Verdict::Unfair => "UNFAIR",
         Verdict::Insufficient => "insufficient",
     };
-    Heatmap {
-        title: format!(
-            "{} + {}, seed {seed}: {} test, n = {n}, {} shuffles, p = {} ({verdict})",
-            selection.algorithm,
-            selection.backend,
-            report.test,
-            report.trials,
-            format_p(report.p_value)
-        ),
-        n,
-        counts: &matrix,
-        expected: report.trials as f64 / n as f64,
-        skip_diagonal: false,
-        row_axis: "element",
-        column_axis: "position",
-        labels: None,
-        columns_are_elements: false,
-    }
-    .write(path)
+    heatmap::write(
+        &Heatmap {
+            title: format!(
+                "{} + {}, seed {seed}: {} test, n = {n}, {} shuffles, p = {} ({verdict})",
+                selection.algorithm,
+                selection.backend,
+                report.test,
+                report.trials,
+                format_p(report.p_value)
+            ),
+            n,
+            counts: &matrix,
+            expected: report.trials as f64 / n as f64,
+            skip_diagonal: false,
+            row_axis: "element",
+            column_axis: "position",
+            labels: None,
+            columns_are_elements: false,
+        },
+        path,
+    )
 }

@@ -12,6 +12,7 @@ use std::num::NonZeroUsize;
 
 use fairdeal::Rng;
 use fairdeal::Shard;
+use fairdeal::fairness::TableVerdict;
 use fairdeal::poker::{
     self as poker, Category, CategoryCounts, Deal, EquityConfig, EquityReport, McConfig, McReport,
     PokerError, Spot,
@@ -234,83 +235,6 @@ struct TableJson {
     shard: Option<Value>,
 }
 
-/// A Monte Carlo table's verdict against the exact table, decided once for text and JSON.
-#[derive(Debug, Serialize)]
-struct TableVerdict {
-    /// Unfair (a category's exact test rejects), fair (the certified bound is within the
-    /// tolerance) or insufficient.
-    verdict: &'static str,
-    /// What the verdict certifies, as the text prints it.
-    statement: String,
-    /// At `confidence`, no category is more than this fraction more or less frequent than exact.
-    certified_bound: f64,
-    tolerance: f64,
-    confidence: f64,
-    /// When insufficient: about how many hands a fair dealer needs to certify the tolerance.
-    hands_needed: Option<u64>,
-    #[serde(skip)]
-    status: fairdeal::fairness::Verdict,
-}
-
-impl TableVerdict {
-    fn of(
-        report: &McReport,
-        exact: &[f64; 9],
-        equivalence: &fairdeal::fairness::Equivalence,
-    ) -> Self {
-        use fairdeal::fairness::{
-            CATEGORY_TOLERANCE, Verdict, table_bound, table_samples_to_certify,
-        };
-        let tolerance = equivalence.tolerance.unwrap_or(CATEGORY_TOLERANCE);
-        let confidence = equivalence.confidence;
-        let bound = table_bound(&report.counts.counts, exact, confidence);
-        let status = if !report.agrees(fairdeal::fairness::PASS_THRESHOLD) {
-            Verdict::Unfair
-        } else if bound <= tolerance {
-            Verdict::Fair
-        } else {
-            Verdict::Insufficient
-        };
-        let hands_needed = (status == Verdict::Insufficient)
-            .then(|| table_samples_to_certify(exact, tolerance, confidence))
-            .flatten();
-        let certified = fairdeal::fairness::Certified {
-            verdict: status,
-            bound: Some(bound),
-            tolerance: Some(tolerance),
-            confidence,
-            samples_needed: hands_needed,
-            outputs_at_least: None,
-        };
-        let clause = crate::verdict::bound_clause(&certified);
-        let statement = match status {
-            Verdict::Fair => format!(
-                "FAIR: no category {clause}; no category's exact test rejects (Bonferroni, \
-                 alpha = 1e-6)"
-            ),
-            Verdict::Unfair => format!(
-                "UNFAIR: the table is NOT consistent with the exact one (largest deviation: {}, \
-                 Bonferroni p <= 1e-6)",
-                report.most_deviant.name()
-            ),
-            Verdict::Insufficient => format!(
-                "INSUFFICIENT: no category's exact test rejects, but the hands certify only that \
-                 no category is {clause}; about {} hands needed",
-                hands_needed.map_or_else(|| "more".to_owned(), |h| h.to_string())
-            ),
-        };
-        Self {
-            verdict: status.name(),
-            statement,
-            certified_bound: bound,
-            tolerance,
-            confidence,
-            hands_needed,
-            status,
-        }
-    }
-}
-
 #[derive(Debug, Serialize)]
 struct McJson {
     algorithm: String,
@@ -407,7 +331,7 @@ pub(crate) fn print_table(
 ) -> anyhow::Result<()> {
     // A Monte Carlo table's verdict (`crate::verdict`'s exit status); an exact table is the
     // reference itself.
-    let judgement = mc.map(|(r, ..)| TableVerdict::of(r, exact, equivalence));
+    let judgement = mc.map(|(r, ..)| table_verdict(r, exact, equivalence));
     let verdict = judgement
         .as_ref()
         .map_or(fairdeal::fairness::Verdict::Fair, |j| j.status);
@@ -491,7 +415,7 @@ pub(crate) fn table_document(
     shard: Option<Value>,
     equivalence: &fairdeal::fairness::Equivalence,
 ) -> anyhow::Result<Value> {
-    let judgement = TableVerdict::of(mc.0, &mc.0.exact, equivalence);
+    let judgement = table_verdict(mc.0, &mc.0.exact, equivalence);
     Ok(serde_json::to_value(table_json(
         7,
         counts,
@@ -500,6 +424,21 @@ pub(crate) fn table_document(
         Some(judgement),
         shard,
     ))?)
+}
+
+/// A Monte Carlo table's verdict against the exact table.
+fn table_verdict(
+    report: &McReport,
+    exact: &[f64; 9],
+    equivalence: &fairdeal::fairness::Equivalence,
+) -> TableVerdict {
+    TableVerdict::judge(
+        &report.counts.counts,
+        exact,
+        report.p_value,
+        report.most_deviant.name(),
+        equivalence,
+    )
 }
 
 /// The JSON document of a category table.
