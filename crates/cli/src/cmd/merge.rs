@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use fairdeal::Shard;
+use fairdeal::blackjack::report::SimReport;
 use fairdeal::blackjack::{Betting, ExactStrategy, Rules, SimConfig, SimResult, Strategy};
 use fairdeal::fairness::{Equivalence, FairnessReport, TestKind, report_from_counts};
 use fairdeal::poker::{self as poker, Category, CategoryCounts};
@@ -434,7 +435,7 @@ impl SimulateRun {
             backend: doc.str("backend")?.to_owned(),
             seed: doc.u64("seed")?,
             // Recomputed, as the run computes it: the file's value is checked, not trusted.
-            exact_infinite: -100.0 * strategy.infinite_deck_return(),
+            exact_infinite: SimReport::infinite_deck_edge(&strategy),
         })
     }
 
@@ -450,8 +451,8 @@ impl SimulateRun {
             .map_err(|why| doc.refuse(why))
     }
 
-    fn report(&self, result: SimResult, seconds: f64) -> blackjack::SimulateReport {
-        blackjack::SimulateReport {
+    fn report(&self, result: SimResult, seconds: f64) -> SimReport {
+        SimReport {
             rules: self.rules,
             betting: self.betting,
             strategy: self.strategy,
@@ -503,7 +504,7 @@ fn merge_simulate(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
         return print_json(&Value::Object(report.json()));
     }
     let mut out = stdout();
-    report.write_text(&mut out)?;
+    blackjack::write_simulate_text(&report, &mut out)?;
     out.flush()?;
     Ok(())
 }
