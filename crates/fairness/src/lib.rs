@@ -147,7 +147,10 @@ pub use battery::{
     BatteryConfig, BatteryReport, BatteryTest, NamedTally, REPEAT_MIN_N, TestName, Verdict,
     holm_adjusted, judge_tallies, line_tallies, run_battery, run_battery_judged,
 };
-pub use chunked::{CHUNK_TRIALS, ChunkedRun, chunk_seeded_test, report_from_counts};
+pub use chunked::{
+    CHUNK_TRIALS, ChunkedRun, chunk_seeded_test, chunk_seeded_test_with_progress,
+    report_from_counts,
+};
 pub use equivalence::{
     CATEGORY_TOLERANCE, CELL_TOLERANCE, Certified, DEFAULT_CONFIDENCE, Equivalence,
     ORDER_TOLERANCE, clopper_pearson, default_tolerance, relative_bound, samples_to_certify,

@@ -6,7 +6,6 @@
 //! there is); above, the `n × n` matrix of where each element lands (the position test). The
 //! statistics are `fairdeal-fairness`'s; this module only runs them, prints them and plots them.
 
-use std::cell::Cell;
 use std::io::Write;
 use std::path::Path;
 
@@ -14,12 +13,11 @@ use anyhow::Context as _;
 use fairdeal::Shard;
 use fairdeal::fairness::{
     BatteryReport, BatteryTest, ChunkedRun, Equivalence, FairnessReport, JudgeConfig,
-    MAX_PERMUTATION_N, PASS_THRESHOLD, TestKind, TestName, Verdict, chunk_seeded_test,
-    unrank_permutation,
+    MAX_PERMUTATION_N, PASS_THRESHOLD, TestKind, TestName, Verdict,
+    chunk_seeded_test_with_progress, unrank_permutation,
 };
 use fairdeal::rng::Backend;
-use fairdeal::{AlgorithmInfo, DEFAULT_ALGORITHM, Rng, ShuffleError, Shuffler};
-use indicatif::ProgressBar;
+use fairdeal::{DEFAULT_ALGORITHM, Rng};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -309,7 +307,6 @@ impl WithResolved for Experiment {
         // UNFAIR run can be reproduced (as `poker` and `blackjack` do).
         let seed = self.seed.unwrap_or_else(|| given.next_u64());
         let bar = progress_bar(self.trials, self.show_progress, "shuffling");
-        let counted = Counted::new(&shuffler, &bar);
         // Chunk c shuffles with B::seeded(stream_seed(seed, c)), so --shard I/N runs a fixed
         // part of the same shuffles.
         let run = ChunkedRun {
@@ -323,61 +320,14 @@ impl WithResolved for Experiment {
             seed,
             shard: self.shard,
         };
-        let report = chunk_seeded_test(&counted, &run, B::seeded);
-        counted.finish();
+        let report = chunk_seeded_test_with_progress(
+            &shuffler,
+            &run,
+            B::seeded,
+            Some(&|shuffles| bar.inc(shuffles)),
+        );
         bar.finish_and_clear();
         Ok((report.map_err(|e| usage(e.to_string()))?, seed))
-    }
-}
-
-/// A shuffler that forwards to another and advances a progress bar, so the statistics run
-/// unchanged (same draws, same counts) with or without a bar. It ticks the bar every
-/// [`Counted::TICK`] shuffles to keep the bar's cost out of the measurement.
-struct Counted<'a, S> {
-    inner: &'a S,
-    bar: &'a ProgressBar,
-    pending: Cell<u64>,
-}
-
-impl<'a, S> Counted<'a, S> {
-    const TICK: u64 = 4096;
-
-    fn new(inner: &'a S, bar: &'a ProgressBar) -> Self {
-        Self {
-            inner,
-            bar,
-            pending: Cell::new(0),
-        }
-    }
-
-    fn finish(&self) {
-        self.bar.inc(self.pending.replace(0));
-    }
-}
-
-impl<S: Shuffler> Shuffler for Counted<'_, S> {
-    fn info(&self) -> AlgorithmInfo {
-        self.inner.info()
-    }
-
-    fn shuffle<T, R: Rng + ?Sized>(&self, data: &mut [T], rng: &mut R) {
-        self.inner.shuffle(data, rng);
-        let pending = self.pending.get() + 1;
-        if pending == Self::TICK {
-            self.bar.inc(pending);
-            self.pending.set(0);
-        } else {
-            self.pending.set(pending);
-        }
-    }
-
-    fn shuffle_prefix<T, R: Rng + ?Sized>(
-        &self,
-        data: &mut [T],
-        k: usize,
-        rng: &mut R,
-    ) -> Result<(), ShuffleError> {
-        self.inner.shuffle_prefix(data, k, rng)
     }
 }
 
