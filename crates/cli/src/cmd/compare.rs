@@ -18,7 +18,7 @@ use fairdeal::rng::{Backend, backends};
 use fairdeal::{DEFAULT_ALGORITHM, Rng};
 use serde::Serialize;
 
-use fairdeal_cli::args::{PlotArg, algorithm_parser, parse_seed};
+use fairdeal_cli::args::{PlotArg, RandomArgs};
 
 use crate::cmd::heatmap::{self, Heatmap};
 use crate::common::{
@@ -36,6 +36,14 @@ use crate::verdict::{EquivalenceArgs, battery_sentence};
     fairdeal compare --seed 1 --plot figures/ # bias heatmaps per backend\n\n",
     "The exit status is the worst backend's verdict (java fails the consecutive-seeds test). ",
     crate::verdict::exit_status_help!()))]
+#[command(mut_arg("algo", |a| a.help(format!(
+    "Shuffling algorithm the battery runs (see `fairdeal algorithms`) [default: {DEFAULT_ALGORITHM}]"
+))))]
+#[command(mut_arg("seed", |a| a.help(
+    "Seed of the battery (its streams and the first of its seed sequences); without it one is \
+     drawn from the OS and reported"
+)))]
+#[command(mut_arg("backend", |a| a.hide(true)))]
 #[command(mut_arg("plot", |a| a.value_name("DIR").help(
     "Write bias heatmaps into this directory (created if missing): per backend, \
      `<name>-position.svg` (52 cards × position) and `<name>-seeds.svg` (the first shuffles of 4 \
@@ -46,14 +54,9 @@ pub(crate) struct Args {
     #[arg(long, value_name = "A,B,…", value_delimiter = ',')]
     backends: Vec<String>,
 
-    /// Shuffling algorithm the battery runs (see `fairdeal algorithms`).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_ALGORITHM, value_parser = algorithm_parser())]
-    algo: String,
-
-    /// Seed of the battery (its streams and the first of its seed sequences); without it one
-    /// is drawn from the OS and reported.
-    #[arg(long, value_name = "S", value_parser = parse_seed)]
-    seed: Option<u64>,
+    /// `--algo` and `--seed` (`--backend` is refused: the backends are `--backends`).
+    #[command(flatten)]
+    random: RandomArgs,
 
     /// Print the comparison as JSON.
     #[arg(long)]
@@ -145,12 +148,18 @@ impl WithResolved for Measure<'_> {
 pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let Args {
         backends: names,
-        algo,
-        seed: seed_arg,
+        random,
         json,
         plot: PlotArg { plot: plot_dir },
         equivalence,
     } = args;
+    if random.backend.is_some() {
+        return Err(usage(
+            "compare takes its backends as --backends A,B,… (default: all), not --backend",
+        ));
+    }
+    let algo = random.algorithm(DEFAULT_ALGORITHM).to_owned();
+    let seed_arg = random.seed;
     let equivalence = equivalence.equivalence()?;
     let catalogue = backends();
     let chosen: Vec<&'static str> = if names.is_empty() {
@@ -391,4 +400,31 @@ fn plot(
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// `compare` flattens the shared `--algo` and `--seed` with its own help texts, and hides
+    /// `--backend` (it takes `--backends`).
+    #[test]
+    fn the_help_lists_algo_and_seed_with_their_own_texts() {
+        let mut root = crate::command();
+        root.build();
+        let compare = root.find_subcommand("compare").expect("compare").clone();
+        let help = |id: &str| {
+            let arg = compare
+                .get_arguments()
+                .find(|a| a.get_id() == id)
+                .unwrap_or_else(|| panic!("--{id}"));
+            (
+                arg.is_hide_set(),
+                arg.get_help().map(ToString::to_string).unwrap_or_default(),
+            )
+        };
+        let (hidden, algo) = help("algo");
+        assert!(!hidden && algo.contains("the battery runs") && algo.contains("[default: "));
+        let (hidden, seed) = help("seed");
+        assert!(!hidden && seed.starts_with("Seed of the battery"), "{seed}");
+        assert!(help("backend").0);
+    }
 }
