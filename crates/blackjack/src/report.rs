@@ -43,6 +43,28 @@ pub fn hand_label(first: u8, second: u8) -> String {
     format!("{},{}", card_label(second), card_label(first))
 }
 
+/// The game rules without the shoe and table (`S17 DAS double any split to 4 surrender none
+/// pays 3:2 hole card peek`), for the headers of the chart and the exact analysis, where the
+/// deck count, penetration and seats do not apply.
+pub fn game_rules_text(rules: &Rules) -> String {
+    format!(
+        "{} {} double {} split to {}{}{} surrender {} pays {} hole card {}",
+        if rules.hits_soft_17 { "H17" } else { "S17" },
+        if rules.double_after_split {
+            "DAS"
+        } else {
+            "no DAS"
+        },
+        rules.double,
+        rules.max_split_hands,
+        if rules.resplit_aces { " RSA" } else { "" },
+        if rules.hit_split_aces { " HSA" } else { "" },
+        rules.surrender,
+        rules.payout,
+        rules.hole_card,
+    )
+}
+
 /// What `blackjack simulate` reports, whether from one run or merged from shards.
 #[derive(Debug, Clone)]
 pub struct SimReport {
@@ -209,5 +231,10 @@ mod tests {
         assert_eq!(doc["dealer"], "S17");
         assert_eq!(doc["upcards"].as_object().map(Map::len), Some(10));
         assert!(doc["upcards"]["A"]["bust"].as_f64().is_some());
+        let rules = game_rules_text(&Rules::default());
+        assert!(
+            rules.starts_with("S17 ") && rules.contains(" hole card "),
+            "{rules}"
+        );
     }
 }

@@ -127,6 +127,91 @@ pub const fn test_mark(verdict: Verdict) -> &'static str {
     }
 }
 
+/// The facts a comparison row states about a generator (its backend's description).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GeneratorFacts {
+    /// The backend's name.
+    pub name: &'static str,
+    /// Bits of state.
+    pub state_bits: u32,
+    /// The largest deck every order of which the generator can reach.
+    pub reach_n: u32,
+    /// Whether it is a cryptographic generator.
+    pub crypto: bool,
+}
+
+/// One generator's row of `fairdeal compare`: its facts, its live speed and its battery,
+/// judged; `fairdeal compare --json` prints it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ComparedRow {
+    /// The backend's name.
+    pub backend: &'static str,
+    /// Nanoseconds per word ([`Speed`]).
+    pub ns_per_word: f64,
+    /// Nanoseconds per 52-card shuffle ([`Speed`]).
+    pub ns_per_52_card_shuffle: f64,
+    /// Bits of state.
+    pub state_bits: u32,
+    /// The largest deck every order of which the generator can reach.
+    pub reach_n: u32,
+    /// Whether it is a cryptographic generator.
+    pub crypto: bool,
+    /// Fair (every test bounds its cells within its tolerance), unfair or insufficient.
+    pub verdict: &'static str,
+    /// What the verdict certifies, as the text prints it.
+    pub statement: String,
+    /// The test that decided an UNFAIR verdict.
+    pub decided_by: Option<&'static str>,
+    /// Every test, in the battery's order.
+    pub tests: Vec<ComparedTest>,
+    /// The battery, judged.
+    #[serde(skip)]
+    pub battery: BatteryReport,
+}
+
+impl ComparedRow {
+    /// The row of a generator with `facts`, measured at `speed`, its battery `compared`.
+    pub fn new(facts: GeneratorFacts, speed: Speed, compared: Compared) -> Self {
+        let battery = compared.battery;
+        ComparedRow {
+            backend: facts.name,
+            ns_per_word: speed.ns_per_word,
+            ns_per_52_card_shuffle: speed.ns_per_52_card_shuffle,
+            state_bits: facts.state_bits,
+            reach_n: facts.reach_n,
+            crypto: facts.crypto,
+            verdict: battery.verdict.name(),
+            statement: crate::statement::battery_sentence(&battery, "shuffles"),
+            decided_by: compared.decided_by.map(TestName::name),
+            tests: compared.tests,
+            battery,
+        }
+    }
+}
+
+/// The `fairdeal compare --json` document.
+#[derive(Debug, Serialize)]
+pub struct ComparisonDocument<'a> {
+    /// The shuffling algorithm the batteries ran.
+    pub algorithm: &'a str,
+    /// The batteries' seed.
+    pub seed: u64,
+    /// Whether it was drawn from the OS.
+    pub seed_from_os: bool,
+    /// The rejection threshold.
+    pub alpha: f64,
+    /// The multiple-test correction (`holm`).
+    pub correction: &'static str,
+    /// The confidence of the certified bounds.
+    pub confidence: f64,
+    /// The battery's sizes.
+    pub battery: &'a BatteryConfig,
+    /// `/proc/loadavg`'s 1-minute load when the speeds were measured, if readable.
+    pub load_average: Option<f64>,
+    /// One row per generator.
+    pub backends: &'a [ComparedRow],
+}
+
 /// Timing rounds per speed measurement ([`measure_speed`]); the median is reported.
 pub const SPEED_ROUNDS: usize = 7;
 /// Words drawn per timing round.

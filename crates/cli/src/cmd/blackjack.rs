@@ -15,8 +15,8 @@ use std::time::Instant;
 use clap::builder::RangedI64ValueParser;
 use fairdeal::Rng;
 use fairdeal::blackjack::report::{
-    SimReport, UPCARDS, card_label, dealer_document, exact_document, hand_label, strategy_document,
-    values_frame,
+    SimReport, UPCARDS, card_label, dealer_document, exact_document, game_rules_text, hand_label,
+    strategy_document, values_frame,
 };
 use fairdeal::blackjack::{
     BetRamp, Betting, Composition, CompositionStrategy, DealerTable, ExactStrategy, OUTCOME_NAMES,
@@ -59,26 +59,6 @@ enum BlackjackCommand {
     Strategy(StrategyArgs),
     /// The exact expected return of one round off the top of a full shoe (no sampling).
     Exact(ExactArgs),
-}
-
-/// The game rules without the shoe and table (for headers where those do not apply).
-fn game_rules_text(rules: &Rules) -> String {
-    format!(
-        "{} {} double {} split to {}{}{} surrender {} pays {} hole card {}",
-        if rules.hits_soft_17 { "H17" } else { "S17" },
-        if rules.double_after_split {
-            "DAS"
-        } else {
-            "no DAS"
-        },
-        rules.double,
-        rules.max_split_hands,
-        if rules.resplit_aces { " RSA" } else { "" },
-        if rules.hit_split_aces { " HSA" } else { "" },
-        rules.surrender,
-        rules.payout,
-        rules.hole_card,
-    )
 }
 
 /// The most rounds one `simulate` may deal: about a day of one core at 10 M rounds/s.

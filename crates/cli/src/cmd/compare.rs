@@ -10,13 +10,12 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use fairdeal::fairness::comparison::{
-    ComparedTest, SPEED_ROUNDS, compare_battery, compare_config, load_average, measure_speed,
-    short_p, test_mark,
+    ComparedRow, ComparisonDocument, GeneratorFacts, SPEED_ROUNDS, compare_battery, compare_config,
+    load_average, measure_speed, short_p, test_mark,
 };
-use fairdeal::fairness::{BatteryConfig, BatteryReport, Equivalence, TestName};
+use fairdeal::fairness::{BatteryConfig, Equivalence, TestName};
 use fairdeal::rng::{Backend, backends};
 use fairdeal::{DEFAULT_ALGORITHM, Rng};
-use serde::Serialize;
 
 use fairdeal_cli::args::{PlotArg, RandomArgs};
 
@@ -25,7 +24,7 @@ use crate::common::{
     Resolved, Selection, Table, WithResolved, print_json, progress_bar, status_after_write, stdout,
     usage, with_selection,
 };
-use crate::verdict::{EquivalenceArgs, battery_sentence};
+use crate::verdict::EquivalenceArgs;
 
 /// Arguments of `fairdeal compare`.
 #[derive(Debug, clap::Args)]
@@ -69,40 +68,6 @@ pub(crate) struct Args {
     equivalence: EquivalenceArgs,
 }
 
-/// One backend's row.
-#[derive(Debug, Serialize)]
-struct Row {
-    backend: &'static str,
-    ns_per_word: f64,
-    ns_per_52_card_shuffle: f64,
-    state_bits: u32,
-    /// The largest deck every order of which the generator can reach.
-    reach_n: u32,
-    crypto: bool,
-    /// Fair (every test bounds its cells within its tolerance), unfair or insufficient.
-    verdict: &'static str,
-    /// What the verdict certifies, as the text prints it.
-    statement: String,
-    decided_by: Option<&'static str>,
-    tests: Vec<ComparedTest>,
-    #[serde(skip)]
-    battery: BatteryReport,
-}
-
-#[derive(Debug, Serialize)]
-struct JsonReport<'a> {
-    algorithm: &'a str,
-    seed: u64,
-    seed_from_os: bool,
-    alpha: f64,
-    correction: &'static str,
-    confidence: f64,
-    battery: &'a BatteryConfig,
-    /// `/proc/loadavg`'s 1-minute load when the speeds were measured, if readable.
-    load_average: Option<f64>,
-    backends: &'a [Row],
-}
-
 struct Measure<'a> {
     name: &'static str,
     seed: u64,
@@ -111,9 +76,9 @@ struct Measure<'a> {
 }
 
 impl WithResolved for Measure<'_> {
-    type Output = Row;
+    type Output = ComparedRow;
 
-    fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<Row> {
+    fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<ComparedRow> {
         let Resolved {
             mut rng, shuffler, ..
         } = resolved;
@@ -126,21 +91,14 @@ impl WithResolved for Measure<'_> {
             self.equivalence,
         )
         .map_err(|e| usage(e.to_string()))?;
-        let battery = compared.battery;
         let info = B::INFO;
-        Ok(Row {
-            backend: self.name,
-            ns_per_word: speed.ns_per_word,
-            ns_per_52_card_shuffle: speed.ns_per_52_card_shuffle,
+        let facts = GeneratorFacts {
+            name: self.name,
             state_bits: info.state_bits,
             reach_n: info.max_full_permutation_n,
             crypto: info.crypto,
-            verdict: battery.verdict.name(),
-            statement: battery_sentence(&battery, "shuffles"),
-            decided_by: compared.decided_by.map(TestName::name),
-            tests: compared.tests,
-            battery,
-        })
+        };
+        Ok(ComparedRow::new(facts, speed, compared))
     }
 }
 
@@ -227,7 +185,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     // The worst backend decides: unfair over insufficient over fair.
     let verdict = crate::verdict::worst(rows.iter().map(|row| row.battery.verdict));
     let written = if json {
-        print_json(&JsonReport {
+        print_json(&ComparisonDocument {
             algorithm: &algo,
             seed,
             seed_from_os: seed_arg.is_none(),
@@ -257,7 +215,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
 
 fn write_text(
     out: &mut impl Write,
-    rows: &[Row],
+    rows: &[ComparedRow],
     algorithm: &str,
     seed: u64,
     from_os: bool,
@@ -344,7 +302,7 @@ fn write_text(
 
 fn plot(
     dir: &Path,
-    row: &Row,
+    row: &ComparedRow,
     algorithm: &str,
     seed: u64,
     config: &BatteryConfig,

@@ -13,13 +13,12 @@ use std::num::NonZeroUsize;
 use fairdeal::Rng;
 use fairdeal::Shard;
 use fairdeal::fairness::TableVerdict;
+use fairdeal::poker::document::{EquityRunDoc, RunNames, TableDoc};
 use fairdeal::poker::{
     self as poker, Category, CategoryCounts, Deal, EquityConfig, EquityReport, McConfig, McReport,
     PokerError, Spot,
 };
 use fairdeal::rng::Backend;
-use serde::ser::SerializeMap;
-use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use fairdeal_cli::args::{RandomArgs, ThreadsArg, count_parser};
@@ -199,52 +198,6 @@ fn algo_help() -> String {
     format!(
         "Shuffling algorithm that deals (see `fairdeal algorithms`) [default: {DEAL_ALGORITHM}]"
     )
-}
-
-/// Nine values keyed by category name, best category first (`straight_flush` … `high_card`)
-/// in the JSON text too, as the text table prints them.
-#[derive(Debug)]
-struct ByCategory<T>([T; 9]);
-
-impl<T: Serialize> Serialize for ByCategory<T> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(9))?;
-        for &category in Category::ALL.iter().rev() {
-            map.serialize_entry(category.key(), &self.0[category.index()])?;
-        }
-        map.end()
-    }
-}
-
-/// The JSON document of `poker table`.
-#[derive(Debug, Serialize)]
-struct TableJson {
-    cards: usize,
-    total: u64,
-    counts: ByCategory<u64>,
-    exact: ByCategory<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    monte_carlo: Option<McJson>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    p_value: Option<f64>,
-    /// A Monte Carlo table's verdict and what it certifies (an exact table has none: it is the
-    /// reference).
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    judgement: Option<TableVerdict>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    shard: Option<Value>,
-}
-
-#[derive(Debug, Serialize)]
-struct McJson {
-    algorithm: String,
-    backend: String,
-    seed: u64,
-    fresh_deck: bool,
-    z_scores: ByCategory<f64>,
-    /// Each category's exact two-sided binomial p-value.
-    category_p_values: ByCategory<f64>,
-    most_deviant: &'static str,
 }
 
 fn run_table(args: &TableArgs) -> anyhow::Result<()> {
@@ -449,24 +402,17 @@ fn table_json(
     mc: Option<(&McReport, &Selection, u64, bool)>,
     judgement: Option<TableVerdict>,
     shard: Option<Value>,
-) -> TableJson {
-    TableJson {
-        cards,
-        total: counts.total(),
-        counts: ByCategory(counts.counts),
-        exact: ByCategory(*exact),
-        monte_carlo: mc.map(|(r, sel, seed, fresh)| McJson {
-            algorithm: sel.algorithm.clone(),
-            backend: sel.backend.clone(),
-            seed,
-            fresh_deck: fresh,
-            z_scores: ByCategory(r.z_scores),
-            category_p_values: ByCategory(r.category_p_values),
-            most_deviant: r.most_deviant.key(),
-        }),
-        p_value: mc.map(|(r, ..)| r.p_value),
-        judgement,
-        shard,
+) -> TableDoc<TableVerdict, Value> {
+    let mc = mc.map(|(r, sel, seed, fresh)| (r, names(sel, seed), fresh));
+    TableDoc::new(cards, counts, exact, mc, judgement, shard)
+}
+
+/// The names a document gives a sampled run.
+fn names(selection: &Selection, seed: u64) -> RunNames<'_> {
+    RunNames {
+        algorithm: &selection.algorithm,
+        backend: &selection.backend,
+        seed,
     }
 }
 
@@ -500,22 +446,6 @@ impl WithResolved for McTable {
         bar.finish_and_clear();
         Ok((report, seed))
     }
-}
-
-/// The JSON document of `poker equity`.
-#[derive(Debug, Serialize)]
-struct EquityJson {
-    /// The report: the spot, each seat's fractions and integer tallies (the engine's form).
-    #[serde(flatten)]
-    report: poker::EquityDoc,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    seed: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    algorithm: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    backend: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    shard: Option<Value>,
 }
 
 fn run_equity(args: &EquityArgs) -> anyhow::Result<()> {
@@ -590,14 +520,8 @@ fn equity_json(
     spot: &Spot,
     mc: Option<(u64, &Selection)>,
     shard: Option<Value>,
-) -> EquityJson {
-    EquityJson {
-        report: poker::EquityDoc::new(report, spot),
-        seed: mc.map(|(seed, _)| seed),
-        algorithm: mc.map(|(_, sel)| sel.algorithm.clone()),
-        backend: mc.map(|(_, sel)| sel.backend.clone()),
-        shard,
-    }
+) -> EquityRunDoc<Value> {
+    EquityRunDoc::new(report, spot, mc.map(|(seed, sel)| names(sel, seed)), shard)
 }
 
 fn write_equity(report: &EquityReport, spot: &Spot, seed: Option<u64>) -> anyhow::Result<()> {
