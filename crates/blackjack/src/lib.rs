@@ -85,6 +85,8 @@ mod exact;
 mod game;
 #[cfg(feature = "serde")]
 mod json;
+#[cfg(feature = "serde")]
+pub mod report;
 mod rules;
 mod shoe;
 mod sim;

@@ -7,7 +7,7 @@ use std::fmt;
 
 use fairdeal::fairness::Verdict;
 // The verdicts' sentences live in the library, where the Python module reads them too.
-pub(crate) use fairdeal::fairness::statement::{battery_sentence, bound_clause};
+pub(crate) use fairdeal::fairness::statement::battery_sentence;
 
 /// The exit status of an UNFAIR verdict.
 pub(crate) const EXIT_UNFAIR: u8 = 3;

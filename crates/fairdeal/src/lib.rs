@@ -164,6 +164,13 @@ pub struct CrateReadmeDoctests;
 #[cfg(feature = "blackjack")]
 pub use fairdeal_blackjack as blackjack;
 
+#[cfg(all(feature = "blackjack", feature = "poker", feature = "fairness"))]
+mod sharded;
+#[cfg(all(feature = "blackjack", feature = "poker", feature = "fairness"))]
+pub use sharded::{
+    CheckedShard, RunDifference, ShardHeader, ShardSetError, ShardedCommand, check_shard_set,
+};
+
 #[cfg(all(
     feature = "inplace",
     feature = "inside-out",

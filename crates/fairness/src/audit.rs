@@ -503,6 +503,28 @@ fn extremes(items: &[Vec<u8>], counts: &[u64], trials: u64) -> (Vec<AuditCell>, 
     (over, under)
 }
 
+/// The items' indices in the order to show them (a heatmap's rows): numerically when every
+/// item is an integer, else as text, so `0, 1, 2, …` run down the side whatever order the
+/// first line had.
+///
+/// ```
+/// use fairdeal_fairness::audit::display_order;
+/// let items: Vec<Vec<u8>> = ["10", "9", "-1", "0"].iter().map(|w| w.as_bytes().to_vec()).collect();
+/// assert_eq!(display_order(&items), [2, 3, 1, 0]);
+/// ```
+pub fn display_order(items: &[Vec<u8>]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    let numbers: Option<Vec<i128>> = items
+        .iter()
+        .map(|item| core::str::from_utf8(item).ok()?.parse().ok())
+        .collect();
+    match numbers {
+        Some(numbers) => order.sort_by_key(|&i| numbers[i]),
+        None => order.sort_by(|&a, &b| items[a].cmp(&items[b])),
+    }
+    order
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -645,5 +667,14 @@ mod tests {
         audit.add_line(b"a b c\n").unwrap();
         let err = audit.add_line(b"a a c\n").unwrap_err();
         assert_eq!(err.to_string(), "line 3: item 'a' appears twice");
+    }
+
+    #[test]
+    fn items_are_drawn_in_numeric_or_text_order() {
+        let items = |words: &[&str]| -> Vec<Vec<u8>> {
+            words.iter().map(|w| w.as_bytes().to_vec()).collect()
+        };
+        assert_eq!(display_order(&items(&["10", "9", "-1", "0"])), [2, 3, 1, 0]);
+        assert_eq!(display_order(&items(&["b", "10", "a"])), [1, 2, 0]);
     }
 }

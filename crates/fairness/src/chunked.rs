@@ -1,6 +1,6 @@
 //! Chunk-seeded runs of the shuffling tests: the same counts on one process or many.
 
-use fairdeal_core::{Chunk, ChunkPlan, ChunkWork, Rng, Shard, Shuffler, run_serial};
+use fairdeal_core::{Chunk, ChunkPlan, ChunkWork, Progress, Rng, Shard, Shuffler, run_serial};
 
 use crate::permutation::{
     MAX_PERMUTATION_N, MIN_PERMUTATION_N, PermutationTally, permutation_report,
@@ -100,6 +100,45 @@ where
     R: Rng,
     F: Fn(u64) -> R,
 {
+    chunk_seeded_test_with_progress(shuffler, run, make_rng, None)
+}
+
+/// [`chunk_seeded_test`], calling `progress` after each chunk with the shuffles it made (a
+/// progress bar; it never changes the counts).
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use fairdeal_fairness::{ChunkedRun, TestKind, chunk_seeded_test_with_progress};
+/// use fairdeal_core::SeedableRng;
+/// let run = ChunkedRun { test: TestKind::Position, n: 4, trials: 100_000, seed: 1, shard: None };
+/// let done = AtomicU64::new(0);
+/// let progress = |n: u64| {
+///     done.fetch_add(n, Ordering::Relaxed);
+/// };
+/// let report = chunk_seeded_test_with_progress(
+///     &fairdeal_inplace::Inplace::new(),
+///     &run,
+///     rand_pcg::Pcg64::seed_from_u64,
+///     Some(&progress),
+/// )?;
+/// assert_eq!(done.load(Ordering::Relaxed), report.trials);
+/// # Ok::<(), fairdeal_fairness::FairnessError>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`chunk_seeded_test`].
+pub fn chunk_seeded_test_with_progress<S, R, F>(
+    shuffler: &S,
+    run: &ChunkedRun,
+    make_rng: F,
+    progress: Option<Progress<'_>>,
+) -> Result<FairnessReport, FairnessError>
+where
+    S: Shuffler + ?Sized,
+    R: Rng,
+    F: Fn(u64) -> R,
+{
     let cells = cells(run.test, run.n)?;
     check_trials(run.trials, run.n)?;
     let plan = run.plan();
@@ -117,11 +156,11 @@ where
     let counts = match run.test {
         TestKind::Permutation => {
             let work = ShuffleChunks::new(shuffler, make_rng, run.n, PermutationTally::new(run.n)?);
-            run_serial(&work, &plan, range, None)?.report()?.counts
+            run_serial(&work, &plan, range, progress)?.report()?.counts
         }
         _ => {
             let work = ShuffleChunks::new(shuffler, make_rng, run.n, PositionTally::new(run.n)?);
-            run_serial(&work, &plan, range, None)?.report()?.counts
+            run_serial(&work, &plan, range, progress)?.report()?.counts
         }
     };
     debug_assert_eq!(counts.len(), cells);

@@ -126,6 +126,8 @@ mod chunked;
 pub mod comparison;
 mod equivalence;
 mod error;
+#[cfg(feature = "plot")]
+pub mod heatmap;
 mod judge;
 mod lines;
 mod permutation;
@@ -134,9 +136,11 @@ mod power;
 mod rank;
 mod repeat;
 mod report;
+mod run;
 mod sequence;
 pub mod statement;
 mod stats;
+mod table;
 mod tally;
 
 pub use adjacency::{AdjacencyTally, MIN_ADJACENCY_N, adjacency_test};
@@ -144,7 +148,10 @@ pub use battery::{
     BatteryConfig, BatteryReport, BatteryTest, NamedTally, REPEAT_MIN_N, TestName, Verdict,
     holm_adjusted, judge_tallies, line_tallies, run_battery, run_battery_judged,
 };
-pub use chunked::{CHUNK_TRIALS, ChunkedRun, chunk_seeded_test, report_from_counts};
+pub use chunked::{
+    CHUNK_TRIALS, ChunkedRun, chunk_seeded_test, chunk_seeded_test_with_progress,
+    report_from_counts,
+};
 pub use equivalence::{
     CATEGORY_TOLERANCE, CELL_TOLERANCE, Certified, DEFAULT_CONFIDENCE, Equivalence,
     ORDER_TOLERANCE, clopper_pearson, default_tolerance, relative_bound, samples_to_certify,
@@ -164,7 +171,9 @@ pub use power::position_trials_needed;
 pub use rank::{MAX_RANK_N, factorial, rank_permutation, unrank_permutation};
 pub use repeat::{MAX_REPEAT_LINES, RepeatTally, outputs_lower_bound, repeat_test};
 pub use report::{FairnessReport, MIN_EXPECTED_COUNT, PASS_THRESHOLD, TestKind};
+pub use run::{RunDocument, RunNames, judge_run};
 pub use sequence::{OrderTally, SeedPattern, SerialTally, seed_sequence_test, serial_test};
+pub use table::TableVerdict;
 pub use tally::Tally;
 
 #[cfg(test)]

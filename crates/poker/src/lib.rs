@@ -85,6 +85,8 @@ any order, so a seed gives the same answer on 1 or 64 threads.
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
+#[cfg(feature = "serde")]
+pub mod document;
 mod equity;
 mod error;
 mod eval;

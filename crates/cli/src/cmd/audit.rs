@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use fairdeal::fairness::audit::{
-    AuditCell, AuditError, AuditOptions, AuditReport, DEFAULT_BIAS, LineAudit,
+    AuditCell, AuditError, AuditOptions, AuditReport, DEFAULT_BIAS, LineAudit, display_order,
 };
 use fairdeal::fairness::{MAX_LINE_BYTES, TestName, show_item, statement};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -126,21 +126,6 @@ fn read_all(reader: &mut impl BufRead, bar: &ProgressBar) -> anyhow::Result<Line
     Ok(audit)
 }
 
-/// The items' indices sorted for display: numerically when every item is an integer, else
-/// as text.
-fn display_order(items: &[Vec<u8>]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..items.len()).collect();
-    let numbers: Option<Vec<i128>> = items
-        .iter()
-        .map(|item| std::str::from_utf8(item).ok()?.parse().ok())
-        .collect();
-    match numbers {
-        Some(numbers) => order.sort_by_key(|&i| numbers[i]),
-        None => order.sort_by(|&a, &b| items[a].cmp(&items[b])),
-    }
-    order
-}
-
 /// Runs `fairdeal audit`.
 pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let Args {
@@ -191,27 +176,29 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             .flat_map(|&i| &position.report.counts[i * n..(i + 1) * n])
             .copied()
             .collect();
-        Heatmap {
-            title: format!(
-                "audit of {}: {} lines of {n} items, verdict {}",
-                if is_stdin(&input) {
-                    "standard input".to_owned()
-                } else {
-                    input.display().to_string()
-                },
-                report.lines,
-                report.verdict.name().to_uppercase()
-            ),
-            n,
-            counts: &counts,
-            expected: position.report.trials as f64 / n as f64,
-            skip_diagonal: false,
-            row_axis: "item",
-            column_axis: "position",
-            labels: Some(&labels),
-            columns_are_elements: false,
-        }
-        .write(path)?;
+        heatmap::write(
+            &Heatmap {
+                title: format!(
+                    "audit of {}: {} lines of {n} items, verdict {}",
+                    if is_stdin(&input) {
+                        "standard input".to_owned()
+                    } else {
+                        input.display().to_string()
+                    },
+                    report.lines,
+                    report.verdict.name().to_uppercase()
+                ),
+                n,
+                counts: &counts,
+                expected: position.report.trials as f64 / n as f64,
+                skip_diagonal: false,
+                row_axis: "item",
+                column_axis: "position",
+                labels: Some(&labels),
+                columns_are_elements: false,
+            },
+            path,
+        )?;
     }
 
     let written = if json {
@@ -338,18 +325,4 @@ fn write_text(out: &mut impl Write, report: &AuditReport) -> io::Result<()> {
         statement::confidence(report.confidence)
     )?;
     writeln!(out, "verdict: {}", report.statement)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn items_are_drawn_in_numeric_or_text_order() {
-        let items = |words: &[&str]| -> Vec<Vec<u8>> {
-            words.iter().map(|w| w.as_bytes().to_vec()).collect()
-        };
-        assert_eq!(display_order(&items(&["10", "9", "-1", "0"])), [2, 3, 1, 0]);
-        assert_eq!(display_order(&items(&["b", "10", "a"])), [1, 2, 0]);
-    }
 }

@@ -14,13 +14,17 @@ use std::time::Instant;
 
 use clap::builder::RangedI64ValueParser;
 use fairdeal::Rng;
+use fairdeal::blackjack::report::{
+    SimReport, UPCARDS, card_label, dealer_document, exact_document, game_rules_text, hand_label,
+    strategy_document, values_frame,
+};
 use fairdeal::blackjack::{
-    BetRamp, Betting, Composition, CompositionStrategy, DealerTable, ExactStrategy, HoleCard,
-    OUTCOME_NAMES, Penetration, Rules, SimConfig, SimResult, Strategy, analyse_with_progress,
-    simulate_chunks, simulate_composition_chunks,
+    BetRamp, Betting, Composition, CompositionStrategy, DealerTable, ExactStrategy, OUTCOME_NAMES,
+    Penetration, Rules, SimConfig, SimResult, Strategy, analyse_with_progress, simulate_chunks,
+    simulate_composition_chunks,
 };
 use fairdeal::rng::Backend;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use fairdeal_cli::args::{
     DealerRuleArgs, DeckArgs, GameRuleArgs, RandomArgs, TableArgs, ThreadsArg,
@@ -37,20 +41,6 @@ const PROGRESS_THRESHOLD: u64 = 20_000_000;
 
 /// The algorithm that shuffles the shoe by default: the partial shuffle.
 const SIMULATE_ALGORITHM: &str = fairdeal::partial::INFO.name;
-
-/// Upcards in table order, with their labels.
-const UPCARDS: [(u8, &str); 10] = [
-    (2, "2"),
-    (3, "3"),
-    (4, "4"),
-    (5, "5"),
-    (6, "6"),
-    (7, "7"),
-    (8, "8"),
-    (9, "9"),
-    (10, "T"),
-    (1, "A"),
-];
 
 /// Arguments of `fairdeal blackjack`.
 #[derive(Debug, clap::Args)]
@@ -69,26 +59,6 @@ enum BlackjackCommand {
     Strategy(StrategyArgs),
     /// The exact expected return of one round off the top of a full shoe (no sampling).
     Exact(ExactArgs),
-}
-
-/// The game rules without the shoe and table (for headers where those do not apply).
-fn game_rules_text(rules: &Rules) -> String {
-    format!(
-        "{} {} double {} split to {}{}{} surrender {} pays {} hole card {}",
-        if rules.hits_soft_17 { "H17" } else { "S17" },
-        if rules.double_after_split {
-            "DAS"
-        } else {
-            "no DAS"
-        },
-        rules.double,
-        rules.max_split_hands,
-        if rules.resplit_aces { " RSA" } else { "" },
-        if rules.hit_split_aces { " HSA" } else { "" },
-        rules.surrender,
-        rules.payout,
-        rules.hole_card,
-    )
 }
 
 /// The most rounds one `simulate` may deal: about a day of one core at 10 M rounds/s.
@@ -354,7 +324,7 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
     };
     let strategy = Strategy::basic(&rules).map_err(|e| usage(format!("invalid rules: {e}")))?;
     warn_if_unfair(args.random.algorithm(SIMULATE_ALGORITHM));
-    let exact_infinite = -100.0 * strategy.infinite_deck_return();
+    let exact_infinite = SimReport::infinite_deck_edge(&strategy);
     let selection = args.random.selection(SIMULATE_ALGORITHM, "backend");
     // The engine runs on the caller's pool: --threads is bounded by `parse_threads` and the
     // pool is built once, here (docs/ARCHITECTURE.md, the engines' threading policy).
@@ -371,7 +341,7 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
             )
         })?;
 
-    let report = SimulateReport {
+    let report = SimReport {
         rules,
         betting,
         strategy: args.strategy,
@@ -393,86 +363,57 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
         return print_json(&Value::Object(doc));
     }
     let mut out = stdout();
-    report.write_text(&mut out)?;
+    write_simulate_text(&report, &mut out)?;
     args.shard
         .write_note(&mut out, ShardedCommand::BlackjackSimulate, args.rounds)?;
     out.flush()?;
     Ok(())
 }
 
-/// What `simulate` reports, whether from one run or merged from shards (`fairdeal merge`).
-pub(crate) struct SimulateReport {
-    pub(crate) rules: Rules,
-    pub(crate) betting: Betting,
-    pub(crate) strategy: ExactStrategy,
-    pub(crate) algorithm: String,
-    pub(crate) backend: String,
-    pub(crate) seed: u64,
-    pub(crate) seconds: f64,
-    /// The strategy's exact infinite-deck edge, for comparison.
-    pub(crate) exact_infinite: f64,
-    pub(crate) result: SimResult,
+/// `simulate`'s text report (`fairdeal merge` prints merged shards with it too).
+pub(crate) fn write_simulate_text(report: &SimReport, out: &mut impl Write) -> anyhow::Result<()> {
+    report_text(report, out)
 }
 
-impl SimulateReport {
-    /// The `--json` document (without the `shard` field a shard adds).
-    pub(crate) fn json(&self) -> Map<String, Value> {
-        let mut out = self.result.json_fields();
-        out.insert("rules".into(), json!(self.rules));
-        out.insert("strategy".into(), json!(self.strategy.name()));
-        out.insert(
-            "strategy_infinite_deck_edge_percent".into(),
-            json!(self.exact_infinite),
-        );
-        out.insert("betting".into(), json!(self.betting));
-        out.insert("algorithm".into(), json!(self.algorithm));
-        out.insert("backend".into(), json!(self.backend));
-        out.insert("seed".into(), json!(self.seed));
-        out.insert("seconds".into(), json!(self.seconds));
-        out
+fn report_text(this: &SimReport, out: &mut impl Write) -> anyhow::Result<()> {
+    let (result, seconds, seed) = (&this.result, this.seconds, this.seed);
+    writeln!(out, "rules: {}", this.rules)?;
+    if let Betting::HiLo(r) = this.betting {
+        writeln!(out, "betting: Hi-Lo, {r} units by true count")?;
     }
-
-    /// The text report.
-    pub(crate) fn write_text(&self, out: &mut impl Write) -> anyhow::Result<()> {
-        let (result, seconds, seed) = (&self.result, self.seconds, self.seed);
-        writeln!(out, "rules: {}", self.rules)?;
-        if let Betting::HiLo(r) = self.betting {
-            writeln!(out, "betting: Hi-Lo, {r} units by true count")?;
-        }
+    writeln!(
+        out,
+        "dealt {} with {} / {} (seed {seed}) in {seconds:.2} s ({:.2} M rounds/s), {} strategy",
+        plural(result.rounds(), "round", "rounds"),
+        this.algorithm,
+        this.backend,
+        result.rounds() as f64 / seconds.max(1e-9) / 1e6,
+        this.strategy,
+    )?;
+    let se = result.std_error_percent();
+    if se.is_finite() {
         writeln!(
             out,
-            "dealt {} with {} / {} (seed {seed}) in {seconds:.2} s ({:.2} M rounds/s), {} strategy",
-            plural(result.rounds(), "round", "rounds"),
-            self.algorithm,
-            self.backend,
-            result.rounds() as f64 / seconds.max(1e-9) / 1e6,
-            self.strategy,
+            "house edge: {:.4}% ± {se:.4}% (1 SE; positive = the house wins)",
+            result.house_edge_percent(),
         )?;
-        let se = result.std_error_percent();
-        if se.is_finite() {
-            writeln!(
-                out,
-                "house edge: {:.4}% ± {se:.4}% (1 SE; positive = the house wins)",
-                result.house_edge_percent(),
-            )?;
-            writeln!(out, "sd per round: {:.4} units", result.sd_per_round())?;
-        } else {
-            writeln!(
-                out,
-                "house edge: {:.4}% (standard error undefined: one round; positive = the house wins)",
-                result.house_edge_percent(),
-            )?;
-        }
+        writeln!(out, "sd per round: {:.4} units", result.sd_per_round())?;
+    } else {
         writeln!(
             out,
-            "strategy's exact infinite-deck edge: {:.4}% (for comparison)",
-            self.exact_infinite
+            "house edge: {:.4}% (standard error undefined: one round; positive = the house wins)",
+            result.house_edge_percent(),
         )?;
-        for (name, value) in result.counts.fields() {
-            writeln!(out, "  {name:<18} {value}")?;
-        }
-        Ok(())
     }
+    writeln!(
+        out,
+        "strategy's exact infinite-deck edge: {:.4}% (for comparison)",
+        this.exact_infinite
+    )?;
+    for (name, value) in result.counts.fields() {
+        writeln!(out, "  {name:<18} {value}")?;
+    }
+    Ok(())
 }
 
 fn run_dealer(args: &DealerArgs) -> anyhow::Result<()> {
@@ -487,21 +428,7 @@ fn run_dealer(args: &DealerArgs) -> anyhow::Result<()> {
         }
     };
     if args.json {
-        let mut upcards = Map::new();
-        for (value, label) in UPCARDS {
-            let mut row = Map::new();
-            if let Some(outcomes) = table.get(value) {
-                for (name, p) in OUTCOME_NAMES.iter().zip(outcomes.as_array()) {
-                    row.insert((*name).to_owned(), json!(p));
-                }
-            }
-            upcards.insert(label.to_owned(), Value::Object(row));
-        }
-        return print_json(&json!({
-            "decks": args.decks,
-            "dealer": if args.dealer.h17 { "H17" } else { "S17" },
-            "upcards": upcards,
-        }));
+        return print_json(&dealer_document(&table, args.decks, args.dealer.h17));
     }
     let mut out = stdout();
     writeln!(
@@ -544,31 +471,9 @@ fn run_strategy(args: &StrategyArgs) -> anyhow::Result<()> {
     }
     let rules = args.rules.rules(Rules::default().decks, None)?;
     let strategy = Strategy::basic(&rules).map_err(|e| usage(format!("invalid rules: {e}")))?;
-    let edge = -100.0 * strategy.infinite_deck_return();
+    let edge = SimReport::infinite_deck_edge(&strategy);
     if args.json {
-        let rows: Vec<Value> = strategy
-            .chart()
-            .lines()
-            .skip(1)
-            .map(|line| {
-                let mut cells = line.split_whitespace();
-                let hand = cells.next().unwrap_or_default().to_owned();
-                let actions: Vec<&str> = cells.collect();
-                json!({"hand": hand, "actions": actions})
-            })
-            .collect();
-        let mut rules_value = json!(rules);
-        if let Some(r) = rules_value.as_object_mut() {
-            r.insert("decks".into(), json!("infinite"));
-            r.remove("penetration");
-            r.remove("seats");
-        }
-        return print_json(&json!({
-            "rules": rules_value,
-            "upcards": UPCARDS.iter().map(|(_, l)| *l).collect::<Vec<_>>(),
-            "chart": rows,
-            "infinite_deck_edge_percent": edge,
-        }));
+        return print_json(&strategy_document(&rules, &strategy));
     }
     let mut out = stdout();
     writeln!(
@@ -596,68 +501,14 @@ fn run_exact(args: &ExactArgs) -> anyhow::Result<()> {
         .map_err(|e| usage(e.to_string()))?;
     bar.finish_and_clear();
     let seconds = exact.elapsed().as_secs_f64();
-    let label = |up: u8| {
-        if up == 1 {
-            "A".to_owned()
-        } else if up == 10 {
-            "T".to_owned()
-        } else {
-            up.to_string()
-        }
-    };
-    let card = |c: u8| {
-        if c == 1 {
-            'A'
-        } else if c == 10 {
-            'T'
-        } else {
-            char::from(b'0' + c)
-        }
-    };
-    let frame = match rules.hole_card {
-        HoleCard::Peek => "given no dealer blackjack",
-        HoleCard::NoHoleCard => "dealer blackjack included",
-    };
     if args.json {
-        let mut rules_value = json!(rules);
-        if let Some(r) = rules_value.as_object_mut() {
-            r.remove("penetration");
-            r.remove("seats");
-        }
-        let mut out = Map::new();
-        out.insert("expected_return".into(), json!(exact.expected_return()));
-        out.insert(
-            "house_edge_percent".into(),
-            json!(exact.house_edge_percent()),
-        );
-        out.insert("strategy".into(), json!(args.strategy.name()));
-        out.insert("rules".into(), rules_value);
-        out.insert("seconds".into(), json!(seconds));
-        out.insert("states".into(), json!(exact.states()));
-        if args.table {
-            out.insert("values_frame".into(), json!(frame));
-            let hands: Vec<Value> = exact
-                .hands()
-                .iter()
-                .map(|h| {
-                    json!({
-                        "upcard": label(h.upcard),
-                        "hand": format!("{},{}", card(h.second), card(h.first)),
-                        "probability": h.probability,
-                        "dealer_blackjack": h.dealer_blackjack,
-                        "stand": h.stand,
-                        "hit": h.hit,
-                        "double": h.double,
-                        "split": h.split,
-                        "surrender": h.surrender,
-                        "action": h.action.to_string(),
-                        "value": h.value,
-                    })
-                })
-                .collect();
-            out.insert("hands".into(), Value::Array(hands));
-        }
-        return print_json(&Value::Object(out));
+        return print_json(&exact_document(
+            &exact,
+            &rules,
+            args.strategy,
+            seconds,
+            args.table,
+        ));
     }
     let mut out = stdout();
     writeln!(
@@ -687,6 +538,7 @@ fn run_exact(args: &ExactArgs) -> anyhow::Result<()> {
         exact.states()
     )?;
     if args.table {
+        let frame = values_frame(&rules);
         writeln!(
             out,
             "values per initial hand and upcard, {frame} (- = not allowed):"
@@ -707,8 +559,8 @@ fn run_exact(args: &ExactArgs) -> anyhow::Result<()> {
                 writeln!(
                     out,
                     "{:<3} {:<4} {:>10} {:>10} {:>10} {:>10} {:>10}  {:<9} {:>10.6}",
-                    label(h.upcard),
-                    format!("{},{}", card(h.second), card(h.first)),
+                    card_label(h.upcard),
+                    hand_label(h.first, h.second),
                     format!("{:.6}", h.stand),
                     cell(h.hit),
                     cell(h.double),

@@ -5,35 +5,26 @@
 //! The speeds are a quick live measurement for orientation (median of a few short rounds on
 //! this machine, now); the benchmark suite (`cargo xtask bench`) is where speed claims live.
 
-use std::hint::black_box;
 use std::io::{self, Write};
 use std::path::Path;
-use std::time::Instant;
 
 use anyhow::Context as _;
 use fairdeal::fairness::comparison::{
-    ComparedTest, compare_battery, compare_config, short_p, test_mark,
+    ComparedRow, ComparisonDocument, GeneratorFacts, SPEED_ROUNDS, compare_battery, compare_config,
+    load_average, measure_speed, short_p, test_mark,
 };
-use fairdeal::fairness::{BatteryConfig, BatteryReport, Equivalence, TestName};
+use fairdeal::fairness::{BatteryConfig, Equivalence, TestName};
 use fairdeal::rng::{Backend, backends};
-use fairdeal::{DEFAULT_ALGORITHM, Rng, Shuffler};
-use serde::Serialize;
+use fairdeal::{DEFAULT_ALGORITHM, Rng};
 
-use fairdeal_cli::args::{PlotArg, algorithm_parser, parse_seed};
+use fairdeal_cli::args::{PlotArg, RandomArgs};
 
 use crate::cmd::heatmap::{self, Heatmap};
 use crate::common::{
     Resolved, Selection, Table, WithResolved, print_json, progress_bar, status_after_write, stdout,
     usage, with_selection,
 };
-use crate::verdict::{EquivalenceArgs, battery_sentence};
-
-/// Timing rounds per measurement; the median is reported.
-const ROUNDS: usize = 7;
-/// Words drawn per timing round.
-const WORDS_PER_ROUND: u64 = 1 << 17;
-/// 52-card shuffles per timing round.
-const SHUFFLES_PER_ROUND: u64 = 2_000;
+use crate::verdict::EquivalenceArgs;
 
 /// Arguments of `fairdeal compare`.
 #[derive(Debug, clap::Args)]
@@ -44,6 +35,14 @@ const SHUFFLES_PER_ROUND: u64 = 2_000;
     fairdeal compare --seed 1 --plot figures/ # bias heatmaps per backend\n\n",
     "The exit status is the worst backend's verdict (java fails the consecutive-seeds test). ",
     crate::verdict::exit_status_help!()))]
+#[command(mut_arg("algo", |a| a.help(format!(
+    "Shuffling algorithm the battery runs (see `fairdeal algorithms`) [default: {DEFAULT_ALGORITHM}]"
+))))]
+#[command(mut_arg("seed", |a| a.help(
+    "Seed of the battery (its streams and the first of its seed sequences); without it one is \
+     drawn from the OS and reported"
+)))]
+#[command(mut_arg("backend", |a| a.hide(true)))]
 #[command(mut_arg("plot", |a| a.value_name("DIR").help(
     "Write bias heatmaps into this directory (created if missing): per backend, \
      `<name>-position.svg` (52 cards × position) and `<name>-seeds.svg` (the first shuffles of 4 \
@@ -54,14 +53,9 @@ pub(crate) struct Args {
     #[arg(long, value_name = "A,B,…", value_delimiter = ',')]
     backends: Vec<String>,
 
-    /// Shuffling algorithm the battery runs (see `fairdeal algorithms`).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_ALGORITHM, value_parser = algorithm_parser())]
-    algo: String,
-
-    /// Seed of the battery (its streams and the first of its seed sequences); without it one
-    /// is drawn from the OS and reported.
-    #[arg(long, value_name = "S", value_parser = parse_seed)]
-    seed: Option<u64>,
+    /// `--algo` and `--seed` (`--backend` is refused: the backends are `--backends`).
+    #[command(flatten)]
+    random: RandomArgs,
 
     /// Print the comparison as JSON.
     #[arg(long)]
@@ -74,40 +68,6 @@ pub(crate) struct Args {
     equivalence: EquivalenceArgs,
 }
 
-/// One backend's row.
-#[derive(Debug, Serialize)]
-struct Row {
-    backend: &'static str,
-    ns_per_word: f64,
-    ns_per_52_card_shuffle: f64,
-    state_bits: u32,
-    /// The largest deck every order of which the generator can reach.
-    reach_n: u32,
-    crypto: bool,
-    /// Fair (every test bounds its cells within its tolerance), unfair or insufficient.
-    verdict: &'static str,
-    /// What the verdict certifies, as the text prints it.
-    statement: String,
-    decided_by: Option<&'static str>,
-    tests: Vec<ComparedTest>,
-    #[serde(skip)]
-    battery: BatteryReport,
-}
-
-#[derive(Debug, Serialize)]
-struct JsonReport<'a> {
-    algorithm: &'a str,
-    seed: u64,
-    seed_from_os: bool,
-    alpha: f64,
-    correction: &'static str,
-    confidence: f64,
-    battery: &'a BatteryConfig,
-    /// `/proc/loadavg`'s 1-minute load when the speeds were measured, if readable.
-    load_average: Option<f64>,
-    backends: &'a [Row],
-}
-
 struct Measure<'a> {
     name: &'static str,
     seed: u64,
@@ -115,44 +75,14 @@ struct Measure<'a> {
     equivalence: &'a Equivalence,
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
-}
-
 impl WithResolved for Measure<'_> {
-    type Output = Row;
+    type Output = ComparedRow;
 
-    fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<Row> {
+    fn run<B: Backend>(self, resolved: Resolved<B>) -> anyhow::Result<ComparedRow> {
         let Resolved {
             mut rng, shuffler, ..
         } = resolved;
-        let ns_per_word = median(
-            (0..ROUNDS)
-                .map(|_| {
-                    let start = Instant::now();
-                    let mut acc = 0u64;
-                    for _ in 0..WORDS_PER_ROUND {
-                        acc = acc.wrapping_add(rng.next_u64());
-                    }
-                    black_box(acc);
-                    start.elapsed().as_nanos() as f64 / WORDS_PER_ROUND as f64
-                })
-                .collect(),
-        );
-        let mut deck: [u8; 52] = core::array::from_fn(|i| i as u8);
-        let ns_per_shuffle = median(
-            (0..ROUNDS)
-                .map(|_| {
-                    let start = Instant::now();
-                    for _ in 0..SHUFFLES_PER_ROUND {
-                        shuffler.shuffle(black_box(&mut deck), &mut rng);
-                    }
-                    black_box(&deck);
-                    start.elapsed().as_nanos() as f64 / SHUFFLES_PER_ROUND as f64
-                })
-                .collect(),
-        );
+        let speed = measure_speed(&shuffler, &mut rng);
         let compared = compare_battery(
             &shuffler,
             B::seeded,
@@ -161,43 +91,33 @@ impl WithResolved for Measure<'_> {
             self.equivalence,
         )
         .map_err(|e| usage(e.to_string()))?;
-        let battery = compared.battery;
         let info = B::INFO;
-        Ok(Row {
-            backend: self.name,
-            ns_per_word,
-            ns_per_52_card_shuffle: ns_per_shuffle,
+        let facts = GeneratorFacts {
+            name: self.name,
             state_bits: info.state_bits,
             reach_n: info.max_full_permutation_n,
             crypto: info.crypto,
-            verdict: battery.verdict.name(),
-            statement: battery_sentence(&battery, "shuffles"),
-            decided_by: compared.decided_by.map(TestName::name),
-            tests: compared.tests,
-            battery,
-        })
+        };
+        Ok(ComparedRow::new(facts, speed, compared))
     }
-}
-
-fn load_average() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
 }
 
 /// Runs `fairdeal compare`.
 pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let Args {
         backends: names,
-        algo,
-        seed: seed_arg,
+        random,
         json,
         plot: PlotArg { plot: plot_dir },
         equivalence,
     } = args;
+    if random.backend.is_some() {
+        return Err(usage(
+            "compare takes its backends as --backends A,B,… (default: all), not --backend",
+        ));
+    }
+    let algo = random.algorithm(DEFAULT_ALGORITHM).to_owned();
+    let seed_arg = random.seed;
     let equivalence = equivalence.equivalence()?;
     let catalogue = backends();
     let chosen: Vec<&'static str> = if names.is_empty() {
@@ -265,7 +185,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     // The worst backend decides: unfair over insufficient over fair.
     let verdict = crate::verdict::worst(rows.iter().map(|row| row.battery.verdict));
     let written = if json {
-        print_json(&JsonReport {
+        print_json(&ComparisonDocument {
             algorithm: &algo,
             seed,
             seed_from_os: seed_arg.is_none(),
@@ -295,7 +215,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
 
 fn write_text(
     out: &mut impl Write,
-    rows: &[Row],
+    rows: &[ComparedRow],
     algorithm: &str,
     seed: u64,
     from_os: bool,
@@ -304,7 +224,7 @@ fn write_text(
 ) -> io::Result<()> {
     writeln!(
         out,
-        "algorithm {algorithm}, battery seed {seed}{}; speeds measured live (median of {ROUNDS} \
+        "algorithm {algorithm}, battery seed {seed}{}; speeds measured live (median of {SPEED_ROUNDS} \
          short rounds{})",
         if from_os { " (drawn from the OS)" } else { "" },
         load.map_or_else(String::new, |l| format!(", load average {l:.2}"))
@@ -382,7 +302,7 @@ fn write_text(
 
 fn plot(
     dir: &Path,
-    row: &Row,
+    row: &ComparedRow,
     algorithm: &str,
     seed: u64,
     config: &BatteryConfig,
@@ -394,44 +314,75 @@ fn plot(
     };
     if let Some(test) = row.battery.test(TestName::Position) {
         let n = test.report.n;
-        Heatmap {
-            title: format!(
-                "{algorithm} + {}: where each of {n} cards lands, {} shuffles, seed {seed}, {}",
-                row.backend,
-                test.report.trials,
-                verdict(TestName::Position)
-            ),
-            n,
-            counts: &test.report.counts,
-            expected: test.report.trials as f64 / n as f64,
-            skip_diagonal: false,
-            row_axis: "card",
-            column_axis: "position",
-            labels: None,
-            columns_are_elements: false,
-        }
-        .write(&dir.join(format!("{}-position.svg", row.backend)))?;
+        heatmap::write(
+            &Heatmap {
+                title: format!(
+                    "{algorithm} + {}: where each of {n} cards lands, {} shuffles, seed {seed}, {}",
+                    row.backend,
+                    test.report.trials,
+                    verdict(TestName::Position)
+                ),
+                n,
+                counts: &test.report.counts,
+                expected: test.report.trials as f64 / n as f64,
+                skip_diagonal: false,
+                row_axis: "card",
+                column_axis: "position",
+                labels: None,
+                columns_are_elements: false,
+            },
+            &dir.join(format!("{}-position.svg", row.backend)),
+        )?;
     }
     if let Some(test) = row.battery.test(TestName::SeedsConsecutive) {
         let n = test.report.n;
         let matrix = heatmap::positions_from_orders(n, &test.report.counts);
-        Heatmap {
-            title: format!(
-                "{algorithm} + {}: first shuffle of {n} from seeds {seed}, {seed}+1, … ({} seeds), {}",
-                row.backend,
-                config.seeds,
-                verdict(TestName::SeedsConsecutive)
-            ),
-            n,
-            counts: &matrix,
-            expected: test.report.trials as f64 / n as f64,
-            skip_diagonal: false,
-            row_axis: "element",
-            column_axis: "position",
-            labels: None,
-            columns_are_elements: false,
-        }
-        .write(&dir.join(format!("{}-seeds.svg", row.backend)))?;
+        heatmap::write(
+            &Heatmap {
+                title: format!(
+                    "{algorithm} + {}: first shuffle of {n} from seeds {seed}, {seed}+1, … ({} seeds), {}",
+                    row.backend,
+                    config.seeds,
+                    verdict(TestName::SeedsConsecutive)
+                ),
+                n,
+                counts: &matrix,
+                expected: test.report.trials as f64 / n as f64,
+                skip_diagonal: false,
+                row_axis: "element",
+                column_axis: "position",
+                labels: None,
+                columns_are_elements: false,
+            },
+            &dir.join(format!("{}-seeds.svg", row.backend)),
+        )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// `compare` flattens the shared `--algo` and `--seed` with its own help texts, and hides
+    /// `--backend` (it takes `--backends`).
+    #[test]
+    fn the_help_lists_algo_and_seed_with_their_own_texts() {
+        let mut root = crate::command();
+        root.build();
+        let compare = root.find_subcommand("compare").expect("compare").clone();
+        let help = |id: &str| {
+            let arg = compare
+                .get_arguments()
+                .find(|a| a.get_id() == id)
+                .unwrap_or_else(|| panic!("--{id}"));
+            (
+                arg.is_hide_set(),
+                arg.get_help().map(ToString::to_string).unwrap_or_default(),
+            )
+        };
+        let (hidden, algo) = help("algo");
+        assert!(!hidden && algo.contains("the battery runs") && algo.contains("[default: "));
+        let (hidden, seed) = help("seed");
+        assert!(!hidden && seed.starts_with("Seed of the battery"), "{seed}");
+        assert!(help("backend").0);
+    }
 }

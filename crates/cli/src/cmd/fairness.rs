@@ -6,21 +6,18 @@
 //! there is); above, the `n × n` matrix of where each element lands (the position test). The
 //! statistics are `fairdeal-fairness`'s; this module only runs them, prints them and plots them.
 
-use std::cell::Cell;
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context as _;
 use fairdeal::Shard;
 use fairdeal::fairness::{
-    BatteryReport, BatteryTest, ChunkedRun, Equivalence, FairnessReport, JudgeConfig,
-    MAX_PERMUTATION_N, PASS_THRESHOLD, TestKind, TestName, Verdict, chunk_seeded_test,
+    BatteryReport, BatteryTest, ChunkedRun, Equivalence, FairnessReport, MAX_PERMUTATION_N,
+    RunDocument, RunNames, TestKind, Verdict, chunk_seeded_test_with_progress, judge_run,
     unrank_permutation,
 };
 use fairdeal::rng::Backend;
-use fairdeal::{AlgorithmInfo, DEFAULT_ALGORITHM, Rng, ShuffleError, Shuffler};
-use indicatif::ProgressBar;
-use serde::Serialize;
+use fairdeal::{DEFAULT_ALGORITHM, Rng};
 use serde_json::Value;
 
 use crate::cmd::heatmap::{self, Heatmap};
@@ -94,44 +91,6 @@ fn sampler_note(sampler: &str) -> String {
     } else {
         format!(", sampler {sampler}")
     }
-}
-
-/// The JSON document `--json` prints.
-#[derive(Debug, Serialize)]
-struct JsonReport<'a> {
-    algorithm: &'a str,
-    backend: &'a str,
-    sampler: &'a str,
-    seed: u64,
-    seed_from_os: bool,
-    n: usize,
-    trials: u64,
-    test: &'static str,
-    counts: &'a [u64],
-    expected: f64,
-    chi2: f64,
-    df: u64,
-    /// The valid p-value the verdict uses.
-    p_value: f64,
-    /// The chi-square upper tail (valid only with 5 or more expected per cell).
-    chi2_upper_tail_p_value: f64,
-    p_value_method: &'static str,
-    replicates: Option<u64>,
-    two_sided: bool,
-    alpha: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    shard: Option<Value>,
-    /// Fair (the bound is within the tolerance), unfair (the test rejects) or insufficient.
-    verdict: &'static str,
-    /// What the verdict certifies, as the text prints it.
-    statement: String,
-    /// At `confidence`, no cell is more than this fraction more or less likely than fair.
-    certified_bound: Option<f64>,
-    tolerance: Option<f64>,
-    confidence: f64,
-    /// When insufficient: about how many shuffles a fair shuffler needs to certify the
-    /// tolerance.
-    samples_needed: Option<u64>,
 }
 
 /// Runs `fairdeal fairness`.
@@ -210,7 +169,7 @@ pub(crate) fn print_report(
     shard: Option<Value>,
     equivalence: &Equivalence,
 ) -> anyhow::Result<()> {
-    let judged = judge(report, equivalence);
+    let judged = judge_run(report, equivalence);
     let written = if json {
         print_json(&json_report(
             report,
@@ -238,7 +197,7 @@ pub(crate) fn document(
     shard: Option<Value>,
     equivalence: &Equivalence,
 ) -> anyhow::Result<Value> {
-    let judged = judge(report, equivalence);
+    let judged = judge_run(report, equivalence);
     Ok(serde_json::to_value(json_report(
         report,
         selection,
@@ -257,35 +216,13 @@ fn json_report<'a>(
     seed_from_os: bool,
     shard: Option<Value>,
     judged: &BatteryReport,
-) -> JsonReport<'a> {
-    let test = &judged.tests[0];
-    JsonReport {
+) -> RunDocument<'a, Value> {
+    let names = RunNames {
         algorithm: &selection.algorithm,
         backend: &selection.backend,
         sampler: &selection.sampler,
-        seed,
-        seed_from_os,
-        n: report.n,
-        trials: report.trials,
-        test: report.test.name(),
-        counts: &report.counts,
-        expected: report.expected_count(),
-        chi2: report.chi2,
-        df: report.df,
-        p_value: test.p_value,
-        chi2_upper_tail_p_value: report.p_value,
-        p_value_method: test.judgement.method.name(),
-        replicates: test.judgement.replicates,
-        two_sided: test.judgement.two_sided(),
-        alpha: PASS_THRESHOLD,
-        verdict: judged.verdict.name(),
-        statement: battery_sentence(judged, "shuffles"),
-        certified_bound: test.certified.bound,
-        tolerance: test.certified.tolerance,
-        confidence: test.certified.confidence,
-        samples_needed: judged.samples_needed,
-        shard,
-    }
+    };
+    RunDocument::new(report, names, seed, seed_from_os, shard, judged)
 }
 
 struct Experiment {
@@ -309,7 +246,6 @@ impl WithResolved for Experiment {
         // UNFAIR run can be reproduced (as `poker` and `blackjack` do).
         let seed = self.seed.unwrap_or_else(|| given.next_u64());
         let bar = progress_bar(self.trials, self.show_progress, "shuffling");
-        let counted = Counted::new(&shuffler, &bar);
         // Chunk c shuffles with B::seeded(stream_seed(seed, c)), so --shard I/N runs a fixed
         // part of the same shuffles.
         let run = ChunkedRun {
@@ -323,61 +259,14 @@ impl WithResolved for Experiment {
             seed,
             shard: self.shard,
         };
-        let report = chunk_seeded_test(&counted, &run, B::seeded);
-        counted.finish();
+        let report = chunk_seeded_test_with_progress(
+            &shuffler,
+            &run,
+            B::seeded,
+            Some(&|shuffles| bar.inc(shuffles)),
+        );
         bar.finish_and_clear();
         Ok((report.map_err(|e| usage(e.to_string()))?, seed))
-    }
-}
-
-/// A shuffler that forwards to another and advances a progress bar, so the statistics run
-/// unchanged (same draws, same counts) with or without a bar. It ticks the bar every
-/// [`Counted::TICK`] shuffles to keep the bar's cost out of the measurement.
-struct Counted<'a, S> {
-    inner: &'a S,
-    bar: &'a ProgressBar,
-    pending: Cell<u64>,
-}
-
-impl<'a, S> Counted<'a, S> {
-    const TICK: u64 = 4096;
-
-    fn new(inner: &'a S, bar: &'a ProgressBar) -> Self {
-        Self {
-            inner,
-            bar,
-            pending: Cell::new(0),
-        }
-    }
-
-    fn finish(&self) {
-        self.bar.inc(self.pending.replace(0));
-    }
-}
-
-impl<S: Shuffler> Shuffler for Counted<'_, S> {
-    fn info(&self) -> AlgorithmInfo {
-        self.inner.info()
-    }
-
-    fn shuffle<T, R: Rng + ?Sized>(&self, data: &mut [T], rng: &mut R) {
-        self.inner.shuffle(data, rng);
-        let pending = self.pending.get() + 1;
-        if pending == Self::TICK {
-            self.bar.inc(pending);
-            self.pending.set(0);
-        } else {
-            self.pending.set(pending);
-        }
-    }
-
-    fn shuffle_prefix<T, R: Rng + ?Sized>(
-        &self,
-        data: &mut [T],
-        k: usize,
-        rng: &mut R,
-    ) -> Result<(), ShuffleError> {
-        self.inner.shuffle_prefix(data, k, rng)
     }
 }
 
@@ -499,20 +388,6 @@ fn write_text(
     Ok(())
 }
 
-/// The run's verdict, decided where every judge's is ([`BatteryReport`]).
-fn judge(report: &FairnessReport, equivalence: &Equivalence) -> BatteryReport {
-    let name = match report.test {
-        TestKind::Permutation => TestName::Permutation,
-        _ => TestName::Position,
-    };
-    BatteryReport::judged(
-        vec![(name, report.clone())],
-        PASS_THRESHOLD,
-        &JudgeConfig::default(),
-        equivalence,
-    )
-}
-
 /// How the p-value was computed, for the text output.
 fn method_note(test: &BatteryTest) -> String {
     let judgement = &test.judgement;
@@ -541,28 +416,30 @@ fn plot(
         TestKind::Permutation => heatmap::positions_from_orders(n, &report.counts),
         _ => report.counts.clone(),
     };
-    let verdict = match judge(report, equivalence).verdict {
+    let verdict = match judge_run(report, equivalence).verdict {
         Verdict::Fair => "fair",
         Verdict::Unfair => "UNFAIR",
         Verdict::Insufficient => "insufficient",
     };
-    Heatmap {
-        title: format!(
-            "{} + {}, seed {seed}: {} test, n = {n}, {} shuffles, p = {} ({verdict})",
-            selection.algorithm,
-            selection.backend,
-            report.test,
-            report.trials,
-            format_p(report.p_value)
-        ),
-        n,
-        counts: &matrix,
-        expected: report.trials as f64 / n as f64,
-        skip_diagonal: false,
-        row_axis: "element",
-        column_axis: "position",
-        labels: None,
-        columns_are_elements: false,
-    }
-    .write(path)
+    heatmap::write(
+        &Heatmap {
+            title: format!(
+                "{} + {}, seed {seed}: {} test, n = {n}, {} shuffles, p = {} ({verdict})",
+                selection.algorithm,
+                selection.backend,
+                report.test,
+                report.trials,
+                format_p(report.p_value)
+            ),
+            n,
+            counts: &matrix,
+            expected: report.trials as f64 / n as f64,
+            skip_diagonal: false,
+            row_axis: "element",
+            column_axis: "position",
+            labels: None,
+            columns_are_elements: false,
+        },
+        path,
+    )
 }

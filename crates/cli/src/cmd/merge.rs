@@ -29,16 +29,16 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use fairdeal::Shard;
+use fairdeal::blackjack::report::SimReport;
 use fairdeal::blackjack::{Betting, ExactStrategy, Rules, SimConfig, SimResult, Strategy};
 use fairdeal::fairness::{Equivalence, FairnessReport, TestKind, report_from_counts};
 use fairdeal::poker::{self as poker, Category, CategoryCounts};
+use fairdeal::{Shard, ShardHeader, ShardSetError, ShardedCommand, check_shard_set};
 use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
 use crate::cmd::{blackjack, fairness, poker as poker_cmd};
 use crate::common::{Selection, print_json, stdout, usage};
-use crate::shard_arg::ShardedCommand;
 
 /// The largest shard report `merge` reads: a `fairness --n 1024` report lists 1,048,576
 /// counts, about 30 MB of pretty JSON.
@@ -277,93 +277,60 @@ fn read(path: &Path) -> anyhow::Result<ShardDoc> {
     })
 }
 
-/// Checks that `docs` are the complete set of shards of one run and returns them in shard
-/// order.
-fn check_set(mut docs: Vec<ShardDoc>) -> anyhow::Result<Vec<ShardDoc>> {
-    docs.sort_by_key(|d| d.shard.index());
-    let first = &docs[0];
-    for doc in &docs[1..] {
-        let different = |what: String| {
+/// Checks that `docs` are the complete set of shards of one run (`check_shard_set`) and
+/// returns them in shard order, each with the work items of its chunks.
+fn check_set(docs: Vec<ShardDoc>) -> anyhow::Result<Vec<ShardDoc>> {
+    let headers: Vec<ShardHeader> = docs
+        .iter()
+        .map(|d| ShardHeader {
+            command: d.command,
+            shard: d.shard,
+            chunks: d.chunks.clone(),
+            total: d.total,
+        })
+        .collect();
+    let checked = check_shard_set(&headers).map_err(|e| match e {
+        ShardSetError::DifferentRuns {
+            first,
+            other,
+            difference,
+        } => usage(format!(
+            "{} and {} are shards of different runs: {difference}",
+            docs[first].name(),
+            docs[other].name()
+        )),
+        ShardSetError::Duplicate {
+            shard,
+            first,
+            second,
+        } => usage(format!(
+            "shard {shard} is given twice: {} and {}",
+            docs[first].name(),
+            docs[second].name()
+        )),
+        ShardSetError::WrongChunks { position } => {
+            let doc = &docs[position];
             usage(format!(
-                "{} and {} are shards of different runs: {what}",
-                first.name(),
-                doc.name()
-            ))
-        };
-        if doc.command != first.command {
-            return Err(different(format!(
-                "\"{}\" vs \"{}\"",
-                first.command.name(),
+                "{}: chunks {}..{} are not those of shard {} of a run of {} {}",
+                doc.name(),
+                doc.chunks.start,
+                doc.chunks.end,
+                doc.shard,
+                doc.total,
                 doc.command.name()
-            )));
+            ))
         }
-        if doc.shard.count() != first.shard.count() {
-            return Err(different(format!(
-                "{} vs {} shards",
-                first.shard.count(),
-                doc.shard.count()
-            )));
-        }
-        if doc.total != first.total {
-            return Err(different(format!(
-                "a total of {} vs {}",
-                first.total, doc.total
-            )));
-        }
-    }
-    for pair in docs.windows(2) {
-        if pair[0].shard == pair[1].shard {
-            return Err(usage(format!(
-                "shard {} is given twice: {} and {}",
-                pair[0].shard,
-                pair[0].name(),
-                pair[1].name()
-            )));
-        }
-    }
-    let count = first.shard.count();
-    if docs.len() as u64 != count {
-        let have: Vec<u64> = docs.iter().map(|d| d.shard.index()).collect();
-        let missing: Vec<u64> = (1..=count)
-            .filter(|i| have.binary_search(i).is_err())
-            .collect();
-        let mut list: Vec<String> = missing
-            .iter()
-            .take(5)
-            .map(|i| format!("{i}/{count}"))
-            .collect();
-        if missing.len() > list.len() {
-            list.push("…".into());
-        }
-        return Err(usage(format!(
-            "shard {} missing: a merge needs all {count} shards of the run",
-            if missing.len() == 1 {
-                format!("{} is", list[0])
-            } else {
-                format!("{} are", list.join(", "))
-            }
-        )));
-    }
-    let chunks = first.command.chunks(first.total);
-    for doc in &mut docs {
-        let expected = doc.shard.chunk_range(chunks).ok();
-        let items = doc.command.items_in(&doc.chunks, doc.total);
-        match (expected, items) {
-            (Some(expected), Some(items)) if expected == doc.chunks => doc.items = items,
-            _ => {
-                return Err(usage(format!(
-                    "{}: chunks {}..{} are not those of shard {} of a run of {} {}",
-                    doc.name(),
-                    doc.chunks.start,
-                    doc.chunks.end,
-                    doc.shard,
-                    doc.total,
-                    doc.command.name()
-                )));
-            }
-        }
-    }
-    Ok(docs)
+        other => usage(other.to_string()),
+    })?;
+    let mut docs: Vec<Option<ShardDoc>> = docs.into_iter().map(Some).collect();
+    Ok(checked
+        .into_iter()
+        .filter_map(|c| {
+            let mut doc = docs[c.position].take()?;
+            doc.items = c.items;
+            Some(doc)
+        })
+        .collect())
 }
 
 /// Runs `fairdeal merge`.
@@ -434,7 +401,7 @@ impl SimulateRun {
             backend: doc.str("backend")?.to_owned(),
             seed: doc.u64("seed")?,
             // Recomputed, as the run computes it: the file's value is checked, not trusted.
-            exact_infinite: -100.0 * strategy.infinite_deck_return(),
+            exact_infinite: SimReport::infinite_deck_edge(&strategy),
         })
     }
 
@@ -450,8 +417,8 @@ impl SimulateRun {
             .map_err(|why| doc.refuse(why))
     }
 
-    fn report(&self, result: SimResult, seconds: f64) -> blackjack::SimulateReport {
-        blackjack::SimulateReport {
+    fn report(&self, result: SimResult, seconds: f64) -> SimReport {
+        SimReport {
             rules: self.rules,
             betting: self.betting,
             strategy: self.strategy,
@@ -503,7 +470,7 @@ fn merge_simulate(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
         return print_json(&Value::Object(report.json()));
     }
     let mut out = stdout();
-    report.write_text(&mut out)?;
+    blackjack::write_simulate_text(&report, &mut out)?;
     out.flush()?;
     Ok(())
 }

@@ -12,13 +12,13 @@ use std::num::NonZeroUsize;
 
 use fairdeal::Rng;
 use fairdeal::Shard;
+use fairdeal::fairness::TableVerdict;
+use fairdeal::poker::document::{EquityRunDoc, RunNames, TableDoc};
 use fairdeal::poker::{
     self as poker, Category, CategoryCounts, Deal, EquityConfig, EquityReport, McConfig, McReport,
     PokerError, Spot,
 };
 use fairdeal::rng::Backend;
-use serde::ser::SerializeMap;
-use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use fairdeal_cli::args::{RandomArgs, ThreadsArg, count_parser};
@@ -200,129 +200,6 @@ fn algo_help() -> String {
     )
 }
 
-/// Nine values keyed by category name, best category first (`straight_flush` … `high_card`)
-/// in the JSON text too, as the text table prints them.
-#[derive(Debug)]
-struct ByCategory<T>([T; 9]);
-
-impl<T: Serialize> Serialize for ByCategory<T> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(9))?;
-        for &category in Category::ALL.iter().rev() {
-            map.serialize_entry(category.key(), &self.0[category.index()])?;
-        }
-        map.end()
-    }
-}
-
-/// The JSON document of `poker table`.
-#[derive(Debug, Serialize)]
-struct TableJson {
-    cards: usize,
-    total: u64,
-    counts: ByCategory<u64>,
-    exact: ByCategory<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    monte_carlo: Option<McJson>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    p_value: Option<f64>,
-    /// A Monte Carlo table's verdict and what it certifies (an exact table has none: it is the
-    /// reference).
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    judgement: Option<TableVerdict>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    shard: Option<Value>,
-}
-
-/// A Monte Carlo table's verdict against the exact table, decided once for text and JSON.
-#[derive(Debug, Serialize)]
-struct TableVerdict {
-    /// Unfair (a category's exact test rejects), fair (the certified bound is within the
-    /// tolerance) or insufficient.
-    verdict: &'static str,
-    /// What the verdict certifies, as the text prints it.
-    statement: String,
-    /// At `confidence`, no category is more than this fraction more or less frequent than exact.
-    certified_bound: f64,
-    tolerance: f64,
-    confidence: f64,
-    /// When insufficient: about how many hands a fair dealer needs to certify the tolerance.
-    hands_needed: Option<u64>,
-    #[serde(skip)]
-    status: fairdeal::fairness::Verdict,
-}
-
-impl TableVerdict {
-    fn of(
-        report: &McReport,
-        exact: &[f64; 9],
-        equivalence: &fairdeal::fairness::Equivalence,
-    ) -> Self {
-        use fairdeal::fairness::{
-            CATEGORY_TOLERANCE, Verdict, table_bound, table_samples_to_certify,
-        };
-        let tolerance = equivalence.tolerance.unwrap_or(CATEGORY_TOLERANCE);
-        let confidence = equivalence.confidence;
-        let bound = table_bound(&report.counts.counts, exact, confidence);
-        let status = if !report.agrees(fairdeal::fairness::PASS_THRESHOLD) {
-            Verdict::Unfair
-        } else if bound <= tolerance {
-            Verdict::Fair
-        } else {
-            Verdict::Insufficient
-        };
-        let hands_needed = (status == Verdict::Insufficient)
-            .then(|| table_samples_to_certify(exact, tolerance, confidence))
-            .flatten();
-        let certified = fairdeal::fairness::Certified {
-            verdict: status,
-            bound: Some(bound),
-            tolerance: Some(tolerance),
-            confidence,
-            samples_needed: hands_needed,
-            outputs_at_least: None,
-        };
-        let clause = crate::verdict::bound_clause(&certified);
-        let statement = match status {
-            Verdict::Fair => format!(
-                "FAIR: no category {clause}; no category's exact test rejects (Bonferroni, \
-                 alpha = 1e-6)"
-            ),
-            Verdict::Unfair => format!(
-                "UNFAIR: the table is NOT consistent with the exact one (largest deviation: {}, \
-                 Bonferroni p <= 1e-6)",
-                report.most_deviant.name()
-            ),
-            Verdict::Insufficient => format!(
-                "INSUFFICIENT: no category's exact test rejects, but the hands certify only that \
-                 no category is {clause}; about {} hands needed",
-                hands_needed.map_or_else(|| "more".to_owned(), |h| h.to_string())
-            ),
-        };
-        Self {
-            verdict: status.name(),
-            statement,
-            certified_bound: bound,
-            tolerance,
-            confidence,
-            hands_needed,
-            status,
-        }
-    }
-}
-
-#[derive(Debug, Serialize)]
-struct McJson {
-    algorithm: String,
-    backend: String,
-    seed: u64,
-    fresh_deck: bool,
-    z_scores: ByCategory<f64>,
-    /// Each category's exact two-sided binomial p-value.
-    category_p_values: ByCategory<f64>,
-    most_deviant: &'static str,
-}
-
 fn run_table(args: &TableArgs) -> anyhow::Result<()> {
     if args.cards != 5 && args.cards != 7 {
         return Err(usage(format!("--cards must be 5 or 7, not {}", args.cards)));
@@ -407,7 +284,7 @@ pub(crate) fn print_table(
 ) -> anyhow::Result<()> {
     // A Monte Carlo table's verdict (`crate::verdict`'s exit status); an exact table is the
     // reference itself.
-    let judgement = mc.map(|(r, ..)| TableVerdict::of(r, exact, equivalence));
+    let judgement = mc.map(|(r, ..)| table_verdict(r, exact, equivalence));
     let verdict = judgement
         .as_ref()
         .map_or(fairdeal::fairness::Verdict::Fair, |j| j.status);
@@ -491,7 +368,7 @@ pub(crate) fn table_document(
     shard: Option<Value>,
     equivalence: &fairdeal::fairness::Equivalence,
 ) -> anyhow::Result<Value> {
-    let judgement = TableVerdict::of(mc.0, &mc.0.exact, equivalence);
+    let judgement = table_verdict(mc.0, &mc.0.exact, equivalence);
     Ok(serde_json::to_value(table_json(
         7,
         counts,
@@ -502,6 +379,21 @@ pub(crate) fn table_document(
     ))?)
 }
 
+/// A Monte Carlo table's verdict against the exact table.
+fn table_verdict(
+    report: &McReport,
+    exact: &[f64; 9],
+    equivalence: &fairdeal::fairness::Equivalence,
+) -> TableVerdict {
+    TableVerdict::judge(
+        &report.counts.counts,
+        exact,
+        report.p_value,
+        report.most_deviant.name(),
+        equivalence,
+    )
+}
+
 /// The JSON document of a category table.
 fn table_json(
     cards: usize,
@@ -510,24 +402,17 @@ fn table_json(
     mc: Option<(&McReport, &Selection, u64, bool)>,
     judgement: Option<TableVerdict>,
     shard: Option<Value>,
-) -> TableJson {
-    TableJson {
-        cards,
-        total: counts.total(),
-        counts: ByCategory(counts.counts),
-        exact: ByCategory(*exact),
-        monte_carlo: mc.map(|(r, sel, seed, fresh)| McJson {
-            algorithm: sel.algorithm.clone(),
-            backend: sel.backend.clone(),
-            seed,
-            fresh_deck: fresh,
-            z_scores: ByCategory(r.z_scores),
-            category_p_values: ByCategory(r.category_p_values),
-            most_deviant: r.most_deviant.key(),
-        }),
-        p_value: mc.map(|(r, ..)| r.p_value),
-        judgement,
-        shard,
+) -> TableDoc<TableVerdict, Value> {
+    let mc = mc.map(|(r, sel, seed, fresh)| (r, names(sel, seed), fresh));
+    TableDoc::new(cards, counts, exact, mc, judgement, shard)
+}
+
+/// The names a document gives a sampled run.
+fn names(selection: &Selection, seed: u64) -> RunNames<'_> {
+    RunNames {
+        algorithm: &selection.algorithm,
+        backend: &selection.backend,
+        seed,
     }
 }
 
@@ -561,22 +446,6 @@ impl WithResolved for McTable {
         bar.finish_and_clear();
         Ok((report, seed))
     }
-}
-
-/// The JSON document of `poker equity`.
-#[derive(Debug, Serialize)]
-struct EquityJson {
-    /// The report: the spot, each seat's fractions and integer tallies (the engine's form).
-    #[serde(flatten)]
-    report: poker::EquityDoc,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    seed: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    algorithm: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    backend: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    shard: Option<Value>,
 }
 
 fn run_equity(args: &EquityArgs) -> anyhow::Result<()> {
@@ -651,14 +520,8 @@ fn equity_json(
     spot: &Spot,
     mc: Option<(u64, &Selection)>,
     shard: Option<Value>,
-) -> EquityJson {
-    EquityJson {
-        report: poker::EquityDoc::new(report, spot),
-        seed: mc.map(|(seed, _)| seed),
-        algorithm: mc.map(|(_, sel)| sel.algorithm.clone()),
-        backend: mc.map(|(_, sel)| sel.backend.clone()),
-        shard,
-    }
+) -> EquityRunDoc<Value> {
+    EquityRunDoc::new(report, spot, mc.map(|(seed, sel)| names(sel, seed)), shard)
 }
 
 fn write_equity(report: &EquityReport, spot: &Spot, seed: Option<u64>) -> anyhow::Result<()> {

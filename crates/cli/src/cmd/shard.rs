@@ -12,13 +12,12 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use fairdeal::Rng as _;
 use fairdeal::rng::Backend as _;
-use fairdeal_cli::args::{count_parser, parse_threads};
+use fairdeal_cli::args::{RandomArgs, count_parser, parse_memory, parse_threads};
 use fairdeal_external::MemoryBudget;
 use fairdeal_external::shard::{
     self, DEFAULT_CHUNK_BYTES, MAX_BUCKETS, MAX_TASKS, PlanConfig, RunDir, ShardError,
 };
 
-use crate::cmd::shuffle::parse_memory;
 use crate::common::{plural, print_json, stdout, thread_pool_for, usage};
 
 /// The generator of every sharded run: the default backend's, named in the run manifest.
@@ -62,13 +61,18 @@ enum Step {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("seed", |a| a.help(
+    "Seed of the run; without it one is drawn from the OS and recorded in the manifest"
+)))]
+#[command(mut_arg("algo", |a| a.hide(true)), mut_arg("backend", |a| a.hide(true)))]
 struct PlanArgs {
     /// The run directory (created): parts, manifests and spill files go here.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
-    /// Seed of the run; without it one is drawn from the OS and recorded in the manifest.
-    #[arg(long, value_name = "S")]
-    seed: Option<u64>,
+    /// `--seed` (`--algo` and `--backend` are refused: the labels are always drawn by the
+    /// default backend through the `Lemire` sampler).
+    #[command(flatten)]
+    random: RandomArgs,
     /// Buckets, hence part files; a gather task holds one bucket in memory [default: one per
     /// GiB of input, computed from the input size alone].
     #[arg(long, value_name = "N", value_parser = count_parser(1, u64::from(MAX_BUCKETS)))]
@@ -148,7 +152,21 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
 }
 
 fn plan(args: &PlanArgs) -> anyhow::Result<()> {
-    let seed = match args.seed {
+    let fixed: Vec<&str> = args
+        .random
+        .given()
+        .into_iter()
+        .filter(|flag| *flag != "--seed")
+        .collect();
+    if !fixed.is_empty() {
+        return Err(usage(format!(
+            "{} do not apply to `shard plan`: its labels are always drawn by {} through the \
+             Lemire sampler",
+            fixed.join(", "),
+            fairdeal::rng::DEFAULT_BACKEND
+        )));
+    }
+    let seed = match args.random.seed {
         Some(seed) => seed,
         None => fairdeal::rng::DefaultBackend::from_os()
             .context("cannot seed the generator from the operating system")?

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use fairdeal::rng::Backend;
 use fairdeal::{DEFAULT_ALGORITHM, Rng as _};
-pub(crate) use fairdeal_cli::args::parse_memory;
+use fairdeal_cli::args::parse_memory;
 use fairdeal_cli::args::{InputRange, at_least_minimum, parse_head_count, parse_range};
 use fairdeal_external::exec::{Draws, Input, Job, Observer, Sources, Step};
 use fairdeal_external::plan::{self, Plan, Request, Source};

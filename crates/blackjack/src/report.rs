@@ -1,0 +1,240 @@
+//! The `--json` documents of the blackjack commands (feature `serde`), assembled here from the
+//! engine's values so that every caller (`fairdeal blackjack …`, `fairdeal merge`, which
+//! renders each shard's tallies again and compares) writes the same fields: a simulation's
+//! [`SimReport`], the exact dealer table ([`dealer_document`]), the basic-strategy chart
+//! ([`strategy_document`]) and the exact analysis ([`exact_document`]).
+
+use serde_json::{Map, Value, json};
+
+use crate::{
+    Betting, DealerTable, ExactAnalysis, ExactStrategy, OUTCOME_NAMES, Rules, SimResult, Strategy,
+};
+
+/// Upcards in table order (2 … 10, then the ace), with their labels.
+pub const UPCARDS: [(u8, &str); 10] = [
+    (2, "2"),
+    (3, "3"),
+    (4, "4"),
+    (5, "5"),
+    (6, "6"),
+    (7, "7"),
+    (8, "8"),
+    (9, "9"),
+    (10, "T"),
+    (1, "A"),
+];
+
+/// The label of a card value: `A` for 1, `T` for 10, else its digit.
+///
+/// ```
+/// use fairdeal_blackjack::report::card_label;
+/// assert_eq!((card_label(1), card_label(7), card_label(10)), ('A', '7', 'T'));
+/// ```
+pub fn card_label(value: u8) -> char {
+    match value {
+        1 => 'A',
+        10 => 'T',
+        v => char::from(b'0' + v % 10),
+    }
+}
+
+/// A two-card hand as the exact table writes it: the second card first (`"T,A"`).
+pub fn hand_label(first: u8, second: u8) -> String {
+    format!("{},{}", card_label(second), card_label(first))
+}
+
+/// The game rules without the shoe and table (`S17 DAS double any split to 4 surrender none
+/// pays 3:2 hole card peek`), for the headers of the chart and the exact analysis, where the
+/// deck count, penetration and seats do not apply.
+pub fn game_rules_text(rules: &Rules) -> String {
+    format!(
+        "{} {} double {} split to {}{}{} surrender {} pays {} hole card {}",
+        if rules.hits_soft_17 { "H17" } else { "S17" },
+        if rules.double_after_split {
+            "DAS"
+        } else {
+            "no DAS"
+        },
+        rules.double,
+        rules.max_split_hands,
+        if rules.resplit_aces { " RSA" } else { "" },
+        if rules.hit_split_aces { " HSA" } else { "" },
+        rules.surrender,
+        rules.payout,
+        rules.hole_card,
+    )
+}
+
+/// What `blackjack simulate` reports, whether from one run or merged from shards.
+#[derive(Debug, Clone)]
+pub struct SimReport {
+    /// The rules dealt under.
+    pub rules: Rules,
+    /// Flat or counted betting.
+    pub betting: Betting,
+    /// The play: the chart or composition-dependent.
+    pub strategy: ExactStrategy,
+    /// The shuffling algorithm's name.
+    pub algorithm: String,
+    /// The backend's name.
+    pub backend: String,
+    /// The master seed.
+    pub seed: u64,
+    /// The wall-clock time of the run (the shards' sum once merged).
+    pub seconds: f64,
+    /// The chart's exact infinite-deck edge in percent, for comparison.
+    pub exact_infinite: f64,
+    /// The tallies.
+    pub result: SimResult,
+}
+
+impl SimReport {
+    /// The chart's exact infinite-deck house edge in percent (positive: the house wins), the
+    /// value [`SimReport::exact_infinite`] holds.
+    pub fn infinite_deck_edge(strategy: &Strategy) -> f64 {
+        -100.0 * strategy.infinite_deck_return()
+    }
+
+    /// The `--json` document (without the `shard` field a shard adds).
+    pub fn json(&self) -> Map<String, Value> {
+        let mut out = self.result.json_fields();
+        out.insert("rules".into(), json!(self.rules));
+        out.insert("strategy".into(), json!(self.strategy.name()));
+        out.insert(
+            "strategy_infinite_deck_edge_percent".into(),
+            json!(self.exact_infinite),
+        );
+        out.insert("betting".into(), json!(self.betting));
+        out.insert("algorithm".into(), json!(self.algorithm));
+        out.insert("backend".into(), json!(self.backend));
+        out.insert("seed".into(), json!(self.seed));
+        out.insert("seconds".into(), json!(self.seconds));
+        out
+    }
+}
+
+/// The `blackjack dealer --json` document: each upcard's outcome probabilities, for a shoe of
+/// `decks` decks (0: infinite) and the dealer rule.
+pub fn dealer_document(table: &DealerTable, decks: u8, hits_soft_17: bool) -> Value {
+    let mut upcards = Map::new();
+    for (value, label) in UPCARDS {
+        let mut row = Map::new();
+        if let Some(outcomes) = table.get(value) {
+            for (name, p) in OUTCOME_NAMES.iter().zip(outcomes.as_array()) {
+                row.insert((*name).to_owned(), json!(p));
+            }
+        }
+        upcards.insert(label.to_owned(), Value::Object(row));
+    }
+    json!({
+        "decks": decks,
+        "dealer": if hits_soft_17 { "H17" } else { "S17" },
+        "upcards": upcards,
+    })
+}
+
+/// The `blackjack strategy --json` document: the chart's rows, the rules (an infinite deck:
+/// no penetration, no seats) and the exact infinite-deck house edge.
+pub fn strategy_document(rules: &Rules, strategy: &Strategy) -> Value {
+    let rows: Vec<Value> = strategy
+        .chart()
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let mut cells = line.split_whitespace();
+            let hand = cells.next().unwrap_or_default().to_owned();
+            let actions: Vec<&str> = cells.collect();
+            json!({"hand": hand, "actions": actions})
+        })
+        .collect();
+    let mut rules_value = json!(rules);
+    if let Some(r) = rules_value.as_object_mut() {
+        r.insert("decks".into(), json!("infinite"));
+        r.remove("penetration");
+        r.remove("seats");
+    }
+    json!({
+        "rules": rules_value,
+        "upcards": UPCARDS.iter().map(|(_, l)| *l).collect::<Vec<_>>(),
+        "chart": rows,
+        "infinite_deck_edge_percent": SimReport::infinite_deck_edge(strategy),
+    })
+}
+
+/// The frame the exact table's values are stated in, by the hole-card rule.
+pub fn values_frame(rules: &Rules) -> &'static str {
+    match rules.hole_card {
+        crate::HoleCard::Peek => "given no dealer blackjack",
+        crate::HoleCard::NoHoleCard => "dealer blackjack included",
+    }
+}
+
+/// The `blackjack exact --json` document of `exact` (computed under `rules` with `strategy` in
+/// `seconds`); `hands` adds the value of every initial hand against every upcard.
+pub fn exact_document(
+    exact: &ExactAnalysis,
+    rules: &Rules,
+    strategy: ExactStrategy,
+    seconds: f64,
+    hands: bool,
+) -> Value {
+    let mut rules_value = json!(rules);
+    if let Some(r) = rules_value.as_object_mut() {
+        r.remove("penetration");
+        r.remove("seats");
+    }
+    let mut out = Map::new();
+    out.insert("expected_return".into(), json!(exact.expected_return()));
+    out.insert(
+        "house_edge_percent".into(),
+        json!(exact.house_edge_percent()),
+    );
+    out.insert("strategy".into(), json!(strategy.name()));
+    out.insert("rules".into(), rules_value);
+    out.insert("seconds".into(), json!(seconds));
+    out.insert("states".into(), json!(exact.states()));
+    if hands {
+        out.insert("values_frame".into(), json!(values_frame(rules)));
+        let hands: Vec<Value> = exact
+            .hands()
+            .iter()
+            .map(|h| {
+                json!({
+                    "upcard": card_label(h.upcard).to_string(),
+                    "hand": hand_label(h.first, h.second),
+                    "probability": h.probability,
+                    "dealer_blackjack": h.dealer_blackjack,
+                    "stand": h.stand,
+                    "hit": h.hit,
+                    "double": h.double,
+                    "split": h.split,
+                    "surrender": h.surrender,
+                    "action": h.action.to_string(),
+                    "value": h.value,
+                })
+            })
+            .collect();
+        out.insert("hands".into(), Value::Array(hands));
+    }
+    Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_and_the_dealer_document_name_every_upcard() {
+        assert_eq!(hand_label(1, 10), "T,A");
+        assert_eq!(card_label(9), '9');
+        let doc = dealer_document(&DealerTable::infinite(false), 0, false);
+        assert_eq!(doc["dealer"], "S17");
+        assert_eq!(doc["upcards"].as_object().map(Map::len), Some(10));
+        assert!(doc["upcards"]["A"]["bust"].as_f64().is_some());
+        let rules = game_rules_text(&Rules::default());
+        assert!(
+            rules.starts_with("S17 ") && rules.contains(" hole card "),
+            "{rules}"
+        );
+    }
+}
