@@ -119,6 +119,16 @@ fn consecutive_java(seed: u64) -> Box<dyn LineSource> {
     })
 }
 
+/// `java.util.Collections.shuffle(list, new Random(seed))`, bit for bit: Durstenfeld from the
+/// top down with `Random.nextInt(i + 1)`, the port in `fairdeal-rng`. One generator per data
+/// set, as a program that seeds once.
+fn java_collections_shuffle(seed: u64) -> Box<dyn LineSource> {
+    Box::new(Shuffled {
+        shuffler: Inplace::with_sampler(<Java as Backend>::Sampler::default()),
+        rng: Java::seeded(seed),
+    })
+}
+
 fn repeated_deals(seed: u64) -> Box<dyn LineSource> {
     Box::new(RepeatedDeals {
         shuffler: Inplace::new(),
@@ -217,7 +227,19 @@ fn dial_sources() -> Vec<DialSource<'static>> {
             fair: &fair,
             deviation: calibration::unshuffled_deviation,
         },
+        DialSource {
+            name: "java.util.Random shuffle",
+            bad: &java_collections_shuffle,
+            fair: &fair,
+            deviation: no_known_deviation,
+        },
     ]
+}
+
+/// `java.util.Random`'s order probabilities have no closed form (a 48-bit LCG's outputs are
+/// not independent), so the table gives its weight and power only.
+fn no_known_deviation(_: TestName, _: usize) -> Option<f64> {
+    None
 }
 
 fn progress() -> ProgressBar {
@@ -403,9 +425,11 @@ fn power_markdown(report: &Report) -> String {
          each line from the bad source with probability 'weight', else from a fair shuffle \
          (Durstenfeld on ChaCha12); weights go down from {} by a factor sqrt(2) while the test \
          still reaches the power. 'bias' is that weight as the largest relative cell deviation \
-         it causes in the test's table (exact; blank where it has no closed form). 'power' is \
-         at that weight, with its Clopper–Pearson 95 % interval; '—' means not detected even \
-         at the largest weight (its power there shown). 'lines to certify' is about how many \
+         it causes in the test's table (exact: weight × D, weight² × D for the serial test, \
+         with the bad source's D by enumeration; blank for java.util.Random, which has none \
+         in closed form). 'power' is at that weight, with its Clopper–Pearson 95 % interval; \
+         '—' means not detected even at the largest weight (its bias and power there shown). \
+         'lines to certify' is about how many \
          lines a fair source needs to certify the test's default tolerance (FAIR) at \
          confidence 1 − 1e-6.\n",
         config.target * 100.0,

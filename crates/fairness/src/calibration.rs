@@ -578,8 +578,9 @@ pub struct PowerRow {
     /// The smallest mixture weight on the grid at which this test, and at every larger weight,
     /// rejected in at least `target` of the replicates; `None` when even the largest did not.
     pub weight: Option<f64>,
-    /// That weight as the largest relative cell deviation it causes (`weight · D`), when the
-    /// source's `D` is known for this test.
+    /// That weight (or, when not detected, the largest weight tried) as the largest relative
+    /// cell deviation it causes ([`mixture_deviation`]), when the source's `D` is known for
+    /// this test.
     pub bias: Option<f64>,
     /// Replicates at that weight (or at the largest weight when none detected).
     pub replicates: u64,
@@ -750,7 +751,8 @@ pub fn power_table(
                     source: source.name,
                     test: name.name(),
                     weight,
-                    bias: weight.and_then(|w| (source.deviation)(name, shape.n).map(|d| w * d)),
+                    bias: (source.deviation)(name, shape.n)
+                        .map(|d| mixture_deviation(name, weight.unwrap_or(config.max_weight), d)),
                     replicates: config.replicates,
                     detected,
                     power: detected as f64 / config.replicates as f64,
@@ -767,7 +769,8 @@ pub fn power_table(
 /// The largest relative cell deviation of an order table with one distinguished order: a
 /// source that always gives that one order (an unshuffled deck), for the permutation (`n!`
 /// orders), position and adjacency tables (`D = n! - 1`, `n - 1`, `n - 1`). `None` for the
-/// other tests, and for `n!` beyond `u64`.
+/// other tests, and for `n!` beyond `u64`. The serial test sees the identity as the relative
+/// order of two unshuffled lines: `D = n! - 1` up to 8 items, `n - 1` above.
 ///
 /// ```
 /// use fairdeal_fairness::{TestName, calibration::unshuffled_deviation};
@@ -781,6 +784,11 @@ pub fn unshuffled_deviation(test: TestName, n: usize) -> Option<f64> {
         // e + 1 right after item e on every line (fair: (n - 1) adjacent pairs over n (n - 1)
         // cells, 1/n per line).
         TestName::Position | TestName::Adjacency => Some(n as f64 - 1.0),
+        // Two unshuffled lines in a row: the relative order is the identity every time.
+        TestName::Serial if n <= crate::MAX_PERMUTATION_N => {
+            crate::factorial(n).map(|f| f as f64 - 1.0)
+        }
+        TestName::Serial => Some(n as f64 - 1.0),
         _ => None,
     }
 }
@@ -866,14 +874,108 @@ pub fn max_relative_deviation(table: &[f64], p: f64) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// The wrong-range swap's `D` for the permutation (exact for `n <= 8`) and position tables;
-/// `None` for the others.
+/// The wrong-range swap's exact neighbour probabilities for `n` items (row `a`, column `b`:
+/// the probability that `b` comes right after `a`, cyclically, as the adjacency test counts;
+/// the diagonal is 0). Computed backwards over the `n` swaps on the `n²` pairs of positions
+/// (`O(n⁴)`: a fraction of a second at 52): `f(x, y)` is the probability that items now at
+/// positions `x` and `y` end adjacent, and a swap `(i, j)` with `j` uniform averages it over
+/// the `n` transpositions. `None` outside `2..=256`.
+///
+/// ```
+/// let m = fairdeal_fairness::calibration::wrong_range_neighbours(3).unwrap();
+/// // 3 items: 27 paths onto the two cycles; 0 → 1 → 2 on 13 of them, 0 → 2 → 1 on 14.
+/// assert!((m[1] * 27.0 - 13.0).abs() < 1e-9 && (m[2] * 27.0 - 14.0).abs() < 1e-9);
+/// ```
+pub fn wrong_range_neighbours(n: usize) -> Option<Vec<f64>> {
+    if !(2..=256).contains(&n) {
+        return None;
+    }
+    let mut f: Vec<f64> = (0..n * n)
+        .map(|c| f64::from(u8::from((c / n + 1) % n == c % n)))
+        .collect();
+    let share = 1.0 / n as f64;
+    let mut next = vec![0.0; n * n];
+    for i in (0..n).rev() {
+        for x in 0..n {
+            for y in 0..n {
+                if x == y {
+                    next[x * n + y] = 0.0;
+                    continue;
+                }
+                let transposed = |z: usize, j: usize| match z {
+                    z if z == i => j,
+                    z if z == j => i,
+                    z => z,
+                };
+                let sum: f64 = (0..n)
+                    .map(|j| f[transposed(x, j) * n + transposed(y, j)])
+                    .sum();
+                next[x * n + y] = sum * share;
+            }
+        }
+        core::mem::swap(&mut f, &mut next);
+    }
+    Some(f)
+}
+
+/// The serial test's cell probabilities for a source drawing each line independently with the
+/// order probabilities `orders` (indexed by lexicographic rank): the distribution of the
+/// relative order of one line to the previous one ([`SerialTally`](crate::SerialTally)), by
+/// summing over all pairs of orders. `None` unless `orders` has `n!` entries with
+/// `2 <= n <= 6` (beyond, `n!²` pairs cost too much).
+pub fn serial_orders(n: usize, orders: &[f64]) -> Option<Vec<f64>> {
+    let count = crate::factorial(n)? as usize;
+    if !(2..=6).contains(&n) || orders.len() != count {
+        return None;
+    }
+    let perms: Vec<Vec<usize>> = (0..count as u64)
+        .map(|r| crate::unrank_permutation(n, r).ok())
+        .collect::<Option<_>>()?;
+    let mut relative = vec![0.0; count];
+    let (mut position, mut line) = (vec![0usize; n], vec![0usize; n]);
+    for (previous, &q_previous) in perms.iter().zip(orders) {
+        for (at, &element) in previous.iter().enumerate() {
+            position[element] = at;
+        }
+        for (perm, &q) in perms.iter().zip(orders) {
+            for (slot, &element) in line.iter_mut().zip(perm) {
+                *slot = position[element];
+            }
+            relative[crate::rank_permutation(&line).ok()? as usize] += q_previous * q;
+        }
+    }
+    Some(relative)
+}
+
+/// The serial test's element × position probabilities above 8 items (where it counts
+/// positions) for a source drawing each line independently with element × position
+/// probabilities `matrix` (row `e`, column `p`): the relative order's value `k` at position
+/// `i` has probability `sum_e m[e][i] · m[e][k]`.
+pub fn serial_positions(n: usize, matrix: &[f64]) -> Option<Vec<f64>> {
+    if n == 0 || matrix.len() != n * n {
+        return None;
+    }
+    let mut cells = vec![0.0; n * n];
+    for k in 0..n {
+        for i in 0..n {
+            cells[k * n + i] = (0..n).map(|e| matrix[e * n + i] * matrix[e * n + k]).sum();
+        }
+    }
+    Some(cells)
+}
+
+/// The wrong-range swap's `D` for the permutation (exact for `n <= 8`), position and
+/// adjacency tables (exact for `n <= 256`) and the serial test (exact for `n <= 6` and for
+/// `n > 8`, where it counts positions); `None` for the others.
 ///
 /// ```
 /// use fairdeal_fairness::{TestName, calibration::wrong_range_deviation};
 /// // 5 items: the most likely order is 1.80× uniform, the least 0.61×.
 /// let d = wrong_range_deviation(TestName::Permutation, 5).unwrap();
 /// assert!((d - 0.80).abs() < 0.01, "{d}");
+/// // Consecutive lines of the swap are independent: their relative order is nearly uniform.
+/// let serial = wrong_range_deviation(TestName::Serial, 5).unwrap();
+/// assert!(serial > 0.0 && serial < 0.2, "{serial}");
 /// ```
 pub fn wrong_range_deviation(test: TestName, n: usize) -> Option<f64> {
     match test {
@@ -885,7 +987,36 @@ pub fn wrong_range_deviation(test: TestName, n: usize) -> Option<f64> {
             &wrong_range_positions(n)?,
             1.0 / n as f64,
         )),
+        TestName::Adjacency => {
+            let neighbours = wrong_range_neighbours(n)?;
+            let off_diagonal: Vec<f64> = (0..n * n)
+                .filter(|c| c / n != c % n)
+                .map(|c| neighbours[c])
+                .collect();
+            Some(max_relative_deviation(&off_diagonal, 1.0 / (n - 1) as f64))
+        }
+        TestName::Serial if n <= crate::MAX_PERMUTATION_N => {
+            let serial = serial_orders(n, &wrong_range_orders(n)?)?;
+            Some(max_relative_deviation(&serial, 1.0 / serial.len() as f64))
+        }
+        TestName::Serial => Some(max_relative_deviation(
+            &serial_positions(n, &wrong_range_positions(n)?)?,
+            1.0 / n as f64,
+        )),
         _ => None,
+    }
+}
+
+/// The largest relative cell deviation a mixture of weight `weight` causes in `test`'s table,
+/// from the bad source's `D` at weight 1: `weight · D` for the tests of one line, and
+/// `weight² · D` for the serial test, which compares consecutive lines (their relative order
+/// is uniform unless both came from the bad source, when the bad source's lines are
+/// independent of each other).
+pub fn mixture_deviation(test: TestName, weight: f64, deviation: f64) -> f64 {
+    if test == TestName::Serial {
+        weight * weight * deviation
+    } else {
+        weight * deviation
     }
 }
 
@@ -1057,5 +1188,61 @@ mod tests {
         }];
         let rows = bad_source_power(&bad, 3, crate::PASS_THRESHOLD, 49, &mut || ()).unwrap();
         assert_eq!(rows[0].unfair, 3, "{rows:?}");
+    }
+
+    /// The orders' probabilities folded onto a table: `cell(order)` gives each order's cells.
+    fn fold(n: usize, orders: &[f64], cells: impl Fn(&[usize]) -> Vec<usize>) -> Vec<f64> {
+        let mut table = vec![0.0; n * n];
+        for (rank, &q) in orders.iter().enumerate() {
+            let perm = crate::unrank_permutation(n, rank as u64).unwrap();
+            for cell in cells(&perm) {
+                table[cell] += q;
+            }
+        }
+        table
+    }
+
+    #[test]
+    fn the_backward_neighbour_recursion_matches_the_enumerated_orders() {
+        for n in 3..=6 {
+            let orders = wrong_range_orders(n).unwrap();
+            let enumerated = fold(n, &orders, |perm| {
+                (0..n).map(|i| perm[i] * n + perm[(i + 1) % n]).collect()
+            });
+            let recursed = wrong_range_neighbours(n).unwrap();
+            for (cell, (a, b)) in enumerated.iter().zip(&recursed).enumerate() {
+                assert!((a - b).abs() < 1e-12, "n = {n}, cell {cell}: {a} vs {b}");
+            }
+            // Negative control: the swap's neighbours are not the fair 1/(n - 1).
+            let d = wrong_range_deviation(TestName::Adjacency, n).unwrap();
+            assert!(d > 0.01, "n = {n}: {d}");
+        }
+    }
+
+    #[test]
+    fn the_serial_tables_agree_and_see_an_unshuffled_deck() {
+        for n in 3..=5 {
+            let orders = wrong_range_orders(n).unwrap();
+            let serial = serial_orders(n, &orders).unwrap();
+            assert!((serial.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+            // The relative orders' positions, folded from the orders, match the closed form.
+            let folded = fold(n, &serial, |perm| (0..n).map(|i| perm[i] * n + i).collect());
+            let direct = serial_positions(n, &wrong_range_positions(n).unwrap()).unwrap();
+            for (a, b) in folded.iter().zip(&direct) {
+                assert!((a - b).abs() < 1e-12, "n = {n}: {a} vs {b}");
+            }
+            // An unshuffled deck: every relative order is the identity (rank 0).
+            let mut identity = vec![0.0; orders.len()];
+            identity[0] = 1.0;
+            let serial = serial_orders(n, &identity).unwrap();
+            let d = max_relative_deviation(&serial, 1.0 / serial.len() as f64);
+            assert_eq!(Some(d), unshuffled_deviation(TestName::Serial, n));
+            // A fair source's relative orders are uniform.
+            let fair = vec![1.0 / orders.len() as f64; orders.len()];
+            let serial = serial_orders(n, &fair).unwrap();
+            assert!(max_relative_deviation(&serial, 1.0 / serial.len() as f64) < 1e-9);
+        }
+        assert_eq!(mixture_deviation(TestName::Serial, 0.5, 1.0), 0.25);
+        assert_eq!(mixture_deviation(TestName::Position, 0.5, 1.0), 0.5);
     }
 }

@@ -106,7 +106,7 @@ pub struct Certified {
 
 /// The cells of a report's table that the bound covers, and each one's fair probability:
 /// `(cells, p)` when every cell has the same probability `p`.
-fn uniform_cells(report: &FairnessReport) -> Option<(u64, f64)> {
+pub(crate) fn uniform_cells(report: &FairnessReport) -> Option<(u64, f64)> {
     let n = report.n as u64;
     match report.test {
         TestKind::Permutation => {

@@ -1,5 +1,6 @@
 //! Valid p-values on any input size: the chi-square approximation only where its rule holds,
-//! the exact binomial for two-outcome tables, a Monte Carlo p-value elsewhere.
+//! the exact binomial for two-outcome tables, elsewhere a Monte Carlo p-value combined with the
+//! cells' exact binomial tails (so that a sparse table can still reach a small level).
 
 use fairdeal_core::{IndexSampler, Lemire, SeedableRng};
 use rand::rngs::ChaCha12Rng;
@@ -7,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use statrs::distribution::{Binomial, DiscreteCDF};
 
 use crate::adjacency::adjacency_report;
+use crate::equivalence::uniform_cells;
 use crate::permutation::permutation_report;
 use crate::position::position_report;
 use crate::rank::factorial;
@@ -40,7 +42,9 @@ pub enum PValueMethod {
     /// Two outcomes (one degree of freedom): the exact binomial distribution.
     ExactBinomial,
     /// The statistic simulated under the fair null (uniform permutations from ChaCha12 with a
-    /// fixed seed): `(k + 1)/(R + 1)` over `R` replicates, ties counted against fairness.
+    /// fixed seed): `(k + 1)/(R + 1)` over `R` replicates, ties counted against fairness;
+    /// combined with the cells' exact binomial tails ([`Judgement::cell_p`]) as
+    /// `min(1, 2·min(simulated, cells))`, so that it is not floored at `2/(R + 1)`.
     MonteCarlo,
     /// The exact distribution of the number of repeated lines ([`crate::RepeatTally`]).
     ExactRepeats,
@@ -96,6 +100,11 @@ pub struct Judgement {
     /// About how many samples make the test trustworthy at full power (the chi-square rule's
     /// `5` per cell); `None` when it is already there.
     pub samples_needed: Option<u64>,
+    /// For [`PValueMethod::MonteCarlo`]: the Bonferroni union of the cells' exact two-sided
+    /// binomial tails ([`cell_tail_p_value`]), which the p-value is combined with; `None` for
+    /// the other methods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell_p: Option<f64>,
 }
 
 impl Judgement {
@@ -141,7 +150,10 @@ impl FairnessReport {
     /// * every cell expecting at least [`MIN_EXPECTED_COUNT`]: the chi-square approximation,
     ///   two-sided from [`TWO_SIDED_MIN_DF`] degrees of freedom, upper tail only below;
     /// * otherwise a Monte Carlo p-value, two-sided, from `config.replicates` simulated fair
-    ///   tables of the same size (ChaCha12 seeded with `config.seed`);
+    ///   tables of the same size (ChaCha12 seeded with `config.seed`), combined with the cells'
+    ///   exact binomial tails ([`cell_tail_p_value`]) as `min(1, 2·min(simulated, cells))`: a
+    ///   Bonferroni union of two valid p-values, valid at every level, and able to go below the
+    ///   simulation's floor `2/(R + 1)` when one cell is far from fair;
     /// * the repeat test: its exact p-value, one-sided (too many repeats).
     ///
     /// ```
@@ -165,6 +177,7 @@ impl FairnessReport {
                 p_value: self.p_value,
                 min_p_value: 0.0,
                 samples_needed: None,
+                cell_p: None,
             };
         }
         if let Some(k) = binomial_count(self) {
@@ -183,6 +196,7 @@ impl FairnessReport {
                 p_value: two_sided(upper_p, lower_p),
                 min_p_value: 0.0,
                 samples_needed: None,
+                cell_p: None,
             };
         }
         let mut judged = monte_carlo(self, config);
@@ -212,6 +226,7 @@ fn exact_binomial(trials: u64, k: u64) -> Judgement {
             p_value: 0.0,
             min_p_value: 0.0,
             samples_needed: None,
+            cell_p: None,
         };
     };
     // P(|2K - T| >= |2k - T|) = P(K <= low) + P(K >= high); both tails when low < high.
@@ -243,6 +258,7 @@ fn exact_binomial(trials: u64, k: u64) -> Judgement {
         p_value: two_sided(upper_p, Some(lower_p)),
         min_p_value,
         samples_needed: None,
+        cell_p: None,
     }
 }
 
@@ -320,13 +336,81 @@ fn monte_carlo(report: &FairnessReport, config: &JudgeConfig) -> Judgement {
     }
     let estimate = |k: u64| (k + 1) as f64 / (replicates + 1) as f64;
     let (upper_p, lower_p) = (estimate(at_least), estimate(at_most));
+    let simulated = two_sided(upper_p, Some(lower_p));
+    let simulated_floor = (2.0 / (replicates + 1) as f64).min(1.0);
+    let (cell_p, cell_floor) = match (cell_tail_p_value(report), cell_tail_floor(report)) {
+        (Some(p), Some(floor)) => (Some(p), floor),
+        _ => (None, 1.0),
+    };
+    // Bonferroni over the two p-values: P(2·min(a, b) <= x) <= P(a <= x/2) + P(b <= x/2) <= x.
+    let combine = |a: f64, b: Option<f64>| match b {
+        Some(b) => (2.0 * a.min(b)).min(1.0),
+        None => a,
+    };
     Judgement {
         method: PValueMethod::MonteCarlo,
         replicates: Some(replicates),
         upper_p,
         lower_p: Some(lower_p),
-        p_value: two_sided(upper_p, Some(lower_p)),
-        min_p_value: (2.0 / (replicates + 1) as f64).min(1.0),
+        p_value: combine(simulated, cell_p),
+        min_p_value: combine(simulated_floor, cell_p.map(|_| cell_floor)),
         samples_needed: None,
+        cell_p,
     }
+}
+
+/// The smallest and the largest count over a report's cells (the adjacency matrix's diagonal,
+/// an item after itself, is not a cell), with the number of cells and each one's fair
+/// probability; `None` for the repeat test.
+fn cell_extremes(report: &FairnessReport) -> Option<(u64, f64, u64, u64)> {
+    let (cells, p) = uniform_cells(report)?;
+    let n = report.n.max(1);
+    let counted = report
+        .counts
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| report.test != TestKind::Adjacency || i / n != i % n);
+    let (min, max) = counted.fold((u64::MAX, 0), |(lo, hi), (_, &c)| (lo.min(c), hi.max(c)));
+    (max >= min).then_some((cells, p, min, max))
+}
+
+/// The Bonferroni union of the exact binomial tails of a report's cells: every cell's count is
+/// `Binomial(trials, p)` under a fair shuffle whatever the dependence between cells (an order,
+/// an item at a position or a pair of neighbours occurs at most once per sample), so
+/// `min(1, 2 · cells · min(P(X >= largest count), P(X <= smallest count)))` is a valid
+/// two-sided p-value at every size and level (the union bound needs no independence). It is
+/// conservative, and strong where a few cells are far off (the wrong-range swap's most likely
+/// orders), which is where a sparse table's simulated p-value runs out of replicates. Two
+/// binomial tails, so it costs `O(cells)` to find the extremes and nothing more. `None` for
+/// the repeat test.
+///
+/// ```
+/// use fairdeal_fairness::{FairnessReport, TestKind, cell_tail_p_value};
+/// // 8 items, 200 lines: one order seen 6 times where 0.005 is expected.
+/// let mut counts = vec![0u64; 40_320];
+/// counts[0] = 6;
+/// counts[1..195].iter_mut().for_each(|c| *c = 1);
+/// let report = FairnessReport {
+///     test: TestKind::Permutation, n: 8, trials: 200, counts, chi2: 0.0, df: 40_319,
+///     p_value: 1.0,
+/// };
+/// let p = cell_tail_p_value(&report).unwrap();
+/// assert!(p < 1e-6, "{p}");
+/// ```
+pub fn cell_tail_p_value(report: &FairnessReport) -> Option<f64> {
+    let (cells, p, min, max) = cell_extremes(report)?;
+    let dist = Binomial::new(p, report.trials).ok()?;
+    // P(X >= max) and P(X <= min), each from its own tail for precision.
+    let upper = if max == 0 { 1.0 } else { dist.sf(max - 1) };
+    let lower = dist.cdf(min);
+    let tail = upper.min(lower);
+    (!tail.is_nan()).then(|| (2.0 * cells as f64 * tail).min(1.0))
+}
+
+/// The smallest value [`cell_tail_p_value`] can take at a report's size: every sample in one
+/// cell, `2 · cells · p^trials`.
+fn cell_tail_floor(report: &FairnessReport) -> Option<f64> {
+    let (cells, p) = uniform_cells(report)?;
+    let floor = 2.0 * cells as f64 * p.powf(report.trials as f64);
+    floor.is_finite().then(|| floor.min(1.0))
 }

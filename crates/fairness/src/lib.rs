@@ -160,7 +160,7 @@ pub use equivalence::{
 pub use error::FairnessError;
 pub use judge::{
     DEFAULT_REPLICATES, JudgeConfig, Judgement, MIN_REPLICATES, MONTE_CARLO_BUDGET, PValueMethod,
-    TWO_SIDED_MIN_DF,
+    TWO_SIDED_MIN_DF, cell_tail_p_value,
 };
 pub use lines::{LineError, MAX_LINE_BYTES, PermutationParser, show_item, split_items};
 pub use permutation::{MAX_PERMUTATION_N, MIN_PERMUTATION_N, PermutationTally, permutation_test};

@@ -196,3 +196,73 @@ fn sparse_fairness_runs_are_insufficient_not_unfair() {
         assert!(battery.samples_needed.unwrap() > 10_000_000, "seed {seed}");
     }
 }
+
+/// Tallies `count` orders of `n` items shuffled by `shuffler` from a PCG seeded with `seed`.
+fn permutation_tally<S: Shuffler>(
+    shuffler: &S,
+    n: usize,
+    count: usize,
+    seed: u64,
+) -> PermutationTally {
+    let mut rng = Pcg64::seed_from_u64(seed);
+    let mut tally = PermutationTally::new(n).unwrap();
+    let mut deck: Vec<usize> = (0..n).collect();
+    for _ in 0..count {
+        deck.iter_mut().zip(0..).for_each(|(slot, i)| *slot = i);
+        shuffler.shuffle(&mut deck, &mut rng);
+        tally.add(&deck).unwrap();
+    }
+    tally
+}
+
+#[test]
+fn a_sparse_table_of_the_wrong_range_swap_is_unfair_below_the_simulation_floor() {
+    // `fairdeal fairness --n 8 --algo biased --trials 200000`: 4.96 expected per order, so the
+    // p-value is simulated; 999 replicates alone cannot go below 0.002, far above 1e-6. The
+    // cells' exact binomial tails can: the swap's likeliest orders come up 20 to 30 times.
+    let report = permutation_tally(&Biased::new(), 8, 200_000, 5)
+        .report()
+        .unwrap();
+    let judged = report.judge(&JudgeConfig::default());
+    assert_eq!(judged.method, PValueMethod::MonteCarlo);
+    let simulated = (2.0 * judged.upper_p.min(judged.lower_p.unwrap())).min(1.0);
+    assert!(simulated >= 0.002, "{judged:?}");
+    assert!(judged.cell_p.unwrap() < REJECT, "{judged:?}");
+    assert!(judged.p_value < REJECT, "{judged:?}");
+    let battery =
+        BatteryReport::from_reports(vec![(TestName::Permutation, report)], PASS_THRESHOLD);
+    assert_eq!(battery.verdict, Verdict::Unfair, "{battery:?}");
+    // Negative control: a fair shuffle of the same size is not rejected by either part.
+    for seed in [5, 6, 7] {
+        let report = permutation_tally(&Inplace::new(), 8, 200_000, seed)
+            .report()
+            .unwrap();
+        let judged = report.judge(&JudgeConfig::default());
+        assert!(judged.cell_p.unwrap() > 1e-3, "seed {seed}: {judged:?}");
+        assert!(judged.p_value > PASS_THRESHOLD, "seed {seed}: {judged:?}");
+    }
+}
+
+#[test]
+fn the_cell_tails_of_a_sparse_position_table_catch_an_item_stuck_in_place() {
+    // 30 lines of 8 items (3.75 expected per cell, so simulated): item 0 always first.
+    let mut rng = Pcg64::seed_from_u64(11);
+    let mut tally = PositionTally::new(8).unwrap();
+    for _ in 0..30 {
+        let mut deck: Vec<usize> = (1..8).collect();
+        Inplace::new().shuffle(&mut deck, &mut rng);
+        deck.insert(0, 0);
+        tally.add(&deck).unwrap();
+    }
+    let judged = tally.report().unwrap().judge(&JudgeConfig::default());
+    assert_eq!(judged.method, PValueMethod::MonteCarlo);
+    // P(30 of 30 | p = 1/8) · 2 · 64 cells: about 1e-25.
+    assert!(judged.p_value < REJECT, "{judged:?}");
+    // Negative control: 30 fair lines.
+    let mut tally = PositionTally::new(8).unwrap();
+    for line in fair_lines(8, 30, 11) {
+        tally.add(&line).unwrap();
+    }
+    let judged = tally.report().unwrap().judge(&JudgeConfig::default());
+    assert!(judged.p_value > PASS_THRESHOLD, "{judged:?}");
+}
