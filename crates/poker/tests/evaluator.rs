@@ -180,3 +180,43 @@ fn errors_instead_of_panics() {
     );
     assert!(evaluate_set(fairdeal_cards::CardSet::FULL).is_err());
 }
+
+/// Every way a 5-, 6- or 7-card hand can repeat a card is refused, naming a repeated card:
+/// each card of the deck repeated 2 to 7 times among distinct others, at every position, in
+/// hands drawn from a fixed seed (the check compares the sum and the union of the card bits;
+/// a carry of two equal bits into a bit the hand also holds must not hide the repeat).
+#[test]
+fn every_repeated_card_is_refused() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(33);
+    let deck = fairdeal_cards::standard_deck();
+    let mut checked = 0;
+    for &twice in &deck {
+        for copies in 2..=7usize {
+            for len in copies.max(5)..=7 {
+                for _ in 0..8 {
+                    let mut others: Vec<Card> =
+                        deck.iter().copied().filter(|&c| c != twice).collect();
+                    others.shuffle(&mut rng);
+                    // Half the hands also hold the card one rank up in the same suit: the
+                    // sum's carry lands on its bit.
+                    let up = Card::from_index(twice.index() + 4)
+                        .ok()
+                        .filter(|_| rng.next_u32() & 1 == 1);
+                    let mut hand: Vec<Card> = vec![twice; copies];
+                    if let Some(up) = up.filter(|_| hand.len() < len) {
+                        hand.push(up);
+                    }
+                    hand.extend(others.into_iter().filter(|&c| Some(c) != up));
+                    hand.truncate(len);
+                    hand.shuffle(&mut rng);
+                    match evaluate(&hand) {
+                        Err(PokerError::DuplicateCard { card }) => assert_eq!(card, twice),
+                        other => panic!("{hand:?}: {other:?}"),
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 52 * 6 * 8, "{checked}");
+}
