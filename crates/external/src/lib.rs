@@ -221,6 +221,31 @@ impl Labels {
     }
 }
 
+/// Records looked ahead while a bucket is written in shuffled order: each record comes from a
+/// random place in its bucket (tens of MiB, past the caches), so without a hint every one is
+/// a demand miss that stalls the copy into the output buffer; with it, the misses of the next
+/// records overlap the copy of this one (`docs/benchmarks.md`, "Against the I/O floor").
+const WRITE_AHEAD: usize = 16;
+
+/// Writes `count` records, `record(i)` for `i` in `0..count`, to `output`, asking the CPU for
+/// the cache lines of record `i + WRITE_AHEAD` (its first and last byte) while record `i` is
+/// copied. The hints change no byte written.
+fn write_gathered<'d>(
+    count: usize,
+    record: impl Fn(usize) -> &'d [u8],
+    output: &mut impl Write,
+) -> io::Result<()> {
+    for i in 0..count {
+        if i + WRITE_AHEAD < count {
+            let ahead = record(i + WRITE_AHEAD);
+            fairdeal_parallel::prefetch_read(ahead, 0);
+            fairdeal_parallel::prefetch_read(ahead, ahead.len().saturating_sub(1));
+        }
+        output.write_all(record(i))?;
+    }
+    Ok(())
+}
+
 /// Reads into `buf`, retrying on `Interrupted`.
 fn read_some(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     loop {
@@ -567,11 +592,13 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
             });
             for prepared in receiver {
                 let prepared = prepared?;
-                for &(start, end) in &prepared.records {
-                    run.output
-                        .write_all(&prepared.data[start..end])
-                        .map_err(ExternalError::Output)?;
-                }
+                let (data, records) = (&prepared.data, &prepared.records);
+                write_gathered(
+                    records.len(),
+                    |i| &data[records[i].0..records[i].1],
+                    &mut run.output,
+                )
+                .map_err(ExternalError::Output)?;
                 run.wrote(prepared.records.len() as u64, prepared.data.len() as u64);
                 // The reader may be done: then the buffers are simply dropped.
                 let _ = recycle.send(prepared);
@@ -647,11 +674,8 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
             start = end + 1;
         }
         fairdeal_parallel::Parallel::with_sampler(self.sampler).shuffle(&mut records, rng);
-        for record in &records {
-            run.output
-                .write_all(record)
-                .map_err(ExternalError::Output)?;
-        }
+        write_gathered(records.len(), |i| records[i], &mut run.output)
+            .map_err(ExternalError::Output)?;
         run.wrote(records.len() as u64, data.len() as u64);
         Ok(())
     }

@@ -16,7 +16,7 @@ use fairdeal_core::{IndexSampler, Rng, SeedableRng};
 
 use crate::{
     Bucket, BucketWriter, ExternalError, ExternalShuffle, FAN_OUT, INDEX_BYTES_PER_RECORD, Labels,
-    Progress, Run, STREAM_BUFFER, Summary, read_some, try_buffer,
+    Progress, Run, STREAM_BUFFER, Summary, read_some, try_buffer, write_gathered,
 };
 
 /// Bytes of one block of an in-memory bucket.
@@ -303,11 +303,8 @@ fn write_records(
     bucket: &Bucket,
     run: &mut Run<'_, impl Write>,
 ) -> Result<(), ExternalError> {
-    for record in records {
-        run.output
-            .write_all(record)
-            .map_err(ExternalError::Output)?;
-    }
+    write_gathered(records.len(), |i| records[i], &mut run.output)
+        .map_err(ExternalError::Output)?;
     run.wrote(bucket.records, bucket.bytes);
     Ok(())
 }
