@@ -15,6 +15,15 @@
 //!   `x·Pᵢ₋₁ mod 2^64`) but two multiplies deep instead of *i*; longer runs go to `Batched`.
 //!   `count` prints a checksum of the final state to stderr, so `ours` and `prefix` can be seen
 //!   to deal the same cards;
+//! * `short3`, `short4`: an experiment that changes the seeded output: `Batched`'s exact 64-bit
+//!   batches, but at most 3 (4) dice per word, so each batch is a chain of at most 3 (4)
+//!   dependent multiplies and consecutive batches are independent; bounds above 2^20 (2^15)
+//!   and the last few bounds go to `Batched`;
+//! * `split2`, `split3`: an experiment that changes the seeded output: the two 32-bit halves of
+//!   one 64-bit word are two independent exact batches (product at most 2^28 each, a rejected
+//!   half replaced by fresh `next_u32`s) of up to 2 (3) dice each, rolled with 32 × 32 → 64-bit
+//!   multiplies: two chains of at most 2 (3) side by side; bounds above 2^28 and the last few
+//!   go to `Batched`;
 //! * `rand`: rand 0.10's `SliceRandom::shuffle` (for `deal7`: `partial_shuffle`);
 //! * `fastrand`: fastrand 2.5's `shuffle` on its own wyrand (for `deal7`: seven
 //!   `swap(i, usize(i..52))`), same seed.
@@ -138,6 +147,166 @@ impl IndexSampler for Prefix {
     }
 }
 
+/// The largest `b` with `b^k <= 2^bits` (`k >= 1`), by bisection.
+const fn kth_root(k: u32, bits: u32) -> u64 {
+    let limit: u128 = 1 << bits;
+    let (mut lo, mut hi) = (1u128, 1u128 << 32);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        match mid.checked_pow(k) {
+            Some(power) if power <= limit => lo = mid,
+            _ => hi = mid - 1,
+        }
+    }
+    lo as u64
+}
+
+/// One exact 64-bit batch of `K` dice (`Batched`'s method), handed to `f` in order.
+#[inline(always)]
+fn batch64<R: Rng + ?Sized, F: FnMut(usize, usize), const K: usize>(
+    rng: &mut R,
+    bounds: [u64; K],
+    f: &mut F,
+) {
+    let product: u64 = bounds.iter().product();
+    let mut x = loop {
+        let x = rng.next_u64();
+        let l = x.wrapping_mul(product);
+        if l >= product || l >= product.wrapping_neg() % product {
+            break x;
+        }
+    };
+    for b in bounds {
+        let full = u128::from(x) * u128::from(b);
+        f(b as usize, (full >> 64) as usize);
+        x = full as u64;
+    }
+}
+
+/// Whether the 32-bit `x` is kept for a 32-bit batch of product `p`.
+#[inline(always)]
+fn accept32(x: u32, p: u32) -> bool {
+    let l = x.wrapping_mul(p);
+    l >= p || l >= p.wrapping_neg() % p
+}
+
+/// Two exact 32-bit batches of `K` dice each from one 64-bit word (its halves are independent
+/// uniform 32-bit values; a rejected half is replaced by fresh `next_u32`s): two independent
+/// chains of `K` 32 × 32 → 64-bit multiplies.
+#[inline(always)]
+fn batch32x2<R: Rng + ?Sized, F: FnMut(usize, usize), const K: usize>(
+    rng: &mut R,
+    a: [u32; K],
+    b: [u32; K],
+    f: &mut F,
+) {
+    let pa: u32 = a.iter().product();
+    let pb: u32 = b.iter().product();
+    let w = rng.next_u64();
+    let mut xa = (w >> 32) as u32;
+    let mut xb = w as u32;
+    while !accept32(xa, pa) {
+        xa = rng.next_u32();
+    }
+    while !accept32(xb, pb) {
+        xb = rng.next_u32();
+    }
+    let mut da = [0u32; K];
+    let mut db = [0u32; K];
+    for (i, (&ba, &bb)) in a.iter().zip(&b).enumerate() {
+        let fa = u64::from(xa) * u64::from(ba);
+        let fb = u64::from(xb) * u64::from(bb);
+        da[i] = (fa >> 32) as u32;
+        db[i] = (fb >> 32) as u32;
+        xa = fa as u32;
+        xb = fb as u32;
+    }
+    for (&bound, &die) in a.iter().zip(&da).chain(b.iter().zip(&db)) {
+        f(bound as usize, die as usize);
+    }
+}
+
+/// Short 64-bit batches: at most `MAX` dice per word (`b^k <= 2^60`), so a batch's chain is at
+/// most `MAX` multiplies; what is left below goes to `Batched`.
+#[derive(Debug, Clone, Copy, Default)]
+struct Short<const MAX: usize>;
+
+impl<const MAX: usize> IndexSampler for Short<MAX> {
+    fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
+        lemire_index_below(rng, bound)
+    }
+
+    #[inline(always)]
+    fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, mut f: F)
+    where
+        R: Rng + ?Sized,
+        F: FnMut(usize, usize),
+    {
+        let lo2 = low.max(2) as u64;
+        let mut top = high as u64;
+        macro_rules! phases {
+            ($($k:literal),*) => {$(
+                if $k <= MAX {
+                    // Phase k while the next phase cannot take over.
+                    let floor = if $k < MAX { const { kth_root($k + 1, 60) } } else { 0 };
+                    while top > floor && (top + 1).saturating_sub(lo2) >= $k && top <= const { kth_root($k, 60) } {
+                        let t = top;
+                        batch64::<R, F, $k>(rng, core::array::from_fn(|i| t - i as u64), &mut f);
+                        top -= $k;
+                    }
+                }
+            )*};
+        }
+        phases!(1, 2, 3, 4, 5, 6, 7, 8);
+        Batched.for_each_index_descending(rng, top as usize, low, f);
+    }
+}
+
+/// Two 32-bit batches of `k` dice per 64-bit word (`b^k <= 2^28` per half), `k` up to `MAX`;
+/// what is left below goes to `Batched`.
+#[derive(Debug, Clone, Copy, Default)]
+struct Split<const MAX: usize>;
+
+impl<const MAX: usize> IndexSampler for Split<MAX> {
+    fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
+        lemire_index_below(rng, bound)
+    }
+
+    #[inline(always)]
+    fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, mut f: F)
+    where
+        R: Rng + ?Sized,
+        F: FnMut(usize, usize),
+    {
+        let lo2 = low.max(2) as u64;
+        let mut top = high as u64;
+        if top > const { kth_root(1, 28) } {
+            let stop = const { kth_root(1, 28) }.max(lo2 - 1);
+            Batched.for_each_index_descending(rng, top as usize, stop as usize + 1, &mut f);
+            top = stop;
+        }
+        macro_rules! phases {
+            ($($k:literal),*) => {$(
+                if $k <= MAX {
+                    let floor = if $k < MAX { const { kth_root($k + 1, 28) } } else { 0 };
+                    while top > floor && top + 1 >= lo2 + 2 * $k {
+                        let t = top as u32;
+                        batch32x2::<R, F, $k>(
+                            rng,
+                            core::array::from_fn(|i| t - i as u32),
+                            core::array::from_fn(|i| t - ($k + i) as u32),
+                            &mut f,
+                        );
+                        top -= 2 * $k;
+                    }
+                }
+            )*};
+        }
+        phases!(1, 2, 3, 4, 5, 6);
+        Batched.for_each_index_descending(rng, top as usize, low, f);
+    }
+}
+
 /// What to run: `case`, `subject`, `iters` calls.
 struct Run<'a> {
     case: &'a str,
@@ -192,6 +361,10 @@ fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
         "lemire" => run_with(Lemire, run, st),
         "halves" => run_with(Halves, run, st),
         "prefix" => run_with(Prefix, run, st),
+        "short3" => run_with(Short::<3>, run, st),
+        "short4" => run_with(Short::<4>, run, st),
+        "split2" => run_with(Split::<2>, run, st),
+        "split3" => run_with(Split::<3>, run, st),
         "rand" => match run.case {
             "deal7" => {
                 for _ in 0..run.iters {
