@@ -506,8 +506,9 @@ mod tests {
         let power =
             calibration::power_table(&power_shapes(&[300]), &dial_sources(), &config, &mut || ())
                 .unwrap();
-        // 4 + 1 + 3 tests, two sources each.
-        assert_eq!(power.len(), 16);
+        // 4 + 1 + 3 tests, three sources each (the wrong-range swap, the unshuffled deck,
+        // java.util.Random's shuffle).
+        assert_eq!(power.len(), 24);
         let report = Report {
             alpha: 0.01,
             replicates: 199,
@@ -519,7 +520,7 @@ mod tests {
             seconds: 0.0,
         };
         let md = power_markdown(&report);
-        assert_eq!(md.matches("\n| audit, 52 cards |").count(), 6, "{md}");
+        assert_eq!(md.matches("\n| audit, 52 cards |").count(), 9, "{md}");
         // An unshuffled 52-card deck is detected by the position test at weight 1 and 300
         // lines.
         assert!(
