@@ -463,12 +463,12 @@ fn duels_only(env: &Env, args: &BenchArgs, filter: Option<&Regex>) -> Result<Exi
     let started = chrono_like_now();
     let machine = Machine::detect();
     let load_text = |l: Option<f64>| l.map_or_else(|| "unknown".to_owned(), |l| format!("{l:.2}"));
-    let load_before = duel::load_average();
+    let load_before = fairdeal::fairness::comparison::load_average();
     let mut duels = duel::run(&env.cargo, &env.root, args.quick)?;
     if let Some(re) = filter {
         duels.retain(|d| re.is_match(&d.id()));
     }
-    let load_after = duel::load_average();
+    let load_after = fairdeal::fairness::comparison::load_average();
     let rows = targets::rows(&[], &duels);
     let load = format!(
         "load average {} before, {} after",

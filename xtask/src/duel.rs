@@ -114,17 +114,6 @@ pub(crate) fn run(cargo: &std::ffi::OsStr, root: &Path, quick: bool) -> Result<V
     parse(&text)
 }
 
-/// The machine's load average over the last minute (Linux), for the record: duels hold their
-/// ratios under load, but the absolute times do not.
-pub(crate) fn load_average() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
-
 /// The duels as a console table.
 pub(crate) fn text(duels: &[Duel]) -> String {
     use std::fmt::Write as _;
