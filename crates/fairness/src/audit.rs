@@ -398,7 +398,7 @@ impl AuditReport {
             if test.judgement.method == PValueMethod::MonteCarlo {
                 warnings.push(format!(
                     "{}: only {:.1} expected per cell, too few for the chi-square approximation: \
-                     its p-value is simulated ({} replicates){}",
+                     its p-value is simulated ({} replicates) and combined with the cells' exact tails{}",
                     test.name,
                     test.report.expected_count(),
                     test.judgement.replicates.unwrap_or(0),

@@ -248,7 +248,8 @@ fn write_text(out: &mut impl Write, report: &AuditReport) -> io::Result<()> {
                     format!(
                         "{}{}, {}",
                         t.p_value_method,
-                        t.replicates.map_or_else(String::new, |r| format!(" ({r})")),
+                        t.replicates
+                            .map_or_else(String::new, |r| format!(" ({r}, exact cell tails)")),
                         if t.two_sided {
                             "two-sided"
                         } else {

@@ -397,7 +397,12 @@ fn method_note(test: &BatteryTest) -> String {
         "upper tail"
     };
     match judgement.replicates {
-        Some(r) => format!("{}, {r} replicates, {sides}", judgement.method.name()),
+        // The simulated p-value is combined with the cells' exact tails, so it can be far below
+        // 1/replicates: say both parts.
+        Some(r) => format!(
+            "{}, {r} replicates and exact cell tails, {sides}",
+            judgement.method.name()
+        ),
         None => format!("{}, {sides}", judgement.method.name()),
     }
 }
