@@ -383,6 +383,25 @@ where
     S: IndexSampler + Copy + Send + Sync,
     A: Shuffler,
 {
+    /// `-r` over a range, whichever plan step asked for it: picks with replacement, nothing
+    /// held.
+    fn repeat_range(
+        &mut self,
+        lo: u64,
+        len: u128,
+        head_count: Option<usize>,
+    ) -> Result<(), ExecError> {
+        repeat_range(
+            lo,
+            len,
+            head_count,
+            self.out,
+            self.separator,
+            &mut self.draws.rng,
+            &self.draws.sampler,
+        )
+    }
+
     /// Tells the observer about the biased negative control, only when it really runs.
     fn warn_if_unfair(&mut self) {
         let info = self.draws.shuffler.info();
@@ -532,15 +551,7 @@ where
         let hi = (u128::from(lo) + len).saturating_sub(1) as u64;
         let values = match how {
             RangePlan::Repeat { head_count } => {
-                return repeat_range(
-                    lo,
-                    len,
-                    *head_count,
-                    self.out,
-                    separator,
-                    &mut self.draws.rng,
-                    &self.draws.sampler,
-                );
+                return self.repeat_range(lo, len, *head_count);
             }
             &RangePlan::Sparse { k } => {
                 // Probe that the sampler's memory can be had (e.g. under `ulimit -v`) before
@@ -555,15 +566,7 @@ where
             RangePlan::Materialise(step) => {
                 let sequential = match step {
                     InMemory::Repeat { head_count } => {
-                        return repeat_range(
-                            lo,
-                            len,
-                            *head_count,
-                            self.out,
-                            separator,
-                            &mut self.draws.rng,
-                            &self.draws.sampler,
-                        );
+                        return self.repeat_range(lo, len, *head_count);
                     }
                     InMemory::Scatter { .. } => None,
                     InMemory::Sequential { head_count, .. } => {
