@@ -443,28 +443,16 @@ fn the_output_depends_on_the_seed_and_budget_not_on_pipe_or_file() {
     let lines = inp.lines.to_str().unwrap();
     let text = std::fs::read(&inp.lines).unwrap();
     for memory in ["1K", "8K", "1G"] {
-        let file = fairdeal(&[
+        let args = [
             "shuffle",
             "--seed",
             "9",
             "--small-memory",
             "--memory",
             memory,
-            lines,
-        ])
-        .ok();
-        let pipe = fairdeal_with_input(
-            &[
-                "shuffle",
-                "--seed",
-                "9",
-                "--small-memory",
-                "--memory",
-                memory,
-            ],
-            &text,
-        )
-        .ok();
+        ];
+        let file = fairdeal(&[&args[..], &[lines]].concat()).ok();
+        let pipe = fairdeal_with_input(&args, &text).ok();
         assert_eq!(file.stdout, pipe.stdout, "--memory {memory}");
     }
     let small = fairdeal(&[
