@@ -12,7 +12,7 @@ use common::Deadline as _;
 use std::fs::File;
 use std::process::{Command, Stdio};
 
-use common::{fairdeal, scratch};
+use common::{Scratch, fairdeal, scratch};
 
 const BIN: &str = env!("CARGO_BIN_EXE_fairdeal");
 
@@ -43,10 +43,10 @@ const TEXT_COMMANDS: &[&[&str]] = &[
 
 /// The commands above plus the ones that need an input file (`audit`) or only come in one
 /// size (`compare`, kept to one backend), each as text and as JSON.
-fn report_commands(name: &str) -> Vec<Vec<String>> {
-    let input = scratch(&format!("{name}-perms.txt"));
-    std::fs::write(&input, "1 2 3\n3 1 2\n2 3 1\n1 3 2\n").expect("write the audit input");
-    let input = input.to_str().expect("UTF-8 scratch path").to_owned();
+fn report_commands(name: &str) -> (Scratch, Vec<Vec<String>>) {
+    let input_file = scratch(&format!("{name}-perms.txt"));
+    std::fs::write(&input_file, "1 2 3\n3 1 2\n2 3 1\n1 3 2\n").expect("write the audit input");
+    let input = input_file.to_str().expect("UTF-8 scratch path").to_owned();
     let mut commands: Vec<Vec<String>> = JSON_COMMANDS
         .iter()
         .chain(TEXT_COMMANDS)
@@ -60,7 +60,7 @@ fn report_commands(name: &str) -> Vec<Vec<String>> {
     ] {
         commands.push(args.iter().map(|&arg| arg.to_owned()).collect());
     }
-    commands
+    (input_file, commands)
 }
 
 /// Runs `fairdeal ARGS` with stdout connected to `stdout`; returns (status, stderr).
@@ -109,7 +109,8 @@ fn a_reader_that_stops_early_is_not_an_error_for_any_command() {
     // serde_json error hid the io::Error from the broken-pipe check. What held up: SIGPIPE on
     // text output exits 0 silently. A judge's closed pipe keeps its verdict's status (0, 3 or
     // 4, as with a reader that reads it all), so `| head` never turns UNFAIR into 0.
-    for args in report_commands("closed-pipe") {
+    let (_input, commands) = report_commands("closed-pipe");
+    for args in commands {
         let (read_whole, _) = run_with_stdout(&args, Stdio::null());
         assert!(
             matches!(read_whole, Some(0 | 3 | 4)),
@@ -145,7 +146,7 @@ fn a_full_disk_is_one_clear_line_and_exit_1() {
     // Rows 7 and 13: `--help > /dev/full` exited 0; `shuffle > /dev/full` said only
     // "No space left on device (os error 28)". What held up: rc 1 on /dev/full for every
     // command; now every report also says so in the same words.
-    let mut commands = report_commands("full-disk");
+    let (_input, mut commands) = report_commands("full-disk");
     for args in [
         &["--help"][..],
         &["--version"],

@@ -7,7 +7,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{fairdeal, fresh_dir};
+use common::{Scratch, fairdeal, fresh_dir};
 use serde_json::Value;
 
 /// Runs `fairdeal ARGS`, which must exit with the verdict status `status` (0 but for a judge's
@@ -39,9 +39,9 @@ fn verdict_status(doc: &Value) -> Option<i32> {
 /// Runs `ARGS --shard i/N --json` for every i, each into a file of `dir`. A shard of a judge
 /// exits with the status of its own verdict (a part of a fair run may be too small to certify
 /// the tolerance: insufficient); any other shard with `status`.
-fn shards(dir: &str, args: &[&str], count: u64, status: i32) -> Vec<PathBuf> {
+fn shards(dir: &str, args: &[&str], count: u64, status: i32) -> Shards {
     let dir = fresh_dir(dir);
-    (1..=count)
+    let files = (1..=count)
         .map(|i| {
             let shard = format!("{i}/{count}");
             let mut full = args.to_vec();
@@ -54,7 +54,21 @@ fn shards(dir: &str, args: &[&str], count: u64, status: i32) -> Vec<PathBuf> {
             std::fs::write(&path, &run.stdout).unwrap();
             path
         })
-        .collect()
+        .collect();
+    Shards { _dir: dir, files }
+}
+
+/// The shard files of one run, in a directory removed when this is dropped.
+struct Shards {
+    _dir: Scratch,
+    files: Vec<PathBuf>,
+}
+
+impl std::ops::Deref for Shards {
+    type Target = Vec<PathBuf>;
+    fn deref(&self) -> &Vec<PathBuf> {
+        &self.files
+    }
 }
 
 fn paths(files: &[PathBuf]) -> Vec<&str> {
@@ -70,7 +84,7 @@ fn merged_equals_whole(name: &str, args: &[&str], status: i32) {
     whole_args.push("--json");
     let whole = without_timing(json(&whole_args, status));
     // Each shard is a part, not the whole: its tallies are smaller.
-    for file in &files {
+    for file in files.iter() {
         let part: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
         assert_ne!(
             without_timing(part),
@@ -619,7 +633,7 @@ fn a_seventeen_digit_penetration_survives_json_and_merge_exactly() {
     ];
     let files = shards("penetration", &args, 2, 0);
     let echoed = format!("\"penetration\": {PENETRATION},");
-    for file in &files {
+    for file in files.iter() {
         let text = std::fs::read_to_string(file).unwrap();
         assert!(text.contains(&echoed), "{text}");
     }

@@ -13,7 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{Deadline as _, Run, fairdeal, fresh_dir, has_gnu_parallel, slurm_answers};
+use common::{Deadline as _, Run, Scratch, fairdeal, fresh_dir, has_gnu_parallel, slurm_answers};
 
 const BIN: &str = env!("CARGO_BIN_EXE_fairdeal");
 
@@ -346,7 +346,7 @@ fn a_killed_and_rerun_task_changes_nothing() {
 }
 
 /// A planned and scattered run of 300,000 lines for the damage tests.
-fn scattered(name: &str) -> (PathBuf, PathBuf) {
+fn scattered(name: &str) -> (Scratch, PathBuf, PathBuf) {
     let dir = fresh_dir(name);
     let input = big_input(&dir);
     let run = dir.join("run");
@@ -355,7 +355,7 @@ fn scattered(name: &str) -> (PathBuf, PathBuf) {
     args.push(path(&input));
     fairdeal(&args).ok();
     one_task("scatter", &run).ok();
-    (run, input)
+    (dir, run, input)
 }
 
 /// `fairdeal shard PHASE` of a run, all of it as one task.
@@ -378,7 +378,7 @@ fn gather_error(run: &Path) -> String {
 
 #[test]
 fn gather_refuses_missing_or_damaged_manifests_and_spill_files_in_one_line() {
-    let (run, _) = scattered("shard-damage");
+    let (_dir, run, _) = scattered("shard-damage");
     let spill = run.join("shard/spill");
     let manifest = spill.join("chunk-000000007.json");
     let saved = fs::read(&manifest).unwrap();
@@ -437,7 +437,7 @@ fn gather_refuses_missing_or_damaged_manifests_and_spill_files_in_one_line() {
 
 #[test]
 fn verify_finds_a_lost_or_duplicated_line() {
-    let (run, input) = scattered("shard-verify");
+    let (_dir, run, input) = scattered("shard-verify");
     one_task("gather", &run).ok();
     fairdeal(&["shard", "verify", path(&run), path(&input)]).ok();
     let part = run.join("part-00003");
@@ -467,7 +467,7 @@ fn verify_finds_a_lost_or_duplicated_line() {
 
 #[test]
 fn a_bucket_larger_than_memory_is_refused_with_a_larger_bucket_count() {
-    let (run, _) = scattered("shard-memory");
+    let (_dir, run, _) = scattered("shard-memory");
     let line = fairdeal(&[
         "shard",
         "gather",
@@ -500,7 +500,7 @@ fn a_bucket_larger_than_memory_is_refused_with_a_larger_bucket_count() {
 #[test]
 fn spill_and_part_files_are_private() {
     use std::os::unix::fs::PermissionsExt as _;
-    let (run, _) = scattered("shard-private");
+    let (_dir, run, _) = scattered("shard-private");
     one_task("gather", &run).ok();
     let mut checked = 0;
     for dir in [
@@ -528,7 +528,7 @@ fn spill_and_part_files_are_private() {
 
 #[test]
 fn task_indices_and_plans_out_of_range_are_usage_errors() {
-    let (run, input) = scattered("shard-usage");
+    let (_dir, run, input) = scattered("shard-usage");
     let r = fairdeal(&[
         "shard",
         "scatter",
@@ -619,10 +619,10 @@ fn seeded_parts_are_pinned() {
 }
 
 /// A planned, scattered and gathered run of 300,000 lines.
-fn gathered(name: &str) -> (PathBuf, PathBuf) {
-    let (run, input) = scattered(name);
+fn gathered(name: &str) -> (Scratch, PathBuf, PathBuf) {
+    let (dir, run, input) = scattered(name);
     one_task("gather", &run).ok();
-    (run, input)
+    (dir, run, input)
 }
 
 fn verify_error(run: &Path, input: &Path) -> String {
@@ -633,7 +633,7 @@ fn verify_error(run: &Path, input: &Path) -> String {
 fn verify_refuses_a_part_that_does_not_end_with_its_separator() {
     // P14: without its last newline, `cat DIR/part-*` joins two records, and the tallies (which
     // count a last record as terminated) still agree.
-    let (run, input) = gathered("shard-p14");
+    let (_dir, run, input) = gathered("shard-p14");
     let part = run.join("part-00001");
     let data = fs::read(&part).unwrap();
     fs::write(&part, &data[..data.len() - 1]).unwrap();
@@ -647,7 +647,7 @@ fn verify_refuses_a_part_that_does_not_end_with_its_separator() {
 #[test]
 fn verify_names_the_stray_file_alone() {
     // P18: a stray file is named, the real parts are not blamed.
-    let (run, input) = gathered("shard-p18");
+    let (_dir, run, input) = gathered("shard-p18");
     fs::copy(run.join("part-00001"), run.join("part-00001.bak")).unwrap();
     let line = verify_error(&run, &input);
     assert!(
@@ -743,7 +743,7 @@ fn an_input_changed_at_the_same_size_is_refused_by_scatter_and_gather() {
 fn plan_and_gather_refuse_part_files_of_another_run() {
     // P12: run 1 left 16 parts; its manifests removed, a new plan in the same directory would
     // let `cat DIR/part-*` join the old parts to the new ones.
-    let (run, input) = gathered("shard-p12");
+    let (_dir, run, input) = gathered("shard-p12");
     fs::remove_dir_all(run.join("shard")).unwrap();
     let r = fairdeal(&[
         "shard",
@@ -763,7 +763,7 @@ fn plan_and_gather_refuse_part_files_of_another_run() {
         "{line}"
     );
     // A part file beyond the run's buckets, put there after the plan: the gather names it.
-    let (run, _) = scattered("shard-p12-gather");
+    let (_dir, run, _) = scattered("shard-p12-gather");
     fs::write(run.join("part-00016"), "stale\n").unwrap();
     let line = gather_error(&run);
     assert!(
@@ -833,7 +833,7 @@ fn a_run_directory_or_file_of_another_user_or_open_to_others_is_refused() {
         eprintln!("note: skipped the other-owner cases: not root, or no setpriv/runuser");
         return;
     }
-    let (run, _) = scattered("shard-p15-owner");
+    let (_dir, run, _) = scattered("shard-p15-owner");
     for name in ["chunk-000000003.json", "chunk-000000003"] {
         let file = run.join("shard/spill").join(name);
         std::os::unix::fs::chown(&file, Some(65534), None).unwrap();
@@ -852,7 +852,7 @@ fn a_run_directory_or_file_of_another_user_or_open_to_others_is_refused() {
 #[test]
 fn a_gather_with_another_task_count_is_refused() {
     // P17: --tasks 2 then --tasks 3 would leave buckets 11 to 15 unwritten.
-    let (run, input) = scattered("shard-p17");
+    let (_dir, run, input) = scattered("shard-p17");
     task("gather", &run, "0", "2").ok();
     let r = task("gather", &run, "1", "3");
     assert_eq!(r.status, Some(1));

@@ -14,7 +14,7 @@ use fairdeal_testkit::splitmix64_bytes;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::fresh_dir;
+use common::{Scratch, fresh_dir};
 
 /// Standard input of a run.
 #[derive(Clone, Copy)]
@@ -85,7 +85,7 @@ fn reference() -> Option<PathBuf> {
 }
 
 /// A directory holding `shuf`, a symlink to the built `fairdeal`, and the test's files.
-fn workspace(name: &str) -> (PathBuf, PathBuf) {
+fn workspace(name: &str) -> (Scratch, PathBuf) {
     let dir = fresh_dir(name);
     let link = dir.join("shuf");
     #[cfg(unix)]

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Run, fairdeal, fairdeal_with_input, fresh_dir, is_empty_dir};
+use common::{Run, Scratch, fairdeal, fairdeal_with_input, fresh_dir, is_empty_dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_fairdeal");
 
@@ -67,7 +67,7 @@ fn run_program(program: &str, args: &[&str], stdin: &[u8]) -> Run {
 /// The shared inputs: 3,000 lines (about 35 KB, so `--memory 1K` takes the external path)
 /// with duplicates, an empty line and no final newline; the same as NUL-terminated records.
 struct Inputs {
-    dir: PathBuf,
+    dir: Scratch,
     lines: PathBuf,
     zero: PathBuf,
     random: PathBuf,

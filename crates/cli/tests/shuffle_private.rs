@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Run, fresh_dir, is_empty_dir};
+use common::{Run, Scratch, fresh_dir, is_empty_dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_fairdeal");
 
@@ -175,7 +175,7 @@ fn damaged_run(
     name: &str,
     args: &[&str],
     damage: impl FnOnce(&std::fs::File),
-) -> (Run, PathBuf, PathBuf) {
+) -> (Run, (Scratch, PathBuf), Scratch) {
     let t = fresh_dir(&format!("damage-{name}-T"));
     let o = fresh_dir(&format!("damage-{name}-o"));
     let out = o.join("out.txt");
@@ -203,7 +203,7 @@ fn damaged_run(
         stdout: output.stdout,
         stderr: String::from_utf8(output.stderr).unwrap(),
     };
-    (run, out, t)
+    (run, (o, out), t)
 }
 
 /// The scatter's spill (`--memory 64K`), and the spool of `-r` beyond the budget (whose 8
@@ -232,7 +232,7 @@ fn damaged_spill_is_refused(args: &[&str]) {
             Box::new(|f: &std::fs::File| f.set_len(1000).unwrap()),
         ),
     ] {
-        let (run, out, t) = damaged_run("refused", args, damage);
+        let (run, (_o, out), t) = damaged_run("refused", args, damage);
         let line = run.error();
         assert!(
             line.starts_with("fairdeal: error: temporary data in '")
@@ -250,7 +250,7 @@ fn damaged_spill_is_refused(args: &[&str]) {
 
 #[test]
 fn negative_control_an_undamaged_spill_gives_every_record() {
-    let (run, out, _t) = damaged_run("control", SPILLING[0], |_| {});
+    let (run, (_o, out), _t) = damaged_run("control", SPILLING[0], |_| {});
     assert_eq!(run.status, Some(0), "{}", run.stderr);
     let mut got: Vec<Vec<u8>> = std::fs::read(&out)
         .unwrap()
@@ -268,7 +268,7 @@ fn negative_control_an_undamaged_spill_gives_every_record() {
 
 #[test]
 fn negative_control_an_undamaged_spool_gives_picks_of_the_input() {
-    let (run, out, t) = damaged_run("spool-control", SPILLING[1], |_| {});
+    let (run, (_o, out), t) = damaged_run("spool-control", SPILLING[1], |_| {});
     assert_eq!(run.status, Some(0), "{}", run.stderr);
     let input = records(0, 301_000);
     let known: std::collections::HashSet<&[u8]> = input.split(|&b| b == b'\n').collect();

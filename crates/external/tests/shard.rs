@@ -8,15 +8,15 @@ use std::path::{Path, PathBuf};
 
 use fairdeal_external::MemoryBudget;
 use fairdeal_external::shard::{self, PlanConfig, RunDir, ShardError};
+use fairdeal_testkit::scratch::Scratch;
 use rand_pcg::Pcg64;
 
-fn fresh(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("shard-lib")
-        .join(format!("{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+/// An empty directory for one test, removed when dropped.
+fn fresh(name: &str) -> Scratch {
+    Scratch::dir(
+        &Path::new(env!("CARGO_TARGET_TMPDIR")).join("shard-lib"),
+        name,
+    )
 }
 
 fn config(seed: u64, separator: u8, buckets: u32) -> PlanConfig {

@@ -3,8 +3,10 @@
 //! `shuf` is installed, the live program on sources the fixture does not contain.
 
 use fairdeal_testkit::process::output_with_deadline_feeding;
+use fairdeal_testkit::scratch::Scratch;
 use fairdeal_testkit::splitmix64_bytes;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use fairdeal_rng::{GnuError, GnuRandom};
 
@@ -98,9 +100,10 @@ fn the_fixture_test_can_fail() {
 /// installed and `FAIRDEAL_REQUIRE_REFERENCES` is unset (or `0`).
 fn live_shuf(bytes: &[u8], args: &[String], stdin: Option<&[u8]>) -> Option<(Vec<u64>, i32)> {
     let required = std::env::var("FAIRDEAL_REQUIRE_REFERENCES").is_ok_and(|v| v != "0");
-    let dir = std::env::temp_dir().join(format!("fairdeal-rng-gnu-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let source = dir.join(format!("source-{}", bytes.len()));
+    // One file per call (tests run in parallel), removed when the call returns.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let root = std::env::temp_dir().join("fairdeal-rng-gnu");
+    let source = Scratch::path(&root, &format!("source-{}", CALLS.fetch_add(1, Relaxed)));
     std::fs::write(&source, bytes).unwrap();
     let mut command = Command::new("shuf");
     command
@@ -111,7 +114,7 @@ fn live_shuf(bytes: &[u8], args: &[String], stdin: Option<&[u8]>) -> Option<(Vec
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let child = command.spawn();
-    let result = match child {
+    match child {
         Ok(child) => {
             // Killed (and the test failed) if it outlives the deadline.
             let output = output_with_deadline_feeding(child, stdin.unwrap_or_default());
@@ -133,9 +136,7 @@ fn live_shuf(bytes: &[u8], args: &[String], stdin: Option<&[u8]>) -> Option<(Vec
         Err(error) => {
             panic!("shuf could not run: {error} (FAIRDEAL_REQUIRE_REFERENCES is {required})")
         }
-    };
-    let _ = std::fs::remove_dir_all(&dir);
-    result
+    }
 }
 
 #[test]

@@ -26,6 +26,7 @@ use statrs::distribution::{ChiSquared, ContinuousCDF};
 
 pub mod enumerate;
 pub mod process;
+pub mod scratch;
 mod uniform;
 mod weak;
 

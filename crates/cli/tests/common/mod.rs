@@ -202,19 +202,22 @@ pub fn inplace_order(backend: &str, seed: &str, n: usize) -> Vec<u64> {
     .numbers()
 }
 
-/// A fresh path in cargo's scratch directory for integration tests.
-pub fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fairdeal-cli-tests");
-    std::fs::create_dir_all(&dir).expect("create scratch dir");
-    dir.join(format!("{}-{name}", std::process::id()))
+pub use fairdeal_testkit::scratch::Scratch;
+
+/// Where this crate's integration tests put their scratch paths.
+fn scratch_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fairdeal-cli-tests")
 }
 
-/// A fresh empty directory under [`scratch`] (for `-T`, inputs and outputs of one test).
-pub fn fresh_dir(name: &str) -> PathBuf {
-    let dir = scratch(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh path in cargo's scratch directory for integration tests, removed when dropped.
+pub fn scratch(name: &str) -> Scratch {
+    Scratch::path(&scratch_root(), name)
+}
+
+/// A fresh empty directory under [`scratch`] (for `-T`, inputs and outputs of one test),
+/// removed with its contents when dropped.
+pub fn fresh_dir(name: &str) -> Scratch {
+    Scratch::dir(&scratch_root(), name)
 }
 
 /// Whether `dir` holds nothing (no temporary file left behind).
