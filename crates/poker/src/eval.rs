@@ -247,6 +247,30 @@ impl Tables {
             self.seven.get(acc.key as u32)
         }
     }
+
+    /// The value of exactly six cards summarised by `acc`.
+    #[inline(always)]
+    pub(crate) fn value6(&self, acc: Acc) -> HandValue {
+        let flush = (((acc.key >> 32) as u32) + 0x3333) & 0x8888;
+        if flush != 0 {
+            let suit = flush.trailing_zeros() >> 2;
+            self.flush[((acc.mask >> (16 * suit)) & 0x1fff) as usize]
+        } else {
+            self.six.get(acc.key as u32)
+        }
+    }
+
+    /// The value of exactly five cards summarised by `acc`.
+    #[inline(always)]
+    pub(crate) fn value5(&self, acc: Acc) -> HandValue {
+        let flush = (((acc.key >> 32) as u32) + 0x3333) & 0x8888;
+        if flush != 0 {
+            let suit = flush.trailing_zeros() >> 2;
+            self.flush[((acc.mask >> (16 * suit)) & 0x1fff) as usize]
+        } else {
+            self.five.get(acc.key as u32)
+        }
+    }
 }
 
 /// The "raw" value of the best five cards: category in bits 20.., then up to five ranks
@@ -406,9 +430,22 @@ fn build_tables() -> Tables {
 /// a card appears twice.
 #[inline]
 pub fn evaluate(cards: &[Card]) -> Result<HandValue, PokerError> {
-    if !(5..=7).contains(&cards.len()) {
-        return Err(PokerError::HandSize { len: cards.len() });
+    // One dispatch on the length, then straight-line code for that size: the fold unrolls
+    // and the table lookup knows its size, with no second test of the length.
+    if let Ok(hand) = <&[Card; 7]>::try_from(cards) {
+        evaluate_n(hand)
+    } else if let Ok(hand) = <&[Card; 6]>::try_from(cards) {
+        evaluate_n(hand)
+    } else if let Ok(hand) = <&[Card; 5]>::try_from(cards) {
+        evaluate_n(hand)
+    } else {
+        Err(PokerError::HandSize { len: cards.len() })
     }
+}
+
+/// [`evaluate`] for a hand of exactly `N` (5, 6 or 7) cards.
+#[inline(always)]
+fn evaluate_n<const N: usize>(cards: &[Card; N]) -> Result<HandValue, PokerError> {
     // The card bits are also summed: a repeated card carries in the sum and sets no new bit in
     // the union, so the two differ exactly when a card repeats (cheaper than counting the
     // union's bits without a `popcnt` instruction).
@@ -416,13 +453,25 @@ pub fn evaluate(cards: &[Card]) -> Result<HandValue, PokerError> {
         (a.add(c), s + CARD_MASK[usize::from(c.index())])
     });
     if sum != acc.mask {
-        let mut seen = CardSet::new();
-        let card = cards.iter().copied().find(|&c| !seen.insert(c));
-        return Err(PokerError::DuplicateCard {
-            card: card.unwrap_or(cards[0]),
-        });
+        return Err(duplicate(cards));
     }
-    Ok(tables().value(acc, cards.len()))
+    let t = tables();
+    Ok(match N {
+        7 => t.value7(acc),
+        6 => t.value6(acc),
+        _ => t.value5(acc),
+    })
+}
+
+/// The error for a hand with a repeated card (off the hot path).
+#[cold]
+#[inline(never)]
+fn duplicate(cards: &[Card]) -> PokerError {
+    let mut seen = CardSet::new();
+    let card = cards.iter().copied().find(|&c| !seen.insert(c));
+    PokerError::DuplicateCard {
+        card: card.unwrap_or(cards[0]),
+    }
 }
 
 /// Evaluates a set of 5, 6 or 7 cards (a set cannot hold duplicates).
