@@ -25,18 +25,18 @@ const POW5: [u32; 13] = {
     p
 };
 
-/// Each card's two additive summands in one `u128`: the high half is the *key*, whose low 32
-/// bits add `5^rank` (so the sum over a hand is the base-5 number whose digits are the rank
-/// counts) and bits `32 + 4·suit ..` a per-suit counter; the low half is the *mask*, bit
-/// `16·suit + rank`. Summing whole entries gives the key and the sum of the card bits in one
-/// 128-bit addition (the card bits of at most seven cards stay below bit 63, so they never
-/// carry into the key). Padded to 256 entries so that a card's `u8` index needs neither a
-/// mask nor a bounds check.
+/// Each card's two additive summands in one `u128`: the high half is the *key*, whose bits
+/// `32..` add `5^rank` (so the sum over a hand is the base-5 number whose digits are the rank
+/// counts, below 2^31 for seven cards) and whose bits `4·suit ..` are a per-suit counter; the
+/// low half is the *mask*, bit `16·suit + rank`. Summing whole entries gives the key and the
+/// sum of the card bits in one 128-bit addition (the card bits of at most seven cards stay
+/// below bit 63, so they never carry into the key). Padded to 256 entries so that a card's
+/// `u8` index needs neither a mask nor a bounds check.
 const CARDS: [u128; 256] = {
     let mut k = [0u128; 256];
     let mut c = 0;
     while c < 52 {
-        let key = POW5[c >> 2] as u64 | (1u64 << (32 + 4 * (c & 3)));
+        let key = (POW5[c >> 2] as u64) << 32 | 1u64 << (4 * (c & 3));
         let mask = 1u64 << (16 * (c & 3) + (c >> 2));
         k[c] = (key as u128) << 64 | mask as u128;
         c += 1;
@@ -73,7 +73,13 @@ impl Acc {
     /// more. (Each suit's counter is at most 7, so adding 4 cannot carry into the next.)
     #[inline(always)]
     pub(crate) fn flush_possible_with_one_more(self) -> bool {
-        ((((self.key >> 32) as u32) + 0x4444) & 0x8888) != 0
+        (((self.key as u32) + 0x4444) & 0x8888) != 0
+    }
+
+    /// The base-5 rank-count number (the perfect hashes' key).
+    #[inline(always)]
+    fn ranks(self) -> u32 {
+        (self.key >> 32) as u32
     }
 
     #[inline(always)]
@@ -131,7 +137,7 @@ pub fn warm_up() {}
 /// [`hash`]): one multiply, two shifts, the displacement load, an add and the value load.
 #[inline(always)]
 fn phf_get<const S: usize, const B: usize>(
-    mult: u64,
+    mult: u32,
     disp: &[u16; B],
     values: &[u16; S],
     key: u32,
@@ -146,7 +152,7 @@ impl Tables {
     /// one suit (with at most seven cards it can then hold neither quads nor a full house).
     #[inline(always)]
     fn flush_value(&self, acc: Acc) -> Option<HandValue> {
-        let flush = (((acc.key >> 32) as u32) + 0x3333) & 0x8888;
+        let flush = ((acc.key as u32) + 0x3333) & 0x8888;
         if flush != 0 {
             let suit = flush.trailing_zeros() >> 2;
             Some(HandValue::from_raw(
@@ -174,7 +180,7 @@ impl Tables {
     #[inline(always)]
     pub(crate) fn value7_no_flush_plus_rank(&self, acc: Acc, rank: usize) -> HandValue {
         debug_assert!(!acc.flush_possible_with_one_more());
-        self.seven((acc.key as u32) + POW5[rank])
+        self.seven(acc.ranks() + POW5[rank])
     }
 
     #[inline(always)]
@@ -187,7 +193,7 @@ impl Tables {
     pub(crate) fn value7(&self, acc: Acc) -> HandValue {
         match self.flush_value(acc) {
             Some(v) => v,
-            None => self.seven(acc.key as u32),
+            None => self.seven(acc.ranks()),
         }
     }
 
@@ -196,7 +202,7 @@ impl Tables {
     pub(crate) fn value6(&self, acc: Acc) -> HandValue {
         match self.flush_value(acc) {
             Some(v) => v,
-            None => phf_get(SIX_MULT, &self.six_disp, &self.six_values, acc.key as u32),
+            None => phf_get(SIX_MULT, &self.six_disp, &self.six_values, acc.ranks()),
         }
     }
 
@@ -205,7 +211,7 @@ impl Tables {
     pub(crate) fn value5(&self, acc: Acc) -> HandValue {
         match self.flush_value(acc) {
             Some(v) => v,
-            None => phf_get(FIVE_MULT, &self.five_disp, &self.five_values, acc.key as u32),
+            None => phf_get(FIVE_MULT, &self.five_disp, &self.five_values, acc.ranks()),
         }
     }
 }
@@ -227,11 +233,18 @@ impl Tables {
 /// a card appears twice.
 #[inline]
 pub fn evaluate(cards: &[Card]) -> Result<HandValue, PokerError> {
-    // One dispatch on the length, then straight-line code for that size: the fold unrolls
-    // and the table lookup knows its size, with no second test of the length.
-    if let Ok(hand) = <&[Card; 7]>::try_from(cards) {
-        evaluate_n(hand)
-    } else if let Ok(hand) = <&[Card; 6]>::try_from(cards) {
+    // Seven cards (the common case) first and inline, as straight-line code: the fold unrolls
+    // and the lookup knows its size; other lengths take one call.
+    match <&[Card; 7]>::try_from(cards) {
+        Ok(hand) => evaluate_n(hand),
+        Err(_) => evaluate_other(cards),
+    }
+}
+
+/// [`evaluate`] for any length but seven.
+#[inline(never)]
+fn evaluate_other(cards: &[Card]) -> Result<HandValue, PokerError> {
+    if let Ok(hand) = <&[Card; 6]>::try_from(cards) {
         evaluate_n(hand)
     } else if let Ok(hand) = <&[Card; 5]>::try_from(cards) {
         evaluate_n(hand)
@@ -320,7 +333,7 @@ mod tests {
 
     /// Every key of `n` cards has a slot of its own, holding a value of the right category.
     fn check_perfect<const S: usize, const B: usize>(
-        mult: u64,
+        mult: u32,
         disp: &[u16; B],
         values: &[u16; S],
         n: u32,
@@ -348,6 +361,10 @@ mod tests {
     #[test]
     fn compiled_tables_equal_a_fresh_generation() {
         let g = generate::generate();
+        assert!(
+            generate::to_rust(&g) == include_str!(concat!(env!("OUT_DIR"), "/eval_tables.rs")),
+            "the build script's tables differ from a fresh generation"
+        );
         let t = tables();
         assert_eq!(g.flush, t.flush);
         for (p, mult, disp, values) in [

@@ -135,7 +135,7 @@ pub(crate) fn multisets(n: u32) -> Vec<([u32; 13], u32)> {
 /// value (`category << 12 | position`) per slot (0 where no key lands).
 pub(crate) struct Phf {
     /// The odd multiplier of [`hash`].
-    pub(crate) mult: u64,
+    pub(crate) mult: u32,
     /// One displacement per bucket.
     pub(crate) disp: Vec<u16>,
     /// One value per slot.
@@ -149,8 +149,10 @@ pub(crate) struct Phf {
 pub(crate) fn build_phf(entries: &[(u32, u16)], log2_slots: u32, log2_buckets: u32) -> Phf {
     let (slots, buckets) = (1usize << log2_slots, 1usize << log2_buckets);
     'attempt: for attempt in 0u64.. {
-        let mult = (0x9E37_79B9_7F4A_7C15 ^ attempt.wrapping_mul(0xD1B5_4A32_D192_ED03)) | 1;
-        let mut by_bucket: Vec<Vec<(u64, u16)>> = vec![Vec::new(); buckets];
+        let mult = ((0x9E37_79B9_7F4A_7C15 ^ attempt.wrapping_mul(0xD1B5_4A32_D192_ED03)) >> 32)
+            as u32
+            | 1;
+        let mut by_bucket: Vec<Vec<(u32, u16)>> = vec![Vec::new(); buckets];
         for &(key, value) in entries {
             let h = hash(mult, key);
             by_bucket[bucket(h, log2_buckets)].push((h, value));
@@ -261,7 +263,7 @@ pub(crate) fn to_rust(g: &Generated) -> String {
         array(&format!("{name}_VALUES"), &p.values);
     }
     for (name, p) in [("FIVE", &g.five), ("SIX", &g.six), ("SEVEN", &g.seven)] {
-        let _ = writeln!(s, "const {name}_MULT: u64 = {:#018x};", p.mult);
+        let _ = writeln!(s, "const {name}_MULT: u32 = {:#010x};", p.mult);
     }
     s
 }
