@@ -25,23 +25,29 @@ const POW5: [u32; 13] = {
     p
 };
 
-/// Each card's two additive summands in one `u128`: the high half is the *key*, whose bits
-/// `32..` add `5^rank` (so the sum over a hand is the base-5 number whose digits are the rank
-/// counts, below 2^31 for seven cards) and whose bits `4·suit ..` are a per-suit counter; the
-/// low half is the *mask*, bit `16·suit + rank`. Summing whole entries gives the key and the
-/// sum of the card bits in one 128-bit addition (the card bits of at most seven cards stay
-/// below bit 63, so they never carry into the key). Padded to 256 entries so that a card's
-/// `u8` index needs neither a mask nor a bounds check.
-const CARDS: [u128; 256] = {
-    let mut k = [0u128; 256];
+/// Each card's *key*: bits `32..` add `5^rank` (so the sum over a hand is the base-5 number
+/// whose digits are the rank counts, below 2^31 for seven cards) and bits `4·suit ..` are a
+/// per-suit counter. Padded to 256 entries so that a card's `u8` index needs neither a mask
+/// nor a bounds check.
+const KEYS: [u64; 256] = {
+    let mut k = [0u64; 256];
     let mut c = 0;
     while c < 52 {
-        let key = (POW5[c >> 2] as u64) << 32 | 1u64 << (4 * (c & 3));
-        let mask = 1u64 << (16 * (c & 3) + (c >> 2));
-        k[c] = (key as u128) << 64 | mask as u128;
+        k[c] = (POW5[c >> 2] as u64) << 32 | 1u64 << (4 * (c & 3));
         c += 1;
     }
     k
+};
+
+/// Each card's *mask* bit, `16·suit + rank` (padded like [`KEYS`]).
+const MASKS: [u64; 256] = {
+    let mut m = [0u64; 256];
+    let mut c = 0;
+    while c < 52 {
+        m[c] = 1u64 << (16 * (c & 3) + (c >> 2));
+        c += 1;
+    }
+    m
 };
 
 /// A partial hand summarised by two sums, so adding a card costs two additions and evaluating
@@ -62,10 +68,9 @@ impl Acc {
 
     #[inline(always)]
     pub(crate) fn add_index(self, index: usize) -> Acc {
-        let entry = TABLES.cards[index & 255];
         Acc {
-            key: self.key + (entry >> 64) as u64,
-            mask: self.mask | entry as u64,
+            key: self.key + TABLES.keys[index & 255],
+            mask: self.mask | TABLES.masks[index & 255],
         }
     }
 
@@ -98,14 +103,16 @@ impl Acc {
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub(crate) struct Tables {
-    cards: [u128; 256],
+    /// Non-flush hands of 7 cards (49,205 rank multisets), keyed by the base-5 number; first,
+    /// so that its index needs no offset.
+    seven_values: [u16; 65536],
+    keys: [u64; 256],
+    masks: [u64; 256],
     seven_disp: [u16; 8192],
     /// Indexed by a 13-bit rank mask with at least five bits: the best flush or straight flush.
     flush: [u16; 8192],
     six_disp: [u16; 8192],
     five_disp: [u16; 2048],
-    /// Non-flush hands of 7 cards (49,205 rank multisets), keyed by the base-5 number.
-    seven_values: [u16; 65536],
     /// Non-flush hands of 6 cards (18,395 rank multisets).
     six_values: [u16; 32768],
     /// Non-flush hands of 5 cards (6,175 rank multisets).
@@ -113,12 +120,13 @@ pub(crate) struct Tables {
 }
 
 static TABLES: Tables = Tables {
-    cards: CARDS,
+    seven_values: SEVEN_VALUES,
+    keys: KEYS,
+    masks: MASKS,
     seven_disp: SEVEN_DISP,
     flush: FLUSH,
     six_disp: SIX_DISP,
     five_disp: FIVE_DISP,
-    seven_values: SEVEN_VALUES,
     six_values: SIX_VALUES,
     five_values: FIVE_VALUES,
 };
@@ -262,8 +270,9 @@ fn evaluate_n<const N: usize>(cards: &[Card; N]) -> Result<HandValue, PokerError
     // instruction). The key and the check share the addition, so the key is complete before
     // the check's branch and the cards' indices need not stay live across it.
     let (sum, mask) = cards.iter().fold((0u128, 0u64), |(s, m), &c| {
-        let entry = TABLES.cards[usize::from(c.index())];
-        (s + entry, m | entry as u64)
+        let i = usize::from(c.index());
+        let (key, bit) = (TABLES.keys[i], TABLES.masks[i]);
+        (s + ((key as u128) << 64 | bit as u128), m | bit)
     });
     if sum as u64 != mask {
         return Err(duplicate(cards));
