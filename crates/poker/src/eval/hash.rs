@@ -3,8 +3,9 @@
 //!
 //! "Hash and displace" after Belazzougui, Botelho and Dietzfelbinger's CHD, with an additive
 //! displacement: one 32-bit multiplication of the key (a single `imul` with an immediate)
-//! gives a bucket (the product's top bits) and a home slot (the bits from 3 up, below the
-//! bucket's); every bucket has a displacement `d` that sends all its keys from their home
+//! gives a bucket (the product's top bits) and a home slot (its low bits, which depend only on
+//! the key's low bits: two keys of one bucket that share them make the generator try the next
+//! multiplier); every bucket has a displacement `d` that sends all its keys from their home
 //! slots `f` to free slots `f + d`. Table sizes are powers of two, so no index needs a bounds
 //! check and the bucket needs no mask.
 
@@ -23,5 +24,5 @@ pub(crate) const fn bucket(h: u32, log2_buckets: u32) -> usize {
 /// The slot of hash `h` displaced by `d`, among `1 << log2_slots` slots.
 #[inline(always)]
 pub(crate) const fn slot(h: u32, d: u16, log2_slots: u32) -> usize {
-    ((h >> 3) as usize + d as usize) & ((1 << log2_slots) - 1)
+    (h as usize + d as usize) & ((1 << log2_slots) - 1)
 }
