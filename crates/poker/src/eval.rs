@@ -350,7 +350,11 @@ mod tests {
         let mut used = vec![false; S];
         for (counts, key) in generate::multisets(n) {
             let h = hash::hash(mult, key);
-            let slot = hash::slot(h, disp[hash::bucket(h, B.trailing_zeros())], S.trailing_zeros());
+            let slot = hash::slot(
+                h,
+                disp[hash::bucket(h, B.trailing_zeros())],
+                S.trailing_zeros(),
+            );
             assert!(!used[slot], "two {n}-card keys share slot {slot}");
             used[slot] = true;
             let value = phf_get(mult, disp, values, key);

@@ -226,7 +226,13 @@ pub(crate) fn generate() -> Generated {
         (((r >> 20) << 12) as usize | (at - first)) as u16
     };
     let flush = (0u32..1 << 13)
-        .map(|m| if m.count_ones() >= 5 { dense(raw_flush(m)) } else { 0 })
+        .map(|m| {
+            if m.count_ones() >= 5 {
+                dense(raw_flush(m))
+            } else {
+                0
+            }
+        })
         .collect();
     let phf = |n: u32, (log2_slots, log2_buckets): (u32, u32)| {
         let entries: Vec<(u32, u16)> = multisets(n)
