@@ -272,7 +272,7 @@ fn evaluate_n<const N: usize>(cards: &[Card; N]) -> Result<HandValue, PokerError
     let (sum, mask) = cards.iter().fold((0u128, 0u64), |(s, m), &c| {
         let i = usize::from(c.index());
         let (key, bit) = (TABLES.keys[i], TABLES.masks[i]);
-        (s + ((key as u128) << 64 | bit as u128), m | bit)
+        (s + (u128::from(key) << 64 | u128::from(bit)), m | bit)
     });
     if sum as u64 != mask {
         return Err(duplicate(cards));
