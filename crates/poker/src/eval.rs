@@ -97,9 +97,9 @@ impl Acc {
 }
 
 /// All evaluator tables in one `static`, so that one base register reaches every table.
-/// Sizes: card summands 4 KiB; flush 16 KiB; 5-card hash 4 KiB of displacements and 16 KiB
-/// of values, 6-card 16 + 64 KiB, 7-card 16 + 128 KiB (8,192 buckets of six keys on average;
-/// 16,384 buckets measured 5 % slower on random hands, 4,096 take seconds to build).
+/// Sizes: card keys and masks 2 × 2 KiB; flush 16 KiB; 5-card hash 4 KiB of displacements and
+/// 16 KiB of values, 6-card 16 + 64 KiB, 7-card 16 + 128 KiB (8,192 buckets of six keys on
+/// average; 16,384 buckets measured 5 % slower on random hands, 4,096 take seconds to build).
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub(crate) struct Tables {
@@ -142,7 +142,7 @@ pub(crate) fn tables() -> &'static Tables {
 pub fn warm_up() {}
 
 /// The perfect-hash lookup of `key` in a table of `S` slots and `B` buckets (see
-/// [`hash`]): one multiply, two shifts, the displacement load, an add and the value load.
+/// [`hash`]): one multiply, a shift, the displacement load, an add and the value load.
 #[inline(always)]
 fn phf_get<const S: usize, const B: usize>(
     mult: u32,
