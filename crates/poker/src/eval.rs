@@ -155,12 +155,28 @@ fn phf_get<const S: usize, const B: usize>(
     HandValue::from_raw(values[hash::slot(h, d, S.trailing_zeros())])
 }
 
+/// Bit 3 of each suit's counter plus 3: set exactly for a suit holding five cards or more.
+#[inline(always)]
+fn flush_bits(acc: Acc) -> u32 {
+    ((acc.key as u32) + 0x3333) & 0x8888
+}
+
+/// [`Tables::flush_value`] out of line, for [`evaluate`]: about 3 % of random 7-card hands hold
+/// a flush, and with this lookup out of the way the common path falls through without a jump.
+/// (The enumerations keep it inline: their loops meet flushes more often, and a call there
+/// measured slower.)
+#[cold]
+#[inline(never)]
+fn flush_lookup(acc: Acc) -> HandValue {
+    TABLES.flush_value(acc).unwrap_or_default()
+}
+
 impl Tables {
     /// The best flush or straight flush of the hand `acc`, if it holds five cards or more of
     /// one suit (with at most seven cards it can then hold neither quads nor a full house).
     #[inline(always)]
     fn flush_value(&self, acc: Acc) -> Option<HandValue> {
-        let flush = ((acc.key as u32) + 0x3333) & 0x8888;
+        let flush = flush_bits(acc);
         if flush != 0 {
             let suit = flush.trailing_zeros() >> 2;
             Some(HandValue::from_raw(
@@ -171,14 +187,23 @@ impl Tables {
         }
     }
 
+    /// The value of a hand of `n` (5, 6 or 7) cards that holds no flush: its rank multiset's.
+    #[inline(always)]
+    fn no_flush(&self, acc: Acc, n: usize) -> HandValue {
+        match n {
+            7 => self.seven(acc.ranks()),
+            6 => phf_get(SIX_MULT, &self.six_disp, &self.six_values, acc.ranks()),
+            _ => phf_get(FIVE_MULT, &self.five_disp, &self.five_values, acc.ranks()),
+        }
+    }
+
     /// The value of a hand of `n` (5, 6 or 7) distinct cards summarised by `acc` (callers
     /// know `n`, so the mask's bits need not be counted again).
     #[inline(always)]
     pub(crate) fn value(&self, acc: Acc, n: usize) -> HandValue {
-        match n {
-            7 => self.value7(acc),
-            6 => self.value6(acc),
-            _ => self.value5(acc),
+        match self.flush_value(acc) {
+            Some(v) => v,
+            None => self.no_flush(acc, n),
         }
     }
 
@@ -202,24 +227,6 @@ impl Tables {
         match self.flush_value(acc) {
             Some(v) => v,
             None => self.seven(acc.ranks()),
-        }
-    }
-
-    /// The value of exactly six cards summarised by `acc`.
-    #[inline(always)]
-    pub(crate) fn value6(&self, acc: Acc) -> HandValue {
-        match self.flush_value(acc) {
-            Some(v) => v,
-            None => phf_get(SIX_MULT, &self.six_disp, &self.six_values, acc.ranks()),
-        }
-    }
-
-    /// The value of exactly five cards summarised by `acc`.
-    #[inline(always)]
-    pub(crate) fn value5(&self, acc: Acc) -> HandValue {
-        match self.flush_value(acc) {
-            Some(v) => v,
-            None => phf_get(FIVE_MULT, &self.five_disp, &self.five_values, acc.ranks()),
         }
     }
 }
@@ -281,12 +288,10 @@ fn evaluate_n<const N: usize>(cards: &[Card; N]) -> Result<HandValue, PokerError
         key: (sum >> 64) as u64,
         mask,
     };
-    let t = tables();
-    Ok(match N {
-        7 => t.value7(acc),
-        6 => t.value6(acc),
-        _ => t.value5(acc),
-    })
+    if flush_bits(acc) != 0 {
+        return Ok(flush_lookup(acc));
+    }
+    Ok(tables().no_flush(acc, N))
 }
 
 /// The error for a hand with a repeated card (off the hot path).
