@@ -119,16 +119,16 @@ impl fmt::Display for Category {
 pub struct HandValue(u16);
 
 impl HandValue {
-    /// Builds a value from its category and position within the category.
-    #[inline]
-    pub(crate) const fn from_parts(category: Category, position: u16) -> HandValue {
-        HandValue(((category as u16) << 12) | position)
+    /// The value packed as [`HandValue::get`] returns it (the evaluator's tables store these).
+    #[inline(always)]
+    pub(crate) const fn from_raw(packed: u16) -> HandValue {
+        HandValue(packed)
     }
 
     /// The hand's category.
     #[inline]
     pub const fn category(self) -> Category {
-        // The top four bits are always a category index written by `from_parts`.
+        // The top four bits are always a category index written by the table generator.
         match Category::from_index((self.0 >> 12) as usize) {
             Some(c) => c,
             None => Category::StraightFlush,
