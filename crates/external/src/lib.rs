@@ -108,11 +108,12 @@ pub const MAX_DEPTH: u32 = 16;
 /// Buffer of each bucket file being written.
 const BUCKET_BUFFER: usize = 64 << 10;
 
-/// Buffer for reading the input and for writing the output.
+/// Buffer for reading the input and for writing the output. A read-ahead
+/// ([`stream_chunks`]) splits its read buffer in two halves.
 const STREAM_BUFFER: usize = 256 << 10;
 
-/// Memory used beside the budget: the bucket buffers, the read buffer and the output buffer
-/// (2.5 MiB).
+/// Memory used beside the budget: the bucket buffers, the read buffer (or the read-ahead's two
+/// halves of it) and the output buffer (2.5 MiB).
 pub const BUFFER_BYTES: usize = FAN_OUT * BUCKET_BUFFER + 2 * STREAM_BUFFER;
 
 /// Reports of how far a shuffle has got, for a progress bar. Both methods default to nothing.
@@ -254,6 +255,75 @@ fn read_some(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
             other => return other,
         }
     }
+}
+
+/// Hands `prefix`, then every byte of `input`, to `consume` in order, in chunks of at most
+/// [`STREAM_BUFFER`] (`consume`'s flag says whether the chunk is the prefix, which is dropped
+/// as soon as it has been consumed). The chunks' bytes are the same whatever the chunking, so
+/// whoever consumes them by content does the same with or without the read-ahead.
+///
+/// With `read_ahead`, a second thread reads `input` into two buffers of half that size
+/// (`BUFFER_BYTES` is unchanged) while this one consumes: the input's reads, from the
+/// prefix's first byte on, overlap the work on the chunk before. After an error the reader
+/// stops once its read in flight returns (a pipe whose writer is idle delays it until then).
+/// Without it, one buffer on the calling thread.
+///
+/// # Errors
+///
+/// [`ExternalError::Input`] for a read error, and whatever `consume` returns (it is not called
+/// again).
+fn stream_chunks<R: Read + Send>(
+    prefix: Vec<u8>,
+    mut input: R,
+    read_ahead: bool,
+    mut consume: impl FnMut(&[u8], bool) -> Result<(), ExternalError>,
+) -> Result<(), ExternalError> {
+    if !read_ahead {
+        consume(&prefix, true)?;
+        drop(prefix);
+        let mut buf = try_buffer(STREAM_BUFFER)?;
+        loop {
+            let n = read_some(&mut input, &mut buf).map_err(ExternalError::Input)?;
+            if n == 0 {
+                return Ok(());
+            }
+            consume(&buf[..n], false)?;
+        }
+    }
+    let halves = [
+        try_buffer(STREAM_BUFFER / 2)?,
+        try_buffer(STREAM_BUFFER / 2)?,
+    ];
+    std::thread::scope(|scope| {
+        // Full buffers to this thread (one waiting at most), empty ones back to the reader.
+        let (full, filled) = std::sync::mpsc::sync_channel::<io::Result<(Vec<u8>, usize)>>(1);
+        let (empty, emptied) = std::sync::mpsc::sync_channel::<Vec<u8>>(halves.len());
+        for half in halves {
+            empty.send(half).expect("the channel holds both halves");
+        }
+        scope.spawn(move || {
+            // Ends when this thread drops `empty` (done, or failed) or stops receiving.
+            for mut buf in emptied {
+                let read = read_some(&mut input, &mut buf);
+                let last = !matches!(read, Ok(n) if n > 0);
+                if full.send(read.map(|n| (buf, n))).is_err() || last {
+                    return;
+                }
+            }
+        });
+        consume(&prefix, true)?;
+        drop(prefix);
+        for read in &filled {
+            let (buf, n) = read.map_err(ExternalError::Input)?;
+            if n == 0 {
+                break;
+            }
+            consume(&buf[..n], false)?;
+            // The reader may have stopped (end of input): then the buffer is dropped.
+            let _ = empty.send(buf);
+        }
+        Ok(())
+    })
 }
 
 /// A zeroed buffer of `len` bytes, or [`ExternalError::OutOfMemory`].

@@ -16,7 +16,7 @@ use fairdeal_core::{IndexSampler, Rng, SeedableRng};
 
 use crate::{
     Bucket, BucketWriter, ExternalError, ExternalShuffle, FAN_OUT, INDEX_BYTES_PER_RECORD, Labels,
-    Progress, Run, STREAM_BUFFER, Summary, read_some, try_buffer, write_gathered,
+    Progress, Run, Summary, stream_chunks, write_gathered,
 };
 
 /// Bytes of one block of an in-memory bucket.
@@ -115,6 +115,11 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
     /// limit; its capacity counts against the budget until it has been scattered. Memory
     /// stays within the budget plus [`BUFFER_BYTES`](crate::BUFFER_BYTES).
     ///
+    /// On a rayon pool of two or more threads, `rest` is read ahead by a second thread (with
+    /// two half-size read buffers, so the same [`BUFFER_BYTES`](crate::BUFFER_BYTES)) while
+    /// the records already read are labelled and appended; on one thread it is read on the
+    /// calling thread. The output is the same either way.
+    ///
     /// [`Summary::bucket_files`] is 0 when nothing was spilled.
     ///
     /// # Errors
@@ -123,7 +128,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
     pub fn shuffle_spilling<G>(
         &self,
         prefix: Vec<u8>,
-        rest: impl Read,
+        rest: impl Read + Send,
         output: impl Write,
         scratch: &mut dyn FnMut() -> Result<PathBuf, ExternalError>,
         rng: &mut G,
@@ -143,35 +148,26 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         let mut labels = Labels::default();
         // The bucket of a record whose separator has not been read yet, and its bytes so far.
         let mut open_record: Option<(usize, usize)> = None;
-        run.progress.read(prefix.len() as u64);
-        self.scatter_chunk(
-            &prefix,
-            &mut top,
-            &mut open_record,
-            &mut labels,
-            &mut run,
-            rng,
-        )?;
-        top.held = top.held.saturating_sub(prefix.capacity() as u64);
-        drop(prefix);
-        let mut rest = rest;
-        let mut buf = try_buffer(STREAM_BUFFER)?;
-        loop {
-            let n = read_some(&mut rest, &mut buf).map_err(ExternalError::Input)?;
-            if n == 0 {
-                break;
-            }
-            run.progress.read(n as u64);
+        let prefix_capacity = prefix.capacity() as u64;
+        // On a pool of two or more threads the input is read ahead on a second thread while
+        // the records are labelled and appended: the same chunks' bytes, so the same output.
+        let read_ahead = rayon::current_num_threads() >= 2;
+        stream_chunks(prefix, rest, read_ahead, |chunk, is_prefix| {
+            run.progress.read(chunk.len() as u64);
             self.scatter_chunk(
-                &buf[..n],
+                chunk,
                 &mut top,
                 &mut open_record,
                 &mut labels,
                 &mut run,
                 rng,
             )?;
-        }
-        drop((buf, rest));
+            if is_prefix {
+                // Dropped as soon as this returns.
+                top.held = top.held.saturating_sub(prefix_capacity);
+            }
+            Ok(())
+        })?;
         if let Some((bucket, open)) = open_record {
             top.put(bucket, &[self.separator], open, self.budget, &mut run)?;
         }
@@ -356,5 +352,184 @@ impl TopLevel<'_> {
         }
         self.held = 0;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+    use std::sync::{Arc, Mutex};
+    use std::thread::ThreadId;
+
+    use fairdeal_core::SeedableRng as _;
+    use rand_pcg::Pcg64;
+
+    use super::*;
+    use crate::MemoryBudget;
+
+    /// Serves `data` in reads of at most 5,000 bytes, noting the thread of every read; once
+    /// `fail_at` bytes (if set) have been served, a read fails.
+    struct Noted<'a> {
+        data: &'a [u8],
+        served: usize,
+        threads: Arc<Mutex<Vec<ThreadId>>>,
+        fail_at: Option<usize>,
+    }
+
+    impl Read for Noted<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.threads
+                .lock()
+                .unwrap()
+                .push(std::thread::current().id());
+            let limit = self.fail_at.unwrap_or(usize::MAX);
+            if self.served >= limit {
+                return Err(io::Error::other("the disk went away"));
+            }
+            let left = &self.data[self.served..];
+            let n = buf
+                .len()
+                .min(5_000)
+                .min(left.len())
+                .min(limit - self.served);
+            buf[..n].copy_from_slice(&left[..n]);
+            self.served += n;
+            Ok(n)
+        }
+    }
+
+    /// The records of `bytes`, sorted.
+    fn sorted(bytes: &[u8]) -> Vec<&[u8]> {
+        let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+        lines.sort_unstable();
+        lines
+    }
+
+    fn input() -> Vec<u8> {
+        (0..60_000u32)
+            .flat_map(|i| format!("record {i} {}\n", "x".repeat(i as usize % 23)).into_bytes())
+            .collect()
+    }
+
+    /// Runs `shuffle_spilling` on a pool of `threads` threads (the first 10,000 bytes as the
+    /// prefix): the output or error, the thread that ran it and the threads of the reads.
+    fn run(
+        threads: usize,
+        data: &[u8],
+        fail_at: Option<usize>,
+    ) -> (Result<Vec<u8>, ExternalError>, ThreadId, Vec<ThreadId>) {
+        let dir = tempfile::tempdir().unwrap();
+        let noted = Arc::new(Mutex::new(Vec::new()));
+        let reader = Noted {
+            data: &data[10_000..],
+            served: 0,
+            threads: Arc::clone(&noted),
+            fail_at,
+        };
+        let shuffle = ExternalShuffle::new(MemoryBudget::new(256 << 10).unwrap(), b'\n');
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let (result, caller) = pool.install(|| {
+            let mut output = Vec::new();
+            let path = dir.path().to_path_buf();
+            let result = shuffle
+                .shuffle_spilling(
+                    data[..10_000].to_vec(),
+                    reader,
+                    &mut output,
+                    &mut || Ok(path.clone()),
+                    &mut Pcg64::seed_from_u64(3),
+                    &mut (),
+                )
+                .map(|summary| {
+                    assert!(summary.bucket_files > 0, "the input spills");
+                    output
+                });
+            (result, std::thread::current().id())
+        });
+        let reads = noted.lock().unwrap().clone();
+        (result, caller, reads)
+    }
+
+    #[test]
+    fn the_input_is_read_ahead_on_a_second_thread_only_on_two_or_more_threads() {
+        let data = input();
+        let (one, caller, reads) = run(1, &data, None);
+        assert!(
+            reads.iter().all(|&t| t == caller),
+            "one thread reads itself"
+        );
+        let (two, caller, reads) = run(2, &data, None);
+        assert!(reads.len() > 100, "{} reads", reads.len());
+        assert!(
+            reads.iter().all(|&t| t != caller),
+            "with two threads every read of the rest is on the read-ahead thread"
+        );
+        let (one, two) = (one.unwrap(), two.unwrap());
+        assert_eq!(one, two, "the same output on any number of threads");
+        assert_eq!(sorted(&one), sorted(&data), "a permutation of the input");
+    }
+
+    #[test]
+    fn a_read_error_on_the_read_ahead_thread_is_an_input_error() {
+        let data = input();
+        for threads in [1, 2] {
+            let (result, _, reads) = run(threads, &data, Some(400_000));
+            let error = result.unwrap_err();
+            assert!(
+                matches!(&error, ExternalError::Input(e) if e.to_string() == "the disk went away"),
+                "{threads} threads: {error:?}"
+            );
+            // No read after the failed one.
+            assert_eq!(
+                reads.len(),
+                400_000usize.div_ceil(5_000) + 1,
+                "{threads} threads"
+            );
+        }
+    }
+
+    /// Endless input (`yes` into a pipe) and a scratch directory that cannot be had: the
+    /// scatter fails at its first spill, and the read-ahead thread stops instead of reading
+    /// for ever (the test would not end).
+    #[test]
+    fn a_failed_scatter_stops_the_read_ahead() {
+        struct Endless;
+        impl Read for Endless {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                for pair in buf.chunks_mut(2) {
+                    pair.copy_from_slice(&b"y\n"[..pair.len()]);
+                }
+                Ok(buf.len())
+            }
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let shuffle = ExternalShuffle::new(MemoryBudget::new(64 << 10).unwrap(), b'\n');
+        let error = pool
+            .install(|| {
+                shuffle.shuffle_spilling(
+                    Vec::new(),
+                    Endless,
+                    io::sink(),
+                    &mut || {
+                        Err(ExternalError::TempCreate {
+                            dir: PathBuf::from("/nonexistent"),
+                            source: io::Error::from(io::ErrorKind::PermissionDenied),
+                        })
+                    },
+                    &mut Pcg64::seed_from_u64(1),
+                    &mut (),
+                )
+            })
+            .unwrap_err();
+        assert!(
+            matches!(error, ExternalError::TempCreate { .. }),
+            "{error:?}"
+        );
     }
 }

@@ -67,7 +67,9 @@ fn input() -> Vec<u8> {
 const BUDGET: u64 = 400_000;
 
 /// Runs the spilling shuffle with `at_spill` called once most of the input has been read.
-fn run(at_spill: impl FnMut(&[PathBuf])) -> (Result<Vec<u8>, ExternalError>, tempfile::TempDir) {
+fn run(
+    at_spill: impl FnMut(&[PathBuf]) + Send,
+) -> (Result<Vec<u8>, ExternalError>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let data = input();
     let reader = Watched {

@@ -39,7 +39,7 @@ impl Read for Trickle<'_> {
 fn spilling<G: fairdeal_core::Rng + SeedableRng + Send>(
     shuffle: &ExternalShuffle,
     prefix: &[u8],
-    rest: impl Read,
+    rest: impl Read + Send,
     rng: &mut G,
     parent: &Path,
 ) -> (Vec<u8>, Summary, bool) {
