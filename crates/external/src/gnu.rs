@@ -29,7 +29,10 @@ use fairdeal_rng::{
 };
 
 use crate::MemoryBudget;
-use crate::plan::PlanError;
+use crate::plan::{self, PlanError};
+
+mod quote;
+pub use quote::{Count, parse_count, parse_range, quote, quotef, strerror, without_os_error};
 
 /// What a GNU shuf run reads: argument records, a range, or one input (several files are read
 /// one after the other as one stream).
@@ -46,6 +49,38 @@ pub enum GnuInput {
     },
     /// Input files; none, or `-`, is standard input.
     Files(Vec<OsString>),
+}
+
+impl GnuInput {
+    /// What the planner knows of this input ([`gnu_load_limit`](crate::plan::gnu_load_limit)):
+    /// a range's numbers, or records with their total size when every one of the files is a
+    /// regular file (not standard input, not argument records).
+    pub fn source(&self) -> plan::Source {
+        match self {
+            Self::Range { lo, hi } => plan::Source::Range {
+                lo: *lo,
+                len: u128::from(*hi) + 1 - u128::from(*lo),
+            },
+            Self::Echo(_) => plan::Source::Records { size_hint: None },
+            Self::Files(files) => plan::Source::Records {
+                size_hint: files_size(files),
+            },
+        }
+    }
+}
+
+/// The total size of `files` when every one is a regular file (not standard input).
+fn files_size(files: &[OsString]) -> Option<u64> {
+    if files.is_empty() {
+        return None;
+    }
+    files.iter().try_fold(0u64, |total, file| {
+        let path = Path::new(file);
+        let meta = std::fs::metadata(path)
+            .ok()
+            .filter(|_| !crate::exec::is_stdin(path))?;
+        meta.is_file().then(|| total.saturating_add(meta.len()))
+    })
 }
 
 /// One run of GNU shuf's algorithm.
