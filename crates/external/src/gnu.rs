@@ -877,6 +877,30 @@ mod tests {
         );
     }
 
+    /// What the planner is told: a range's count (an empty one too), the files' total size
+    /// only when every one is a regular file.
+    #[test]
+    fn the_planner_sees_the_range_and_the_files_sizes() {
+        use crate::plan::Source;
+        let range = GnuInput::Range { lo: 5, hi: 9 };
+        assert_eq!(range.source(), Source::Range { lo: 5, len: 5 });
+        let empty = GnuInput::Range { lo: 5, hi: 4 };
+        assert_eq!(empty.source(), Source::Range { lo: 5, len: 0 });
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&a, b"1\n2\n").unwrap();
+        std::fs::write(&b, b"3\n").unwrap();
+        let files = |names: &[&Path]| GnuInput::Files(names.iter().map(|p| p.into()).collect());
+        let size = |input: GnuInput| match input.source() {
+            Source::Records { size_hint } => size_hint,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(size(files(&[&a, &b])), Some(6));
+        assert_eq!(size(files(&[&a, Path::new("-")])), None);
+        assert_eq!(size(files(&[])), None);
+        assert_eq!(size(GnuInput::Echo(vec!["x".into()])), None);
+    }
+
     /// As GNU opens `-o FILE`: after the input is read, and not when the input fails.
     #[test]
     fn the_output_is_opened_once_the_input_is_read() {
