@@ -29,7 +29,10 @@ use fairdeal_rng::{
 };
 
 use crate::MemoryBudget;
-use crate::plan::PlanError;
+use crate::plan::{self, PlanError};
+
+mod quote;
+pub use quote::{Count, parse_count, parse_range, quote, quotef, strerror, without_os_error};
 
 /// What a GNU shuf run reads: argument records, a range, or one input (several files are read
 /// one after the other as one stream).
@@ -46,6 +49,38 @@ pub enum GnuInput {
     },
     /// Input files; none, or `-`, is standard input.
     Files(Vec<OsString>),
+}
+
+impl GnuInput {
+    /// What the planner knows of this input ([`gnu_load_limit`](crate::plan::gnu_load_limit)):
+    /// a range's numbers, or records with their total size when every one of the files is a
+    /// regular file (not standard input, not argument records).
+    pub fn source(&self) -> plan::Source {
+        match self {
+            Self::Range { lo, hi } => plan::Source::Range {
+                lo: *lo,
+                len: u128::from(*hi) + 1 - u128::from(*lo),
+            },
+            Self::Echo(_) => plan::Source::Records { size_hint: None },
+            Self::Files(files) => plan::Source::Records {
+                size_hint: files_size(files),
+            },
+        }
+    }
+}
+
+/// The total size of `files` when every one is a regular file (not standard input).
+fn files_size(files: &[OsString]) -> Option<u64> {
+    if files.is_empty() {
+        return None;
+    }
+    files.iter().try_fold(0u64, |total, file| {
+        let path = Path::new(file);
+        let meta = std::fs::metadata(path)
+            .ok()
+            .filter(|_| !crate::exec::is_stdin(path))?;
+        meta.is_file().then(|| total.saturating_add(meta.len()))
+    })
 }
 
 /// One run of GNU shuf's algorithm.
@@ -840,6 +875,30 @@ mod tests {
             ),
             "{err:?}"
         );
+    }
+
+    /// What the planner is told: a range's count (an empty one too), the files' total size
+    /// only when every one is a regular file.
+    #[test]
+    fn the_planner_sees_the_range_and_the_files_sizes() {
+        use crate::plan::Source;
+        let range = GnuInput::Range { lo: 5, hi: 9 };
+        assert_eq!(range.source(), Source::Range { lo: 5, len: 5 });
+        let empty = GnuInput::Range { lo: 5, hi: 4 };
+        assert_eq!(empty.source(), Source::Range { lo: 5, len: 0 });
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&a, b"1\n2\n").unwrap();
+        std::fs::write(&b, b"3\n").unwrap();
+        let files = |names: &[&Path]| GnuInput::Files(names.iter().map(|p| p.into()).collect());
+        let size = |input: GnuInput| match input.source() {
+            Source::Records { size_hint } => size_hint,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(size(files(&[&a, &b])), Some(6));
+        assert_eq!(size(files(&[&a, Path::new("-")])), None);
+        assert_eq!(size(files(&[])), None);
+        assert_eq!(size(GnuInput::Echo(vec!["x".into()])), None);
     }
 
     /// As GNU opens `-o FILE`: after the input is read, and not when the input fails.

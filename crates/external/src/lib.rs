@@ -59,10 +59,12 @@
 pub struct ReadmeDoctests;
 
 mod budget;
+pub mod cleanup;
 mod error;
 pub mod exec;
 pub mod gnu;
 pub mod plan;
+pub mod publish;
 pub mod shard;
 mod spill;
 mod spillfile;

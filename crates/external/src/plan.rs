@@ -371,11 +371,8 @@ pub enum PlanError {
     },
     /// GNU shuf's plan (`--random-source`) holds every record in memory, and the input is
     /// larger than the budget.
-    // Worded as `fairdeal shuffle --random-source` words it: `shuf.rs`'s draw loop prints this
-    // Display for a stream that outgrows the budget (the one message left naming flags, until
-    // that loop reports the typed value to the command's wording, `cmd/shuffle/words.rs`).
     #[error(
-        "--random-source reproduces GNU shuf's output only with the whole input in memory, as GNU holds it, and the input{} is larger than --memory {budget}: raise --memory, or use --seed instead of --random-source for a shuffle through temporary files",
+        "GNU shuf's draws reproduce its output only with the whole input in memory, as GNU holds it, and the input{} is larger than the memory budget {budget}",
         size_note(*size)
     )]
     GnuBeyondBudget {
@@ -458,6 +455,22 @@ pub enum PlanError {
         /// The budget.
         budget: MemoryBudget,
     },
+}
+
+impl PlanError {
+    /// The memory budget the refusal is about; `None` for a refusal no budget would lift
+    /// ([`PlanError::ThreadsWithoutScatter`], [`PlanError::RangeAboveCap`]).
+    pub fn budget(&self) -> Option<MemoryBudget> {
+        match self {
+            Self::ExactOrderBeyondBudget { budget, .. }
+            | Self::GnuBeyondBudget { budget, .. }
+            | Self::AlgorithmBeyondBudget { budget, .. }
+            | Self::RangeBeyondBudget { budget, .. }
+            | Self::RangeNeedsPartial { budget, .. }
+            | Self::SampleBeyondBudget { budget, .. } => Some(*budget),
+            Self::ThreadsWithoutScatter { .. } | Self::RangeAboveCap { .. } => None,
+        }
+    }
 }
 
 /// The bytes a range of `len` numbers takes in memory (saturated at `u64::MAX`).

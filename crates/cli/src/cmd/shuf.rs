@@ -1,7 +1,8 @@
 //! The `shuf` personality: the binary invoked as `shuf` (a symlink or a copy named so) is GNU
 //! coreutils' `shuf`. This file parses GNU's command line and words GNU's messages; the run
-//! itself, GNU's plan and draws, is `fairdeal_external::gnu` ([`run_gnu`] is the thin call
-//! that `fairdeal shuffle --random-source` shares).
+//! itself, GNU's plan and draws, and coreutils' quoting and number reading are
+//! `fairdeal_external::gnu` ([`run_gnu`] is the thin call that `fairdeal shuffle
+//! --random-source` shares).
 //!
 //! **Options**: only GNU's (`-e -i -n -o -r -z --random-source --help --version` and their long
 //! names), parsed as `getopt_long` does: options and operands in any order (unless
@@ -16,7 +17,7 @@
 //! always in the C locale's quotes ('x'). `-o FILE` is opened as GNU opens it, once all input
 //! is read (`O_WRONLY|O_CREAT|O_TRUNC`, in place), so the file's permissions and the kernel's
 //! link protections apply; `fairdeal shuffle -o` stages its output instead
-//! (`shuffle/output.rs`).
+//! (`fairdeal_external::publish`).
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Write};
@@ -25,13 +26,12 @@ use std::process::ExitCode;
 
 use anyhow::anyhow;
 use fairdeal::rng::GnuError;
-use fairdeal_external::gnu::{self, GnuRunError};
-pub(crate) use fairdeal_external::gnu::{GnuInput, GnuJob};
+use fairdeal_external::gnu::{
+    self, Count, GnuRunError, parse_count, quote, quotef, strerror, without_os_error,
+};
+use fairdeal_external::gnu::{GnuInput, GnuJob};
 
 use super::shuffle::output::Output;
-
-mod quote;
-use quote::{quote, quotef, strerror, without_os_error};
 
 /// Whether argv[0] names this binary `shuf`: then it is GNU shuf.
 pub(crate) fn is_shuf(argv0: &OsStr) -> bool {
@@ -320,7 +320,7 @@ impl Options {
                 if self.range.is_some() {
                     return Err(fail("multiple -i options specified".to_owned()));
                 }
-                self.range = Some(parse_gnu_range(value.as_encoded_bytes()).map_err(fail)?);
+                self.range = Some(gnu::parse_range(value.as_encoded_bytes()).map_err(fail)?);
             }
             'o' => {
                 if self.output.as_ref().is_some_and(|o| *o != value) {
@@ -374,52 +374,6 @@ impl Options {
     }
 }
 
-/// A number as GNU's `xstrtoumax` reads it.
-#[derive(Debug, PartialEq, Eq)]
-enum Count {
-    Value(u64),
-    Overflow,
-    Invalid,
-}
-
-/// Reads an unsigned decimal as coreutils does: leading white space and one `+` allowed, a
-/// minus sign refused, nothing after the digits.
-fn parse_count(text: &str) -> Count {
-    let trimmed = text.trim_start_matches([' ', '\t', '\n', '\x0B', '\x0C', '\r']);
-    let digits = trimmed.strip_prefix('+').unwrap_or(trimmed);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Count::Invalid;
-    }
-    digits.parse().map_or(Count::Overflow, Count::Value)
-}
-
-/// `-i LO-HI` as GNU reads it: split at the first `-`, each side a number as [`parse_count`]
-/// reads it, and `LO <= HI + 1` with at most `2^64 - 1` numbers. The message names the part
-/// that is wrong, as GNU's does.
-pub(crate) fn parse_gnu_range(text: &[u8]) -> Result<(u64, u64), String> {
-    let invalid = |part: &[u8]| format!("invalid input range: {}", quote(part));
-    let Some(dash) = text.iter().position(|&b| b == b'-') else {
-        return Err(invalid(text));
-    };
-    let (lo, hi) = (&text[..dash], &text[dash + 1..]);
-    // A part that is not UTF-8 is not a number either.
-    let number = |part: &[u8]| match std::str::from_utf8(part).map_or(Count::Invalid, parse_count) {
-        Count::Value(v) => Ok(v),
-        Count::Overflow => Err(format!(
-            "{}: Value too large for defined data type",
-            invalid(part)
-        )),
-        Count::Invalid => Err(invalid(part)),
-    };
-    let (lo, hi) = (number(lo)?, number(hi)?);
-    let valid = (lo <= hi && hi - lo < u64::MAX) || hi.checked_add(1) == Some(lo);
-    if valid {
-        Ok((lo, hi))
-    } else {
-        Err(invalid(text))
-    }
-}
-
 /// Runs GNU shuf's algorithm on `job` ([`fairdeal_external::gnu::execute`]), reading the
 /// process's standard input, writing through [`Output::gnu`], and words its failures as GNU's
 /// messages.
@@ -453,7 +407,8 @@ fn gnu_message(err: GnuRunError) -> anyhow::Error {
         }
         // The error itself, so that a reader that closed the pipe is found in the chain.
         GnuRunError::Write(e) => anyhow::Error::new(e).context("write error"),
-        GnuRunError::BeyondBudget(refused) => crate::common::usage(refused.to_string()),
+        // Only `fairdeal shuffle --random-source` sets a load limit: worded with its flags.
+        GnuRunError::BeyondBudget(refused) => super::shuffle::words::refusal(&refused),
         other => anyhow!("{other}"),
     }
 }
@@ -461,53 +416,6 @@ fn gnu_message(err: GnuRunError) -> anyhow::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn counts_read_as_coreutils_reads_them() {
-        assert_eq!(parse_count(" +3"), Count::Value(3));
-        assert_eq!(parse_count("03"), Count::Value(3));
-        assert_eq!(parse_count("18446744073709551616"), Count::Overflow);
-        for bad in ["", "3 ", "-1", " -0", "0x3", "3k", "+"] {
-            assert_eq!(parse_count(bad), Count::Invalid, "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn ranges_read_as_coreutils_reads_them() {
-        assert_eq!(parse_gnu_range(b" 1-+3"), Ok((1, 3)));
-        assert_eq!(parse_gnu_range(b"3-2"), Ok((3, 2)));
-        let max = u64::MAX;
-        assert_eq!(
-            parse_gnu_range(format!("{max}-{max}").as_bytes()),
-            Ok((max, max))
-        );
-        assert_eq!(parse_gnu_range(format!("1-{max}").as_bytes()), Ok((1, max)));
-        let cases = [
-            ("1", "invalid input range: '1'"),
-            ("1 -3", "invalid input range: '1 '"),
-            ("-1-3", "invalid input range: ''"),
-            ("1--3", "invalid input range: '-3'"),
-            ("5-3", "invalid input range: '5-3'"),
-        ];
-        for (text, message) in cases {
-            assert_eq!(
-                parse_gnu_range(text.as_bytes()).unwrap_err(),
-                message,
-                "{text}"
-            );
-        }
-        assert!(parse_gnu_range(format!("0-{max}").as_bytes()).is_err());
-        // Probe row P7: a byte that is not printable ASCII, quoted as GNU quotes it.
-        assert_eq!(
-            parse_gnu_range(b"\xff-3").unwrap_err(),
-            r"invalid input range: '\377'"
-        );
-        assert!(
-            parse_gnu_range(b"5-18446744073709551616")
-                .unwrap_err()
-                .ends_with("'18446744073709551616': Value too large for defined data type")
-        );
-    }
 
     fn parse_strs(args: &[&str]) -> Result<Parsed, ParseError> {
         parse(args.iter().map(OsString::from))

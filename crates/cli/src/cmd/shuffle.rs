@@ -7,19 +7,19 @@
 //! algorithm the facade resolves, inside the thread pool the plan asks for, writing to
 //! [`Output`]; this module prints the plan with `-vv`, the notes with `-v`, the progress bar,
 //! and words the library's errors as flags. `--random-source` plans GNU shuf's job instead
-//! and runs it in [`super::shuf::run_gnu`].
+//! and runs it in [`super::shuf::run_gnu`] ([`fairdeal_external::gnu`]).
 //!
 //! `-o FILE` is written to a temporary file beside FILE and renamed over it once complete, so
-//! FILE may be an input and a failure leaves FILE as it was ([`output`]); temporary files are
-//! anonymous, and the one name that exists for a moment is removed on a signal ([`cleanup`]).
+//! FILE may be an input and a failure leaves FILE as it was
+//! ([`fairdeal_external::publish`]); temporary files are anonymous, and the one name that
+//! exists for a moment is removed on a signal ([`fairdeal_external::cleanup`]).
 //!
 //! `--algo parallel` names the scatter explicitly: the same output as the default whole shuffle
 //! (with any sampler, at any size), on all cores or `--threads N`. The scatter has no prefix
 //! form, so `--threads` excludes `-n` and any `--algo` but `parallel`.
 
-mod cleanup;
 pub(crate) mod output;
-mod words;
+pub(crate) mod words;
 
 use std::ffi::OsString;
 use std::num::NonZeroUsize;
@@ -31,7 +31,8 @@ use fairdeal::{DEFAULT_ALGORITHM, Rng as _};
 use fairdeal_cli::args::parse_memory;
 use fairdeal_cli::args::{InputRange, at_least_minimum, parse_head_count, parse_range};
 use fairdeal_external::exec::{Draws, Input, Job, Observer, Sources, Step};
-use fairdeal_external::plan::{self, Plan, Request, Source};
+use fairdeal_external::gnu::{GnuInput, GnuJob};
+use fairdeal_external::plan::{self, Plan, Request};
 use fairdeal_external::{MemoryBudget, Progress};
 
 use crate::common::{
@@ -233,37 +234,41 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let refused = |e: plan::PlanError| plan_error(&e, budget, args.memory.is_some());
     if let Some(source) = &args.random_source {
         // GNU's draws, on GNU's plan: decided by the planner like every other path.
-        let source_kind = match args.input_range {
-            Some(range) => Source::Range {
+        let input = match args.input_range {
+            Some(range) if range.len > u128::from(u64::MAX) => {
+                return Err(usage(format!(
+                    "range {}-{} holds 2^64 numbers; with --random-source (GNU's draws) at most \
+                     2^64 - 1",
+                    range.lo,
+                    range.hi()
+                )));
+            }
+            Some(range) => GnuInput::Range {
                 lo: range.lo,
-                len: range.len,
+                hi: range.hi(),
             },
-            None if args.echo => Source::Records { size_hint: None },
-            None => Source::Records {
-                size_hint: files_size(&args.files),
-            },
+            None if args.echo => GnuInput::Echo(args.files),
+            None => GnuInput::Files(args.files),
         };
         let request = Request {
             head_count,
             repeat: args.repeat,
             gnu: true,
-            ..Request::new(source_kind, budget)
+            ..Request::new(input.source(), budget)
         };
         let load_limit = plan::gnu_load_limit(&request).map_err(refused)?;
         if args.verbose > 1 {
             eprintln!("fairdeal: note: plan: {}", Plan::Gnu { load_limit });
         }
-        return super::shuf::run_gnu(gnu_job(
-            args.input_range,
-            args.echo,
-            args.files,
-            head_count,
-            args.repeat,
+        return super::shuf::run_gnu(GnuJob {
+            input,
+            head: head_count.map(|k| u64::try_from(k).unwrap_or(u64::MAX)),
+            repeat: args.repeat,
             separator,
-            source.clone(),
-            args.output,
+            random_source: Some(source.clone()),
+            output: args.output,
             load_limit,
-        )?);
+        });
     }
     if head_count == Some(0) {
         // As GNU: nothing to write, so the input is not even opened.
@@ -344,59 +349,6 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     crate::common::thread_pool_for(threads, work)?.install(|| with_selection(&selection, run))
 }
 
-/// `--random-source FILE`: GNU shuf's draws from FILE's bytes ([`super::shuf::run_gnu`]).
-#[allow(clippy::too_many_arguments)]
-fn gnu_job(
-    range: Option<InputRange>,
-    echo: bool,
-    files: Vec<OsString>,
-    head_count: Option<usize>,
-    repeat: bool,
-    separator: u8,
-    random_source: PathBuf,
-    output: Option<PathBuf>,
-    load_limit: Option<MemoryBudget>,
-) -> anyhow::Result<super::shuf::GnuJob> {
-    use super::shuf::GnuInput;
-    let input = match range {
-        Some(range) if range.len > u128::from(u64::MAX) => {
-            return Err(usage(format!(
-                "range {}-{} holds 2^64 numbers; with --random-source (GNU's draws) at most \
-                 2^64 - 1",
-                range.lo,
-                range.hi()
-            )));
-        }
-        Some(range) => GnuInput::Range {
-            lo: range.lo,
-            hi: range.hi(),
-        },
-        None if echo => GnuInput::Echo(files),
-        None => GnuInput::Files(files),
-    };
-    Ok(super::shuf::GnuJob {
-        input,
-        head: head_count.map(|k| u64::try_from(k).unwrap_or(u64::MAX)),
-        repeat,
-        separator,
-        random_source: Some(random_source),
-        output,
-        load_limit,
-    })
-}
-
-/// The total size of `files` when every one is a regular file (not standard input).
-fn files_size(files: &[OsString]) -> Option<u64> {
-    if files.is_empty() {
-        return None;
-    }
-    files.iter().try_fold(0u64, |total, file| {
-        let path = Path::new(file);
-        let meta = std::fs::metadata(path).ok().filter(|_| !is_stdin(path))?;
-        meta.is_file().then(|| total.saturating_add(meta.len()))
-    })
-}
-
 /// A planned job and where it writes, waiting for the backend's static type.
 struct Run {
     job: Job,
@@ -413,7 +365,8 @@ impl WithResolved for Run {
             shuffler,
             sampler,
         } = resolved;
-        cleanup::install()?;
+        fairdeal_external::cleanup::install()
+            .context("cannot install the signal handler that removes temporary files")?;
         let mut notes = self.notes;
         let mut out = Output::create(self.output.as_deref())?;
         let draws = Draws {
@@ -527,118 +480,6 @@ impl Notes {
     fn finish_bar(&mut self) {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn help_states_the_caps_and_the_budget_dependence() {
-        use clap::Args as _;
-        let help = Args::augment_args(clap::Command::new("shuffle"))
-            .render_long_help()
-            .to_string();
-        assert!(
-            help.contains(&plan::MAX_RANGE_IN_MEMORY.to_string()),
-            "{help}"
-        );
-        let defaults = format!("default: {DEFAULT_ALGORITHM}, run as the parallel");
-        assert!(help.contains(&defaults), "{help}");
-        assert!(
-            help.contains(&format!("{} with -n", plan::PREFIX_ALGORITHM)),
-            "{help}"
-        );
-        assert!(help.contains("depends on the budget"), "{help}");
-        assert!(help.contains("a quarter of physical memory"), "{help}");
-        assert!(
-            help.contains("more than 1 MiB, i.e. 131072 numbers or 65536 lines"),
-            "{help}"
-        );
-        assert!(help.contains("budget plus 2.5 MiB of buffers"), "{help}");
-        assert_eq!(
-            fairdeal_external::DEFAULT_FRACTION,
-            4,
-            "the help says 'a quarter'"
-        );
-    }
-
-    #[test]
-    fn the_planner_names_the_facade_algorithms() {
-        assert_eq!(plan::PREFIX_ALGORITHM, fairdeal::partial::INFO.name);
-        assert_eq!(plan::WHOLE_ALGORITHM, DEFAULT_ALGORITHM);
-        assert_eq!(plan::PARALLEL_ALGORITHM, fairdeal::parallel::INFO.name);
-        for name in [
-            plan::PREFIX_ALGORITHM,
-            plan::WHOLE_ALGORITHM,
-            plan::PARALLEL_ALGORITHM,
-        ] {
-            assert!(
-                fairdeal::algorithm_by_name(name, fairdeal::Lemire).is_ok(),
-                "{name}"
-            );
-        }
-    }
-
-    #[test]
-    fn ranges_parse_and_reject() {
-        assert_eq!(parse_range("1-10"), Ok(InputRange { lo: 1, len: 10 }));
-        assert_eq!(parse_range("7-7"), Ok(InputRange { lo: 7, len: 1 }));
-        // GNU shuf: LO-(LO-1) is the empty range.
-        assert_eq!(parse_range("1-0"), Ok(InputRange { lo: 1, len: 0 }));
-        assert_eq!(parse_range("8-7"), Ok(InputRange { lo: 8, len: 0 }));
-        let full = parse_range("0-18446744073709551615").unwrap();
-        assert_eq!(full.len, 1u128 << 64);
-        assert_eq!(full.hi(), u64::MAX);
-        for bad in [
-            "",
-            "5",
-            "-",
-            "1-",
-            "-5",
-            "a-b",
-            "1-2-3",
-            "-1-5",
-            "+1-5",
-            "1 -5",
-            "1-99999999999999999999",
-        ] {
-            assert!(parse_range(bad).is_err(), "{bad:?} accepted");
-        }
-        assert!(parse_range("5-3").unwrap_err().contains("reversed"));
-        assert!(parse_range("2-0").unwrap_err().contains("reversed"));
-    }
-
-    #[test]
-    fn head_counts_parse_and_reject() {
-        assert_eq!(parse_head_count("0"), Ok(0));
-        assert_eq!(parse_head_count("12"), Ok(12));
-        assert_eq!(parse_head_count("99999999999999999999999"), Ok(usize::MAX));
-        for bad in ["", "-1", "-0", "1.5", "x", " 1"] {
-            assert!(parse_head_count(bad).is_err(), "{bad:?} accepted");
-        }
-    }
-
-    #[test]
-    fn the_planner_knows_when_gnu_reads_a_file_whole() {
-        // Probe row P9: the plan of `--random-source -n K` holds a file GNU reads whole; the
-        // draw loop decides the same from the same threshold.
-        assert_eq!(
-            plan::GNU_READS_WHOLE,
-            fairdeal::rng::GNU_RESERVOIR_MIN_INPUT
-        );
-    }
-
-    #[test]
-    fn memory_sizes_are_bounded_by_the_machine() {
-        assert_eq!(parse_memory("1K").unwrap().bytes(), 1024);
-        assert!(parse_memory("512").unwrap_err().contains("minimum"));
-        assert!(parse_memory("12X").unwrap_err().contains("invalid size"));
-        if fairdeal_external::physical_memory().is_some() {
-            let err = parse_memory("1000000T").unwrap_err();
-            assert!(err.contains("this machine's"), "{err}");
         }
     }
 }

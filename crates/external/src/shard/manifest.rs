@@ -398,9 +398,9 @@ pub(super) fn read_json<T: for<'de> Deserialize<'de>>(
     })
 }
 
-/// Writes a file atomically and privately: a temporary file (mode 0600) in the same directory,
-/// filled by `fill`, synced and renamed to `path`. A reader sees the old file, or the whole new
-/// one, never part of it; a killed writer leaves at most a `.tmp` file that nothing reads.
+/// Writes a file atomically and privately ([`crate::publish`]'s `write_private`, replacing
+/// `path`): a reader sees the old file, or the whole new one, never part of it; a killed
+/// writer leaves no name behind (bar the fallback's, see there).
 pub(super) fn write_atomic(
     path: &Path,
     fill: impl FnOnce(&mut BufWriter<&File>) -> io::Result<()>,
@@ -422,31 +422,14 @@ fn write_staged(
     fill: impl FnOnce(&mut BufWriter<&File>) -> io::Result<()>,
     exclusive: bool,
 ) -> Result<bool, ShardError> {
+    use crate::publish::{PrivateError, write_private};
     let dir = path.parent().unwrap_or(Path::new("."));
-    let temp = tempfile::Builder::new()
-        .prefix(".tmp-")
-        .tempfile_in(dir)
-        .map_err(io_error("cannot create a file in", dir))?;
-    {
-        let mut writer = BufWriter::with_capacity(256 << 10, temp.as_file());
-        fill(&mut writer).map_err(io_error("cannot write", temp.path()))?;
-        writer
-            .flush()
-            .map_err(io_error("cannot write", temp.path()))?;
-    }
-    temp.as_file()
-        .sync_all()
-        .map_err(io_error("cannot write", temp.path()))?;
-    if exclusive {
-        return match temp.persist_noclobber(path) {
-            Ok(_) => Ok(true),
-            Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => Ok(false),
-            Err(e) => Err(io_error("cannot create", path)(e.error)),
-        };
-    }
-    temp.persist(path)
-        .map_err(|e| io_error("cannot rename a temporary file to", path)(e.error))?;
-    Ok(true)
+    write_private(path, fill, exclusive).map_err(|e| match e {
+        PrivateError::Stage(e) => io_error("cannot create a file in", dir)(e),
+        PrivateError::Fill(e) => io_error("cannot write", path)(e),
+        PrivateError::Publish(e) if exclusive => io_error("cannot create", path)(e),
+        PrivateError::Publish(e) => io_error("cannot rename a temporary file to", path)(e),
+    })
 }
 
 pub(super) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), ShardError> {

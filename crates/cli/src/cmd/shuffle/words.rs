@@ -85,14 +85,6 @@ pub(super) fn plan_message(err: &PlanError, budget: &str) -> String {
     }
 }
 
-/// Whether `err` is about the budget (then a default budget is named by its source).
-fn names_the_budget(err: &PlanError) -> bool {
-    !matches!(
-        err,
-        PlanError::ThreadsWithoutScatter { .. } | PlanError::RangeAboveCap { .. }
-    )
-}
-
 /// A plan refused, in the user's words. With `--memory` given it is a usage error (exit 2).
 /// With the default budget, a refusal about the budget is a runtime failure (exit 1, as GNU's
 /// `memory exhausted`): the budget is a fraction of the memory the process may use, and the
@@ -104,7 +96,7 @@ pub(super) fn plan_error(
     memory_given: bool,
 ) -> anyhow::Error {
     let given = format!("--memory {budget}");
-    if memory_given || !names_the_budget(err) {
+    if memory_given || err.budget().is_none() {
         return usage(plan_message(err, &given));
     }
     let limit = fairdeal_external::memory_limit_source().map_or_else(
@@ -122,10 +114,7 @@ pub(super) fn plan_error(
 /// the budget is a usage error, and the spool's limit names `--repeat` and `--memory`.
 pub(super) fn exec_error(err: ExecError) -> anyhow::Error {
     match err {
-        ExecError::Refused(refused) => {
-            let budget = refused_budget(&refused);
-            usage(plan_message(&refused, &format!("--memory {budget}")))
-        }
+        ExecError::Refused(refused) => refusal(&refused),
         ExecError::SpoolBeyondBudget { budget, records } => anyhow::anyhow!(
             "--repeat on input beyond --memory {budget} keeps {SPOOL_BYTES_PER_RECORD} bytes per \
              line and {SPOOL_BYTES_PER_BLOCK} per {} KiB in memory, and the input has more than \
@@ -136,19 +125,19 @@ pub(super) fn exec_error(err: ExecError) -> anyhow::Error {
     }
 }
 
+/// A refusal once the input turned out larger than the budget (the executor's, or GNU's draw
+/// loop's): a usage error naming `--memory`.
+pub(crate) fn refusal(err: &PlanError) -> anyhow::Error {
+    usage(plan_message(
+        err,
+        &format!("--memory {}", refused_budget(err)),
+    ))
+}
+
 /// The budget a refusal names (every refusal beyond the budget names one).
 fn refused_budget(err: &PlanError) -> String {
-    match err {
-        PlanError::ExactOrderBeyondBudget { budget, .. }
-        | PlanError::GnuBeyondBudget { budget, .. }
-        | PlanError::AlgorithmBeyondBudget { budget, .. }
-        | PlanError::RangeBeyondBudget { budget, .. }
-        | PlanError::RangeNeedsPartial { budget, .. }
-        | PlanError::SampleBeyondBudget { budget, .. } => budget.to_string(),
-        PlanError::ThreadsWithoutScatter { .. } | PlanError::RangeAboveCap { .. } => {
-            "(none)".to_owned()
-        }
-    }
+    err.budget()
+        .map_or_else(|| "(none)".to_owned(), |budget| budget.to_string())
 }
 
 #[cfg(test)]
@@ -269,10 +258,6 @@ mod tests {
         ];
         for err in errors.iter().map(|e| e.as_ref().unwrap_err()) {
             let library = err.to_string();
-            if matches!(err, PlanError::GnuBeyondBudget { .. }) {
-                // Still worded with flags for `shuf.rs`'s draw loop (see its Display).
-                continue;
-            }
             for flag in ["--", "-n K", "-n "] {
                 assert!(!library.contains(flag), "{library}");
             }
