@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use clap::builder::{PossibleValue, PossibleValuesParser, RangedI64ValueParser};
 use fairdeal::Selection;
 use fairdeal::blackjack::{DoubleRule, HoleCard, Payout, Penetration, Rules, Surrender};
-use fairdeal::fairness::audit::{MAX_TOLERANCE, MIN_TOLERANCE};
 use fairdeal::fairness::{DEFAULT_CONFIDENCE, Equivalence};
 use fairdeal::rng::DEFAULT_BACKEND;
 
@@ -349,32 +348,12 @@ pub struct EquivalenceArgs {
 }
 
 impl EquivalenceArgs {
-    /// The checked [`Equivalence`], or a usage error naming the bad flag.
+    /// The checked [`Equivalence`] ([`Equivalence::checked`]), or a usage error naming the
+    /// bad flag.
     pub fn equivalence(&self) -> anyhow::Result<Equivalence> {
-        checked_equivalence(self.tolerance, self.confidence)
+        // The fairness crate's messages name the options without their `--`.
+        Equivalence::checked(self.tolerance, self.confidence).map_err(|e| usage(format!("--{e}")))
     }
-}
-
-/// The [`Equivalence`] of a tolerance (`None`: each test family's default) and a confidence,
-/// or a usage error naming the bad flag: the command line's check, also applied to the values
-/// `fairdeal merge` reads from a shard.
-pub fn checked_equivalence(tolerance: Option<f64>, confidence: f64) -> anyhow::Result<Equivalence> {
-    if let Some(t) = tolerance
-        && !(t.is_finite() && (MIN_TOLERANCE..=MAX_TOLERANCE).contains(&t))
-    {
-        return Err(usage(format!(
-            "--tolerance must be a fraction from {MIN_TOLERANCE} to {MAX_TOLERANCE} (got {t})"
-        )));
-    }
-    if !(confidence.is_finite() && (0.5..1.0).contains(&confidence)) {
-        return Err(usage(format!(
-            "--confidence must be at least 0.5 and below 1 (got {confidence})"
-        )));
-    }
-    Ok(Equivalence {
-        tolerance,
-        confidence,
-    })
 }
 
 /// Rules of the game itself, shared by `simulate`, `exact` and `strategy` (the deck count is
