@@ -127,7 +127,7 @@ impl SimReport {
 #[derive(Debug)]
 pub enum Play {
     /// The basic-strategy chart.
-    Chart(Strategy),
+    Chart(Box<Strategy>),
     /// The best decision for the round's cards.
     Composition(Box<CompositionStrategy>),
 }
@@ -165,9 +165,9 @@ impl Play {
     /// more than one seat; [`PlayError::Exact`] when the rules or the analysis refuse.
     pub fn new(rules: &Rules, strategy: ExactStrategy) -> Result<Play, PlayError> {
         match strategy {
-            ExactStrategy::Basic => Ok(Play::Chart(
+            ExactStrategy::Basic => Ok(Play::Chart(Box::new(
                 Strategy::basic(rules).map_err(ExactError::from)?,
-            )),
+            ))),
             ExactStrategy::Composition => {
                 if rules.penetration != Penetration::Continuous || rules.seats != 1 {
                     return Err(PlayError::NotOffTheTop);

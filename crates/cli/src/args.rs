@@ -449,6 +449,38 @@ pub struct TableArgs {
     pub seats: u8,
 }
 
+/// `simulate`'s shoe and table options (`DeckArgs`' `--decks`, [`TableArgs`]'), which `blackjack
+/// strategy` takes as text only to refuse them by name with the reason (hidden from its help):
+/// an infinite-deck chart does not depend on them.
+#[derive(Debug, clap::Args)]
+pub struct NotForTheChart {
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    decks: Option<String>,
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    penetration: Option<String>,
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    seats: Option<String>,
+    #[arg(long, hide = true)]
+    shuffle_every_round: bool,
+}
+
+impl NotForTheChart {
+    /// The first option given, if any.
+    pub fn given(&self) -> Option<&'static str> {
+        if self.decks.is_some() {
+            Some("--decks")
+        } else if self.penetration.is_some() {
+            Some("--penetration")
+        } else if self.seats.is_some() {
+            Some("--seats")
+        } else if self.shuffle_every_round {
+            Some("--shuffle-every-round")
+        } else {
+            None
+        }
+    }
+}
+
 impl GameRuleArgs {
     /// The rules with `decks` decks and, if given, the table's dealing; validated.
     pub fn rules(&self, decks: u8, table: Option<&TableArgs>) -> anyhow::Result<Rules> {

@@ -26,7 +26,7 @@ use fairdeal::rng::Backend;
 use serde_json::Value;
 
 use fairdeal_cli::args::{
-    DealerRuleArgs, DeckArgs, GameRuleArgs, RandomArgs, TableArgs, ThreadsArg,
+    DealerRuleArgs, DeckArgs, GameRuleArgs, NotForTheChart, RandomArgs, TableArgs, ThreadsArg,
 };
 
 use crate::common::{
@@ -192,36 +192,6 @@ struct ExactArgs {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
-}
-
-/// `simulate`'s shoe and table options, which `strategy` refuses by name (hidden from its help).
-#[derive(Debug, clap::Args)]
-struct NotForTheChart {
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    decks: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    penetration: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    seats: Option<String>,
-    #[arg(long, hide = true)]
-    shuffle_every_round: bool,
-}
-
-impl NotForTheChart {
-    /// The first option given, if any.
-    fn given(&self) -> Option<&'static str> {
-        if self.decks.is_some() {
-            Some("--decks")
-        } else if self.penetration.is_some() {
-            Some("--penetration")
-        } else if self.seats.is_some() {
-            Some("--seats")
-        } else if self.shuffle_every_round {
-            Some("--shuffle-every-round")
-        } else {
-            None
-        }
-    }
 }
 
 /// Arguments of `fairdeal blackjack strategy`.

@@ -36,8 +36,8 @@ use fairdeal::fairness::{
 use fairdeal::poker::document::{CountsError, McRun, table_counts};
 use fairdeal::poker::{self as poker, CategoryCounts};
 use fairdeal::{
-    BACKEND_SAMPLER, Mismatch, Shard, ShardHeader, ShardSetError, ShardedCommand, check_rendered,
-    check_same_run, check_shard_set, shard_seconds, show_json,
+    Mismatch, Shard, ShardHeader, ShardSetError, ShardedCommand, check_rendered, check_same_run,
+    check_shard_set, shard_seconds, show_json,
 };
 use serde::Deserialize as _;
 use serde_json::{Map, Value};
@@ -238,16 +238,6 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     }
 }
 
-/// The selection a Monte Carlo run names (`backend`'s own sampler).
-fn selection(run: &McRun) -> Selection {
-    Selection {
-        algorithm: run.algorithm.clone(),
-        backend: run.backend.clone(),
-        sampler: BACKEND_SAMPLER.to_owned(),
-        seed: Some(run.seed),
-    }
-}
-
 /// The engine's reading of a `simulate --json` document's run, worded as a refusal of it.
 fn simulate_run(doc: &ShardDoc) -> anyhow::Result<SimRun> {
     SimRun::from_document(&doc.doc).map_err(|e| doc.malformed(e.0))
@@ -312,23 +302,20 @@ fn run_field(doc: &ShardDoc, e: RunFieldError) -> anyhow::Error {
 /// What a `poker table --hands --json` document says about its run, besides its counts.
 struct TableRun {
     run: McRun,
-    selection: Selection,
     equivalence: Equivalence,
 }
 
 impl TableRun {
     fn read(doc: &ShardDoc) -> anyhow::Result<TableRun> {
-        let run = McRun::table(&doc.doc).map_err(|e| doc.malformed(e.0))?;
         Ok(TableRun {
-            selection: selection(&run),
-            run,
+            run: McRun::table(&doc.doc).map_err(|e| doc.malformed(e.0))?,
             equivalence: equivalence(doc)?,
         })
     }
 
     /// The document a shard with `report` and the `shard` object `shard` prints.
     fn document(&self, report: &poker::McReport, shard: Option<Value>) -> anyhow::Result<Value> {
-        let mc = (report, &self.selection, self.run.seed, self.run.fresh_deck);
+        let mc = (report, &self.run);
         poker_cmd::table_document(&report.counts, mc, shard, &self.equivalence)
     }
 }
@@ -355,7 +342,7 @@ fn merge_table(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
             .ok_or_else(|| doc.refuse(CountsError::Overflow))?;
     }
     let report = poker::McReport::from_counts(sum).map_err(|e| usage(e.to_string()))?;
-    let mc = (&report, &run.selection, run.run.seed, run.run.fresh_deck);
+    let mc = (&report, &run.run);
     poker_cmd::print_table(
         7,
         &report.counts,
@@ -370,8 +357,7 @@ fn merge_table(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
 /// What a `poker equity --json` document says about its run, besides its tallies.
 struct EquityRun {
     spot: poker::Spot,
-    selection: Selection,
-    seed: u64,
+    run: McRun,
 }
 
 impl EquityRun {
@@ -379,11 +365,7 @@ impl EquityRun {
         let report = Self::report(doc)?;
         let spot = report.spot().map_err(|e| doc.refuse(e))?;
         let run = McRun::equity(&doc.doc).map_err(|e| doc.malformed(e.0))?;
-        Ok(EquityRun {
-            spot,
-            selection: selection(&run),
-            seed: run.seed,
-        })
+        Ok(EquityRun { spot, run })
     }
 
     /// The engine's part of `doc`: the spot and the tallies.
@@ -404,7 +386,7 @@ impl EquityRun {
     /// The document a shard with `tally` and `doc`'s `shard` prints.
     fn document(&self, tally: &poker::EquityTally, shard: Option<Value>) -> anyhow::Result<Value> {
         let report = tally.report(&self.spot, false);
-        let mc = Some((self.seed, &self.selection));
+        let mc = Some(&self.run);
         Ok(poker_cmd::equity_document(&report, &self.spot, mc, shard)?)
     }
 }
@@ -423,8 +405,7 @@ fn merge_equity(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
             .ok_or_else(|| doc.refuse("the tallies add up past 2^64 − 1"))?;
     }
     let report = sum.report(&run.spot, false);
-    let mc = Some((run.seed, &run.selection));
-    poker_cmd::print_equity(&report, &run.spot, mc, json, None)
+    poker_cmd::print_equity(&report, &run.spot, Some(&run.run), json, None)
 }
 
 /// What a `fairness --json` document says about its run, besides its counts.
