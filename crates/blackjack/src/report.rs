@@ -1,13 +1,21 @@
 //! The `--json` documents of the blackjack commands (feature `serde`), assembled here from the
 //! engine's values so that every caller (`fairdeal blackjack …`, `fairdeal merge`, which
 //! renders each shard's tallies again and compares) writes the same fields: a simulation's
-//! [`SimReport`], the exact dealer table ([`dealer_document`]), the basic-strategy chart
+//! [`SimReport`] (and [`SimRun`], its parameters read back from a document; [`Play`], how the
+//! simulation plays), the exact dealer table ([`dealer_document`]), the basic-strategy chart
 //! ([`strategy_document`]) and the exact analysis ([`exact_document`]).
 
+use std::ops::Range;
+
+use serde::Deserialize as _;
 use serde_json::{Map, Value, json};
 
+use fairdeal_core::{Rng, Shuffler};
+
 use crate::{
-    Betting, DealerTable, ExactAnalysis, ExactStrategy, OUTCOME_NAMES, Rules, SimResult, Strategy,
+    Betting, CompositionStrategy, DealerTable, ExactAnalysis, ExactError, ExactStrategy,
+    OUTCOME_NAMES, Penetration, Rules, SimConfig, SimDocError, SimError, SimResult, Strategy,
+    simulate_chunks, simulate_composition_chunks,
 };
 
 /// Upcards in table order (2 … 10, then the ace), with their labels.
@@ -110,6 +118,211 @@ impl SimReport {
         out.insert("seed".into(), json!(self.seed));
         out.insert("seconds".into(), json!(self.seconds));
         out
+    }
+}
+
+/// How `blackjack simulate` plays its rounds: the infinite-deck chart, or the exact analyser's
+/// composition-dependent decisions (computed for one seat and a round off the top of a full
+/// shoe, so only for such a game).
+#[derive(Debug)]
+pub enum Play {
+    /// The basic-strategy chart.
+    Chart(Box<Strategy>),
+    /// The best decision for the round's cards.
+    Composition(Box<CompositionStrategy>),
+}
+
+/// Why a game cannot be played as asked.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlayError {
+    /// Composition-dependent play asked for a game that is not one seat dealt from a shoe
+    /// shuffled every round.
+    #[error(
+        "composition-dependent play is computed for one seat and a round off the top of a \
+         full shoe"
+    )]
+    NotOffTheTop,
+    /// The rules or the exact analysis refused.
+    #[error(transparent)]
+    Exact(#[from] ExactError),
+}
+
+impl Play {
+    /// The play `strategy` asks for under `rules` (its chart for [`ExactStrategy::Basic`]).
+    ///
+    /// ```
+    /// use fairdeal_blackjack::report::{Play, PlayError};
+    /// use fairdeal_blackjack::{ExactStrategy, Rules};
+    /// assert!(matches!(Play::new(&Rules::default(), ExactStrategy::Basic)?, Play::Chart(_)));
+    /// let err = Play::new(&Rules::default(), ExactStrategy::Composition).unwrap_err();
+    /// assert_eq!(err, PlayError::NotOffTheTop);
+    /// # Ok::<(), PlayError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`PlayError::NotOffTheTop`] for composition-dependent play in a game with a cut card or
+    /// more than one seat; [`PlayError::Exact`] when the rules or the analysis refuse.
+    pub fn new(rules: &Rules, strategy: ExactStrategy) -> Result<Play, PlayError> {
+        match strategy {
+            ExactStrategy::Basic => Ok(Play::Chart(Box::new(
+                Strategy::basic(rules).map_err(ExactError::from)?,
+            ))),
+            ExactStrategy::Composition => {
+                if rules.penetration != Penetration::Continuous || rules.seats != 1 {
+                    return Err(PlayError::NotOffTheTop);
+                }
+                Ok(Play::Composition(Box::new(CompositionStrategy::new(
+                    rules,
+                )?)))
+            }
+        }
+    }
+
+    /// The basic-strategy chart of the rules (composition-dependent play carries one too):
+    /// the chart whose exact infinite-deck edge a report gives for comparison.
+    pub fn chart(&self) -> &Strategy {
+        match self {
+            Play::Chart(chart) => chart,
+            Play::Composition(cd) => cd.chart(),
+        }
+    }
+
+    /// Simulates `config`'s run with this play, all of it or the chunks of `shard`.
+    ///
+    /// # Errors
+    ///
+    /// [`SimError`]: a shard the run has no chunks for, or what the simulation refuses.
+    pub fn simulate<S, R, F>(
+        &self,
+        config: &SimConfig<'_>,
+        shuffler: &S,
+        make_rng: F,
+        shard: Option<fairdeal_core::Shard>,
+    ) -> Result<SimResult, SimError>
+    where
+        S: Shuffler + Clone + Sync,
+        R: Rng,
+        F: Fn(u64) -> R + Sync,
+    {
+        let chunks = match shard {
+            Some(shard) => config.shard_chunks(shard)?,
+            None => 0..config.chunks(),
+        };
+        match self {
+            Play::Chart(chart) => simulate_chunks(chart, config, shuffler, make_rng, chunks),
+            Play::Composition(cd) => {
+                simulate_composition_chunks(cd, config, shuffler, make_rng, chunks)
+            }
+        }
+    }
+}
+
+/// What a `simulate --json` document says about its run besides its tallies and time: read
+/// back from each shard's document by `fairdeal merge`, which renders the shard again with it
+/// ([`SimRun::report`]) and checks its tallies against its chunks ([`SimRun::result`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimRun {
+    /// The rules dealt under.
+    pub rules: Rules,
+    /// Flat or counted betting.
+    pub betting: Betting,
+    /// The play.
+    pub strategy: ExactStrategy,
+    /// The shuffling algorithm's name.
+    pub algorithm: String,
+    /// The backend's name.
+    pub backend: String,
+    /// The master seed.
+    pub seed: u64,
+    /// The chart's exact infinite-deck edge, recomputed from the rules (the document's value is
+    /// checked against it, not trusted).
+    pub exact_infinite: f64,
+}
+
+/// A document field that is missing or malformed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("field \"{0}\" is missing or malformed")]
+pub struct FieldError(pub &'static str);
+
+impl SimRun {
+    /// The run a [`SimReport::json`] document describes.
+    ///
+    /// ```
+    /// use fairdeal_blackjack::report::{FieldError, SimRun};
+    /// use fairdeal_blackjack::{SimConfig, Strategy, simulate};
+    /// use rand::{SeedableRng, rngs::StdRng};
+    /// let strategy = Strategy::basic(&Default::default())?;
+    /// let config = SimConfig { rounds: 1_000, seed: 3, ..SimConfig::default() };
+    /// let result = simulate(&strategy, &config, &fairdeal_inplace::Inplace::new(), StdRng::seed_from_u64)?;
+    /// let mut doc = serde_json::json!({
+    ///     "rules": strategy.rules(), "betting": config.betting, "strategy": "basic",
+    ///     "algorithm": "inplace", "backend": "std", "seed": 3,
+    /// });
+    /// let run = SimRun::from_document(doc.as_object().unwrap())?;
+    /// let report = run.report(result.clone(), 0.5);
+    /// assert_eq!(run.result(&report.json(), 1_000, result.chunks.clone())?, result);
+    /// doc["seed"] = "three".into();
+    /// assert_eq!(SimRun::from_document(doc.as_object().unwrap()), Err(FieldError("seed")));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`FieldError`] names the first field (`rules`, `betting`, `strategy`, `algorithm`,
+    /// `backend`, `seed`) that is missing or not what the command writes.
+    pub fn from_document(doc: &Map<String, Value>) -> Result<SimRun, FieldError> {
+        let get = |key: &'static str| doc.get(key).ok_or(FieldError(key));
+        let text = |key: &'static str| get(key)?.as_str().ok_or(FieldError(key));
+        let rules = Rules::deserialize(get("rules")?).map_err(|_| FieldError("rules"))?;
+        let strategy = Strategy::basic(&rules).map_err(|_| FieldError("rules"))?;
+        Ok(SimRun {
+            rules,
+            betting: Betting::deserialize(get("betting")?).map_err(|_| FieldError("betting"))?,
+            strategy: text("strategy")?
+                .parse::<ExactStrategy>()
+                .map_err(|_| FieldError("strategy"))?,
+            algorithm: text("algorithm")?.to_owned(),
+            backend: text("backend")?.to_owned(),
+            seed: get("seed")?.as_u64().ok_or(FieldError("seed"))?,
+            exact_infinite: SimReport::infinite_deck_edge(&strategy),
+        })
+    }
+
+    /// The tallies of `doc`, checked as those of chunks `chunks` of this run over `total`
+    /// rounds ([`SimResult::from_json_fields`]).
+    ///
+    /// # Errors
+    ///
+    /// [`SimDocError`]: a wrong field or impossible tallies.
+    pub fn result(
+        &self,
+        doc: &Map<String, Value>,
+        total: u64,
+        chunks: Range<u64>,
+    ) -> Result<SimResult, SimDocError> {
+        let config = SimConfig {
+            rounds: total,
+            seed: self.seed,
+            betting: self.betting,
+            progress: None,
+        };
+        SimResult::from_json_fields(doc, &config, &self.rules, chunks)
+    }
+
+    /// The report of `result` under this run, taking `seconds`.
+    pub fn report(&self, result: SimResult, seconds: f64) -> SimReport {
+        SimReport {
+            rules: self.rules,
+            betting: self.betting,
+            strategy: self.strategy,
+            algorithm: self.algorithm.clone(),
+            backend: self.backend.clone(),
+            seed: self.seed,
+            seconds,
+            exact_infinite: self.exact_infinite,
+            result,
+        }
     }
 }
 

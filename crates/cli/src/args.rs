@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use clap::builder::{PossibleValue, PossibleValuesParser, RangedI64ValueParser};
 use fairdeal::Selection;
 use fairdeal::blackjack::{DoubleRule, HoleCard, Payout, Penetration, Rules, Surrender};
-use fairdeal::fairness::audit::{MAX_TOLERANCE, MIN_TOLERANCE};
 use fairdeal::fairness::{DEFAULT_CONFIDENCE, Equivalence};
 use fairdeal::rng::DEFAULT_BACKEND;
 
@@ -349,32 +348,12 @@ pub struct EquivalenceArgs {
 }
 
 impl EquivalenceArgs {
-    /// The checked [`Equivalence`], or a usage error naming the bad flag.
+    /// The checked [`Equivalence`] ([`Equivalence::checked`]), or a usage error naming the
+    /// bad flag.
     pub fn equivalence(&self) -> anyhow::Result<Equivalence> {
-        checked_equivalence(self.tolerance, self.confidence)
+        // The fairness crate's messages name the options without their `--`.
+        Equivalence::checked(self.tolerance, self.confidence).map_err(|e| usage(format!("--{e}")))
     }
-}
-
-/// The [`Equivalence`] of a tolerance (`None`: each test family's default) and a confidence,
-/// or a usage error naming the bad flag: the command line's check, also applied to the values
-/// `fairdeal merge` reads from a shard.
-pub fn checked_equivalence(tolerance: Option<f64>, confidence: f64) -> anyhow::Result<Equivalence> {
-    if let Some(t) = tolerance
-        && !(t.is_finite() && (MIN_TOLERANCE..=MAX_TOLERANCE).contains(&t))
-    {
-        return Err(usage(format!(
-            "--tolerance must be a fraction from {MIN_TOLERANCE} to {MAX_TOLERANCE} (got {t})"
-        )));
-    }
-    if !(confidence.is_finite() && (0.5..1.0).contains(&confidence)) {
-        return Err(usage(format!(
-            "--confidence must be at least 0.5 and below 1 (got {confidence})"
-        )));
-    }
-    Ok(Equivalence {
-        tolerance,
-        confidence,
-    })
 }
 
 /// Rules of the game itself, shared by `simulate`, `exact` and `strategy` (the deck count is
@@ -468,6 +447,38 @@ pub struct TableArgs {
         value_parser = RangedI64ValueParser::<u8>::new().range(1..=7)
     )]
     pub seats: u8,
+}
+
+/// `simulate`'s shoe and table options (`DeckArgs`' `--decks`, [`TableArgs`]'), which `blackjack
+/// strategy` takes as text only to refuse them by name with the reason (hidden from its help):
+/// an infinite-deck chart does not depend on them.
+#[derive(Debug, clap::Args)]
+pub struct NotForTheChart {
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    decks: Option<String>,
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    penetration: Option<String>,
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    seats: Option<String>,
+    #[arg(long, hide = true)]
+    shuffle_every_round: bool,
+}
+
+impl NotForTheChart {
+    /// The first option given, if any.
+    pub fn given(&self) -> Option<&'static str> {
+        if self.decks.is_some() {
+            Some("--decks")
+        } else if self.penetration.is_some() {
+            Some("--penetration")
+        } else if self.seats.is_some() {
+            Some("--seats")
+        } else if self.shuffle_every_round {
+            Some("--shuffle-every-round")
+        } else {
+            None
+        }
+    }
 }
 
 impl GameRuleArgs {

@@ -14,9 +14,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 // imports its groups from here.
 // The thread budget's arithmetic lives with the memory budget in `fairdeal-external`;
 // `shuffle` sizes its work with `PER_WORKER`.
-pub(crate) use fairdeal_cli::args::{
-    RandomArgs, SamplerArg, ThreadsArg, UsageError, checked_equivalence, usage,
-};
+pub(crate) use fairdeal_cli::args::{RandomArgs, SamplerArg, ThreadsArg, UsageError, usage};
 pub(crate) use fairdeal_external::PER_WORKER;
 use fairdeal_external::{ARENA_RESERVATION, WORKER_STACK, fitting_threads};
 

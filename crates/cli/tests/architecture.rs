@@ -457,3 +457,66 @@ fn the_executor_check_finds_its_parts_and_only_them() {
     )]);
     assert_eq!(executor_parts_named(&entry_points), Vec::<String>::new());
 }
+
+/// The string literals of `code` that could be a JSON field's name (`"counts"`, `"seed"`), outside
+/// comments and not inside another string (an escaped `\"total\"` in a message is wording); a
+/// string spanning lines is read line by line.
+fn field_names_in(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in code.lines() {
+        let line = line.trim_start();
+        if line.starts_with("//") {
+            continue;
+        }
+        // Walk the line's string literals: text between unescaped quotes.
+        let mut literal: Option<String> = None;
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            match (&mut literal, c) {
+                (None, '"') => literal = Some(String::new()),
+                (None, '/') if chars.peek() == Some(&'/') => break,
+                (None, _) => {}
+                (Some(text), '\\') => {
+                    text.push('\\');
+                    text.extend(chars.next());
+                }
+                (Some(text), '"') => {
+                    if !text.is_empty() && text.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+                    {
+                        found.push(text.clone());
+                    }
+                    literal = None;
+                }
+                (Some(text), c) => text.push(c),
+            }
+        }
+    }
+    found
+}
+
+/// `fairdeal merge` reads files, calls the engines and words their errors: the fields of the
+/// engines' documents are read by the crates that write them (`SimRun`, `McRun`,
+/// `table_counts`, `RunParams`, `RunTally`), so merge names none of them. It handles only the
+/// shard document's own `shard` and `seconds` (with the facade's `shard_doc` functions).
+#[test]
+fn merge_names_no_field_of_the_engines_documents() {
+    let merge = workspace_root().join("crates/cli/src/cmd/merge.rs");
+    let text = std::fs::read_to_string(&merge).expect("merge.rs");
+    let named: Vec<String> = field_names_in(&text)
+        .into_iter()
+        .filter(|name| !["shard", "seconds"].contains(&name.as_str()))
+        .collect();
+    assert!(
+        named.is_empty(),
+        "merge.rs reads fields of the engines' documents by name (move the reading into the \
+         crate that writes the document): {named:?}"
+    );
+}
+
+#[test]
+fn the_field_name_finder_finds_names_and_only_names() {
+    let code = "let n = doc.u64(\"n\")?; // not \"comment\"\n\
+                doc.get(\"seed_from_os\").and(x(\"Error: bad\", \"a \\\"total\\\" b\"));\n\
+                // \"ignored\"\n";
+    assert_eq!(field_names_in(code), ["n", "seed_from_os"]);
+}

@@ -170,6 +170,23 @@ mod sharded;
 pub use sharded::{
     CheckedShard, RunDifference, ShardHeader, ShardSetError, ShardedCommand, check_shard_set,
 };
+#[cfg(all(
+    feature = "blackjack",
+    feature = "poker",
+    feature = "fairness",
+    feature = "serde"
+))]
+mod shard_doc;
+#[cfg(all(
+    feature = "blackjack",
+    feature = "poker",
+    feature = "fairness",
+    feature = "serde"
+))]
+pub use shard_doc::{
+    BadSeconds, JsonDifference, Mismatch, ShardDocError, check_rendered, check_same_run,
+    first_difference, shard_seconds, show_json,
+};
 
 #[cfg(all(
     feature = "inplace",
@@ -181,7 +198,7 @@ pub use sharded::{
 mod registry;
 mod sampler;
 
-pub use sampler::{AnySampler, SAMPLERS, UnknownSampler, sampler_by_name};
+pub use sampler::{AnySampler, BACKEND_SAMPLER, SAMPLERS, UnknownSampler, sampler_by_name};
 
 #[cfg(all(
     feature = "inplace",

@@ -12,7 +12,11 @@ use fairdeal_core::{Batched, IndexSampler, Lemire, Rng};
 /// ```
 /// assert_eq!(fairdeal::SAMPLERS, ["backend", "batched", "lemire"]);
 /// ```
-pub const SAMPLERS: [&str; 3] = ["backend", "batched", "lemire"];
+pub const SAMPLERS: [&str; 3] = [BACKEND_SAMPLER, "batched", "lemire"];
+
+/// The name of each backend's own sampler, the default (what a run's document names when the
+/// command has no `--sampler`).
+pub const BACKEND_SAMPLER: &str = "backend";
 
 /// An [`IndexSampler`] chosen at run time: the backend's own, or one of the two general ones.
 ///

@@ -136,6 +136,32 @@ impl AuditOptions {
     /// assert_eq!(err.to_string(), "confidence must be at least 0.5 and below 1 (got 1)");
     /// ```
     pub fn new(bias: f64, tolerance: Option<f64>, confidence: f64) -> Result<Self, AuditError> {
+        let equivalence = Equivalence::checked(tolerance, confidence)?;
+        if !(bias.is_finite() && (MIN_BIAS..=MAX_BIAS).contains(&bias)) {
+            return Err(AuditError::Bias(bias));
+        }
+        Ok(Self { bias, equivalence })
+    }
+}
+
+impl Equivalence {
+    /// The equivalence of a tolerance (`None`: each family's default) and a confidence, both
+    /// checked: every judge's options (`fairdeal fairness`, `poker table`, `audit`, and the
+    /// values `fairdeal merge` reads from a shard) go through this one check.
+    ///
+    /// ```
+    /// use fairdeal_fairness::{Equivalence, audit::AuditError};
+    /// assert!(Equivalence::checked(Some(0.1), 0.99).is_ok());
+    /// assert_eq!(Equivalence::checked(Some(0.0), 0.99), Err(AuditError::Tolerance(0.0)));
+    /// assert_eq!(Equivalence::checked(None, f64::NAN).unwrap_err().to_string(),
+    ///            "confidence must be at least 0.5 and below 1 (got NaN)");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`AuditError::Tolerance`] (not a finite fraction from [`MIN_TOLERANCE`] to
+    /// [`MAX_TOLERANCE`]) or [`AuditError::Confidence`] (not at least 0.5 and below 1).
+    pub fn checked(tolerance: Option<f64>, confidence: f64) -> Result<Equivalence, AuditError> {
         if let Some(t) = tolerance
             && !(t.is_finite() && (MIN_TOLERANCE..=MAX_TOLERANCE).contains(&t))
         {
@@ -144,15 +170,9 @@ impl AuditOptions {
         if !(confidence.is_finite() && (0.5..1.0).contains(&confidence)) {
             return Err(AuditError::Confidence(confidence));
         }
-        if !(bias.is_finite() && (MIN_BIAS..=MAX_BIAS).contains(&bias)) {
-            return Err(AuditError::Bias(bias));
-        }
-        Ok(Self {
-            bias,
-            equivalence: Equivalence {
-                tolerance,
-                confidence,
-            },
+        Ok(Equivalence {
+            tolerance,
+            confidence,
         })
     }
 }

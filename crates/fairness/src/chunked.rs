@@ -39,6 +39,23 @@ pub struct ChunkedRun {
 }
 
 impl ChunkedRun {
+    /// The test a run of `n` elements makes: every order ([`TestKind::Permutation`]) up to
+    /// [`MAX_PERMUTATION_N`](crate::MAX_PERMUTATION_N) elements, else where each lands
+    /// ([`TestKind::Position`]).
+    ///
+    /// ```
+    /// use fairdeal_fairness::{ChunkedRun, MAX_PERMUTATION_N, TestKind};
+    /// assert_eq!(ChunkedRun::test_for(MAX_PERMUTATION_N), TestKind::Permutation);
+    /// assert_eq!(ChunkedRun::test_for(MAX_PERMUTATION_N + 1), TestKind::Position);
+    /// ```
+    pub fn test_for(n: usize) -> TestKind {
+        if n <= crate::MAX_PERMUTATION_N {
+            TestKind::Permutation
+        } else {
+            TestKind::Position
+        }
+    }
+
     /// Chunks in the whole run.
     pub fn chunks(&self) -> u64 {
         self.plan().chunks()

@@ -171,7 +171,7 @@ pub use power::position_trials_needed;
 pub use rank::{MAX_RANK_N, factorial, rank_permutation, unrank_permutation};
 pub use repeat::{MAX_REPEAT_LINES, RepeatTally, outputs_lower_bound, repeat_test};
 pub use report::{FairnessReport, MIN_EXPECTED_COUNT, PASS_THRESHOLD, TestKind};
-pub use run::{RunDocument, RunNames, judge_run};
+pub use run::{RunDocument, RunFieldError, RunNames, RunParams, RunTally, TallyError, judge_run};
 pub use sequence::{OrderTally, SeedPattern, SerialTally, seed_sequence_test, serial_test};
 pub use table::TableVerdict;
 pub use tally::Tally;

@@ -2,9 +2,11 @@
 //! ([`TableDoc`]) and an equity run ([`EquityRunDoc`]), written by the commands and rendered
 //! again from each shard's tallies by `fairdeal merge`, which compares them with the files.
 //! A table's verdict (`J`) and a shard's `shard` object (`X`) are the caller's values.
+//! Read back: a Monte Carlo run's names ([`McRun`]) and a table's counts ([`table_counts`]).
 
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
 
 use crate::{Category, CategoryCounts, EquityDoc, EquityReport, McReport, Spot};
 
@@ -151,6 +153,183 @@ impl<X> EquityRunDoc<X> {
     }
 }
 
+/// A document field that is missing or malformed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("field \"{0}\" is missing or malformed")]
+pub struct FieldError(pub &'static str);
+
+/// What a Monte Carlo document names its run with: a table's `monte_carlo` object
+/// ([`McRun::table`]) or an equity run's top-level fields ([`McRun::equity`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McRun {
+    /// The shuffling algorithm that dealt.
+    pub algorithm: String,
+    /// The backend.
+    pub backend: String,
+    /// The run's seed.
+    pub seed: u64,
+    /// Whether every hand came from a fresh sorted deck (a table's `fresh_deck`; `false` for
+    /// equity).
+    pub fresh_deck: bool,
+}
+
+impl McRun {
+    /// The run of a Monte Carlo [`TableDoc`] (its `monte_carlo` object).
+    ///
+    /// # Errors
+    ///
+    /// `FieldError("monte_carlo")` when it or one of its fields is missing or malformed.
+    pub fn table(doc: &Map<String, Value>) -> Result<McRun, FieldError> {
+        let bad = || FieldError("monte_carlo");
+        let mc = doc.get("monte_carlo").ok_or_else(bad)?;
+        let text = |key: &str| mc.get(key).and_then(Value::as_str).ok_or_else(bad);
+        Ok(McRun {
+            algorithm: text("algorithm")?.to_owned(),
+            backend: text("backend")?.to_owned(),
+            fresh_deck: mc
+                .get("fresh_deck")
+                .and_then(Value::as_bool)
+                .ok_or_else(bad)?,
+            seed: mc.get("seed").and_then(Value::as_u64).ok_or_else(bad)?,
+        })
+    }
+
+    /// The run of a Monte Carlo [`EquityRunDoc`] (its `seed`, `algorithm` and `backend`).
+    ///
+    /// # Errors
+    ///
+    /// [`FieldError`] names the first field that is missing or malformed.
+    pub fn equity(doc: &Map<String, Value>) -> Result<McRun, FieldError> {
+        let text = |key: &'static str| doc.get(key).and_then(Value::as_str).ok_or(FieldError(key));
+        Ok(McRun {
+            seed: doc
+                .get("seed")
+                .and_then(Value::as_u64)
+                .ok_or(FieldError("seed"))?,
+            algorithm: text("algorithm")?.to_owned(),
+            backend: text("backend")?.to_owned(),
+            fresh_deck: false,
+        })
+    }
+
+    /// The names a document gives this run.
+    pub fn names(&self) -> RunNames<'_> {
+        RunNames {
+            algorithm: &self.algorithm,
+            backend: &self.backend,
+            seed: self.seed,
+        }
+    }
+}
+
+/// The counts of a [`TableDoc`] that should hold `hands` hands: its `counts` read by
+/// [`counts_from_keyed`], adding up to `hands` and to its `total`.
+///
+/// # Errors
+///
+/// [`CountsError`]: what is wrong with the counts, or that they do not add up.
+pub fn table_counts(doc: &Map<String, Value>, hands: u64) -> Result<CategoryCounts, CountsError> {
+    let counts = doc
+        .get("counts")
+        .and_then(Value::as_object)
+        .ok_or(CountsError::NotAnObject)?;
+    let counts = counts_from_keyed(counts.iter().map(|(k, v)| (k.as_str(), v.as_u64())))?;
+    let total = doc.get("total");
+    if counts.total() != hands {
+        return Err(CountsError::Hands {
+            counted: counts.total(),
+            total: total.map_or_else(String::new, Value::to_string),
+        });
+    }
+    match total.and_then(Value::as_u64) {
+        None => Err(CountsError::Total),
+        Some(t) if t != hands => Err(CountsError::Hands {
+            counted: counts.total(),
+            total: t.to_string(),
+        }),
+        Some(_) => Ok(counts),
+    }
+}
+
+/// Why a table document's `counts` object is not a table's counts.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CountsError {
+    /// A key that names no category.
+    #[error("\"counts\" has an unknown field \"{0}\"")]
+    UnknownCategory(String),
+    /// A category whose count is absent or not an integer in `0..2^64`.
+    #[error("\"counts\" has no count of {0}")]
+    Missing(&'static str),
+    /// The counts add up past 2^64 − 1.
+    #[error("its \"counts\" add up past 2^64 − 1")]
+    Overflow,
+    /// `counts` is missing or not an object.
+    #[error("\"counts\" is missing or not an object")]
+    NotAnObject,
+    /// `total` is missing or not an integer.
+    #[error("\"total\" is missing or malformed")]
+    Total,
+    /// The counts add up to another number of hands than expected, or than `total` says.
+    #[error("its \"counts\" add up to {counted} hands (\"total\" {total})")]
+    Hands {
+        /// What the counts add up to.
+        counted: u64,
+        /// The document's `total` as written (empty when absent).
+        total: String,
+    },
+}
+
+impl CountsError {
+    /// The field a document lacks or holds malformed (`counts` or `total`); `None` when the
+    /// fields are there but their counts are wrong.
+    pub fn malformed_field(&self) -> Option<&'static str> {
+        match self {
+            Self::Missing(_) | Self::NotAnObject => Some("counts"),
+            Self::Total => Some("total"),
+            _ => None,
+        }
+    }
+}
+
+/// The counts of a table document's `counts` object, given as its `(key, count)` entries
+/// (`None`: a value that is not an integer in `0..2^64`), the inverse of [`ByCategory`]: every
+/// category exactly once by its key, nothing else, adding up to at most 2^64 − 1.
+///
+/// ```
+/// use fairdeal_poker::{Category, document::{CountsError, counts_from_keyed}};
+/// let keyed: Vec<(&str, Option<u64>)> = Category::ALL.iter().map(|c| (c.key(), Some(2))).collect();
+/// assert_eq!(counts_from_keyed(keyed.clone()).map(|c| c.total()), Ok(18));
+/// let extra = keyed.iter().copied().chain([("jokers", Some(1))]);
+/// assert_eq!(counts_from_keyed(extra), Err(CountsError::UnknownCategory("jokers".into())));
+/// ```
+///
+/// # Errors
+///
+/// [`CountsError`]: an unknown key (checked first), a missing count, or an overflowing sum.
+pub fn counts_from_keyed<'a>(
+    entries: impl IntoIterator<Item = (&'a str, Option<u64>)>,
+) -> Result<CategoryCounts, CountsError> {
+    let entries: Vec<(&str, Option<u64>)> = entries.into_iter().collect();
+    if let Some((unknown, _)) = entries
+        .iter()
+        .find(|(k, _)| !Category::ALL.iter().any(|c| c.key() == *k))
+    {
+        return Err(CountsError::UnknownCategory((*unknown).to_owned()));
+    }
+    let mut counts = CategoryCounts::default();
+    let mut total = 0u64;
+    for category in Category::ALL {
+        let count = entries
+            .iter()
+            .find(|(k, _)| *k == category.key())
+            .and_then(|(_, v)| *v)
+            .ok_or(CountsError::Missing(category.key()))?;
+        counts.counts[category.index()] = count;
+        total = total.checked_add(count).ok_or(CountsError::Overflow)?;
+    }
+    Ok(counts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,5 +346,79 @@ mod tests {
         let value = serde_json::to_value(&doc).unwrap();
         assert_eq!(value["total"], 2_598_960);
         assert!(value.get("monte_carlo").is_none() && value.get("shard").is_none());
+    }
+
+    #[test]
+    fn keyed_counts_read_back_what_by_category_writes_and_refuse_the_rest() {
+        let exact = crate::exact_counts(5).unwrap();
+        let Value::Object(map) = serde_json::to_value(ByCategory(exact.counts)).unwrap() else {
+            unreachable!("an object")
+        };
+        let keyed = || map.iter().map(|(k, v)| (k.as_str(), v.as_u64()));
+        assert_eq!(counts_from_keyed(keyed()), Ok(exact));
+        let best = Category::ALL[8].key();
+        let without_best = keyed().filter(|(k, _)| *k != best);
+        assert_eq!(
+            counts_from_keyed(without_best),
+            Err(CountsError::Missing(best))
+        );
+        let not_integer = keyed().map(|(k, v)| (k, if k == best { None } else { v }));
+        assert_eq!(
+            counts_from_keyed(not_integer),
+            Err(CountsError::Missing(best))
+        );
+        let huge = keyed().map(|(k, v)| (k, if k == best { Some(u64::MAX) } else { v }));
+        assert_eq!(counts_from_keyed(huge), Err(CountsError::Overflow));
+        let unknown = keyed().chain([("five_of_a_kind", Some(0))]);
+        assert_eq!(
+            counts_from_keyed(unknown).unwrap_err().to_string(),
+            "\"counts\" has an unknown field \"five_of_a_kind\""
+        );
+    }
+
+    #[test]
+    fn a_table_document_reads_back_its_run_and_counts() {
+        let exact = crate::exact_counts(5).unwrap();
+        let report = crate::McReport::from_counts(exact).unwrap();
+        let names = RunNames {
+            algorithm: "partial",
+            backend: "chacha12",
+            seed: 9,
+        };
+        let doc: TableDoc<(), ()> = TableDoc::new(
+            7,
+            &exact,
+            &report.exact,
+            Some((&report, names, true)),
+            None,
+            None,
+        );
+        let Value::Object(mut map) = serde_json::to_value(&doc).unwrap() else {
+            unreachable!("an object")
+        };
+        let run = McRun::table(&map).unwrap();
+        assert_eq!(run.names(), names);
+        assert!(run.fresh_deck);
+        assert_eq!(table_counts(&map, 2_598_960), Ok(exact));
+        assert_eq!(
+            table_counts(&map, 5).unwrap_err().to_string(),
+            "its \"counts\" add up to 2598960 hands (\"total\" 2598960)"
+        );
+        map.insert("total".into(), 1.into());
+        assert!(matches!(
+            table_counts(&map, 2_598_960),
+            Err(CountsError::Hands { .. })
+        ));
+        map.remove("total");
+        assert_eq!(table_counts(&map, 2_598_960), Err(CountsError::Total));
+        assert_eq!(CountsError::Total.malformed_field(), Some("total"));
+        assert_eq!(CountsError::Overflow.malformed_field(), None);
+        map["monte_carlo"]["seed"] = "nine".into();
+        assert_eq!(McRun::table(&map), Err(FieldError("monte_carlo")));
+        let equity = serde_json::json!({"seed": 3, "algorithm": "partial"});
+        assert_eq!(
+            McRun::equity(equity.as_object().unwrap()),
+            Err(FieldError("backend"))
+        );
     }
 }

@@ -45,6 +45,23 @@ impl CategoryCounts {
         }
     }
 
+    /// This table's counts plus `other`'s, or `None` when a sum passes 2^64 − 1 (shards of one
+    /// run add up with this: `fairdeal merge`).
+    ///
+    /// ```
+    /// use fairdeal_poker::CategoryCounts;
+    /// let one = CategoryCounts { counts: [1; 9] };
+    /// assert_eq!(one.checked_merge(&one).map(|c| c.total()), Some(18));
+    /// assert_eq!(CategoryCounts { counts: [u64::MAX; 9] }.checked_merge(&one), None);
+    /// ```
+    pub fn checked_merge(&self, other: &CategoryCounts) -> Option<CategoryCounts> {
+        let mut sum = *self;
+        for (a, b) in sum.counts.iter_mut().zip(other.counts) {
+            *a = a.checked_add(b)?;
+        }
+        Some(sum)
+    }
+
     /// `(category, count)` pairs from straight flush down to high card (the order tables are
     /// printed in).
     pub fn iter_best_first(&self) -> impl Iterator<Item = (Category, u64)> + '_ {

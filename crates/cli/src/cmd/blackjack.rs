@@ -15,19 +15,18 @@ use std::time::Instant;
 use clap::builder::RangedI64ValueParser;
 use fairdeal::Rng;
 use fairdeal::blackjack::report::{
-    SimReport, UPCARDS, card_label, dealer_document, exact_document, game_rules_text, hand_label,
-    strategy_document, values_frame,
+    Play, PlayError, SimReport, UPCARDS, card_label, dealer_document, exact_document,
+    game_rules_text, hand_label, strategy_document, values_frame,
 };
 use fairdeal::blackjack::{
-    BetRamp, Betting, Composition, CompositionStrategy, DealerTable, ExactStrategy, OUTCOME_NAMES,
-    Penetration, Rules, SimConfig, SimResult, Strategy, analyse_with_progress, simulate_chunks,
-    simulate_composition_chunks,
+    BetRamp, Betting, Composition, DealerTable, ExactStrategy, OUTCOME_NAMES, Rules, SimConfig,
+    SimError, SimResult, Strategy, analyse_with_progress,
 };
 use fairdeal::rng::Backend;
 use serde_json::Value;
 
 use fairdeal_cli::args::{
-    DealerRuleArgs, DeckArgs, GameRuleArgs, RandomArgs, TableArgs, ThreadsArg,
+    DealerRuleArgs, DeckArgs, GameRuleArgs, NotForTheChart, RandomArgs, TableArgs, ThreadsArg,
 };
 
 use crate::common::{
@@ -195,36 +194,6 @@ struct ExactArgs {
     json: bool,
 }
 
-/// `simulate`'s shoe and table options, which `strategy` refuses by name (hidden from its help).
-#[derive(Debug, clap::Args)]
-struct NotForTheChart {
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    decks: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    penetration: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    seats: Option<String>,
-    #[arg(long, hide = true)]
-    shuffle_every_round: bool,
-}
-
-impl NotForTheChart {
-    /// The first option given, if any.
-    fn given(&self) -> Option<&'static str> {
-        if self.decks.is_some() {
-            Some("--decks")
-        } else if self.penetration.is_some() {
-            Some("--penetration")
-        } else if self.seats.is_some() {
-            Some("--seats")
-        } else if self.shuffle_every_round {
-            Some("--shuffle-every-round")
-        } else {
-            None
-        }
-    }
-}
-
 /// Arguments of `fairdeal blackjack strategy`.
 #[derive(Debug, clap::Args)]
 struct StrategyArgs {
@@ -258,9 +227,7 @@ fn parse_spread(text: &str) -> anyhow::Result<BetRamp> {
 
 struct SimulateWork<'a> {
     args: &'a SimulateArgs,
-    strategy: Strategy,
-    /// Composition-dependent play instead of the chart, when asked for.
-    composition: Option<CompositionStrategy>,
+    play: Play,
     betting: Betting,
 }
 
@@ -274,30 +241,22 @@ impl WithResolved for SimulateWork<'_> {
         // With --seed the run is reproducible; without it one master seed is drawn from the
         // OS-seeded generator and reported.
         let seed = self.args.random.seed.unwrap_or_else(|| rng.next_u64());
-        let bar = progress_bar(
-            self.args.rounds,
-            self.args.rounds > PROGRESS_THRESHOLD,
-            "rounds",
-        );
+        let (rounds, shard) = (self.args.rounds, self.args.shard.shard);
+        let bar = progress_bar(rounds, rounds > PROGRESS_THRESHOLD, "rounds");
         let config = SimConfig {
-            rounds: self.args.rounds,
+            rounds,
             seed,
             betting: self.betting,
             progress: Some(&|n| bar.inc(n)),
         };
-        let chunks = match self.args.shard.shard {
-            Some(shard) => config
-                .shard_chunks(shard)
-                .map_err(|e| usage(format!("--shard {shard}: {e}")))?,
-            None => 0..config.chunks(),
-        };
         let started = Instant::now();
-        let result = match &self.composition {
-            None => simulate_chunks(&self.strategy, &config, &shuffler, |s| B::seeded(s), chunks)?,
-            Some(cd) => {
-                simulate_composition_chunks(cd, &config, &shuffler, |s| B::seeded(s), chunks)?
-            }
-        };
+        let result = self
+            .play
+            .simulate(&config, &shuffler, |s| B::seeded(s), shard)
+            .map_err(|e| match (e, shard) {
+                (e @ SimError::Shard(_), Some(shard)) => usage(format!("--shard {shard}: {e}")),
+                (e, _) => e.into(),
+            })?;
         let seconds = started.elapsed().as_secs_f64();
         bar.finish_and_clear();
         Ok((result, seed, seconds))
@@ -306,40 +265,29 @@ impl WithResolved for SimulateWork<'_> {
 
 fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules(args.decks.decks, Some(&args.table))?;
-    let composition = match args.strategy {
-        ExactStrategy::Basic => None,
-        ExactStrategy::Composition => {
-            if rules.penetration != Penetration::Continuous || rules.seats != 1 {
-                return Err(usage(
-                    "--strategy composition is computed for one seat and a round off the top of \
-                     a full shoe: add --shuffle-every-round and use one seat",
-                ));
-            }
-            Some(CompositionStrategy::new(&rules).map_err(|e| usage(e.to_string()))?)
-        }
-    };
+    let play = Play::new(&rules, args.strategy).map_err(|e| match e {
+        PlayError::NotOffTheTop => usage(
+            "--strategy composition is computed for one seat and a round off the top of a full \
+             shoe: add --shuffle-every-round and use one seat",
+        ),
+        e => usage(format!("invalid rules: {e}")),
+    })?;
     let betting = match args.counting {
         None => Betting::Flat,
         Some(Counting::Hilo) => Betting::HiLo(parse_spread(&args.spread)?),
     };
-    let strategy = Strategy::basic(&rules).map_err(|e| usage(format!("invalid rules: {e}")))?;
     warn_if_unfair(args.random.algorithm(SIMULATE_ALGORITHM));
-    let exact_infinite = SimReport::infinite_deck_edge(&strategy);
+    let exact_infinite = SimReport::infinite_deck_edge(play.chart());
     let selection = args.random.selection(SIMULATE_ALGORITHM, "backend");
     // The engine runs on the caller's pool: --threads is bounded by `parse_threads` and the
     // pool is built once, here (docs/ARCHITECTURE.md, the engines' threading policy).
-    let (result, seed, seconds) =
-        crate::common::thread_pool(args.threads.threads)?.install(|| {
-            with_selection(
-                &selection,
-                SimulateWork {
-                    args,
-                    strategy,
-                    composition,
-                    betting,
-                },
-            )
-        })?;
+    let work = SimulateWork {
+        args,
+        play,
+        betting,
+    };
+    let (result, seed, seconds) = crate::common::thread_pool(args.threads.threads)?
+        .install(|| with_selection(&selection, work))?;
 
     let report = SimReport {
         rules,

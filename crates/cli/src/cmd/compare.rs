@@ -162,7 +162,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         let selection = Selection {
             algorithm: algo.clone(),
             backend: name.to_owned(),
-            sampler: "backend".to_owned(),
+            sampler: fairdeal::BACKEND_SAMPLER.to_owned(),
             seed: Some(seed),
         };
         let row = with_selection(

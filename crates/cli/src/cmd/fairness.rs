@@ -12,9 +12,8 @@ use std::path::Path;
 use anyhow::Context as _;
 use fairdeal::Shard;
 use fairdeal::fairness::{
-    BatteryReport, BatteryTest, ChunkedRun, Equivalence, FairnessReport, MAX_PERMUTATION_N,
-    RunDocument, RunNames, TestKind, Verdict, chunk_seeded_test_with_progress, judge_run,
-    unrank_permutation,
+    BatteryReport, BatteryTest, ChunkedRun, Equivalence, FairnessReport, RunDocument, RunNames,
+    TestKind, Verdict, chunk_seeded_test_with_progress, judge_run, unrank_permutation,
 };
 use fairdeal::rng::Backend;
 use fairdeal::{DEFAULT_ALGORITHM, Rng};
@@ -86,7 +85,7 @@ const MAX_ELEMENTS_SHUFFLED: u64 = 10_000_000_000;
 
 /// ", sampler lemire" when a sampler other than the backend's own was chosen, else nothing.
 fn sampler_note(sampler: &str) -> String {
-    if sampler == "backend" {
+    if sampler == fairdeal::BACKEND_SAMPLER {
         String::new()
     } else {
         format!(", sampler {sampler}")
@@ -249,11 +248,7 @@ impl WithResolved for Experiment {
         // Chunk c shuffles with B::seeded(stream_seed(seed, c)), so --shard I/N runs a fixed
         // part of the same shuffles.
         let run = ChunkedRun {
-            test: if self.n <= MAX_PERMUTATION_N {
-                TestKind::Permutation
-            } else {
-                TestKind::Position
-            },
+            test: ChunkedRun::test_for(self.n),
             n: self.n,
             trials: self.trials,
             seed,

@@ -15,25 +15,30 @@
 //!
 //! A shard is also checked against what a shard of that run can hold, so a corrupt or edited
 //! file is refused rather than summed into a wrong answer: its tallies against its chunk range
-//! (exactly the rounds, hands, trials or shuffles those chunks deal) and against their own
-//! identities (the engines' `SimResult::from_tallies` and `EquityTally::check`), every sum with
-//! checked arithmetic, `seconds` finite and not negative. Every shard is rendered again from
-//! its tallies by the command's own JSON code and must equal its file field for field, and
-//! rendered with the *first* shard's parameters it must equal it too (else the two are shards
-//! of different runs): so no list of recomputed fields is kept here, and an unknown field
-//! anywhere is refused.
+//! and their own identities (`SimRun::result`, `EquityTally::check`, `counts_from_keyed`), every
+//! sum checked (`SimResult::merge`, `checked_merge`, `RunTally::add`), `seconds` a time. Every
+//! shard is rendered again from its tallies by the command's own JSON code and must equal its
+//! file field for field, and rendered with the *first* shard's parameters it must equal it too
+//! (the facade's `check_rendered` and `check_same_run`): so no list of recomputed fields is
+//! kept anywhere, and an unknown field is refused. This module reads files, calls those
+//! functions and words their errors with the files' names.
 
 use std::fs::File;
 use std::io::{Read as _, Write};
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use fairdeal::blackjack::report::SimReport;
-use fairdeal::blackjack::{Betting, ExactStrategy, Rules, SimConfig, SimResult, Strategy};
-use fairdeal::fairness::{Equivalence, FairnessReport, TestKind, report_from_counts};
-use fairdeal::poker::{self as poker, Category, CategoryCounts};
-use fairdeal::{Shard, ShardHeader, ShardSetError, ShardedCommand, check_shard_set};
+use fairdeal::blackjack::SimResult;
+use fairdeal::blackjack::report::SimRun;
+use fairdeal::fairness::{
+    Equivalence, FairnessReport, RunFieldError, RunParams, RunTally, report_from_counts,
+};
+use fairdeal::poker::document::{CountsError, McRun, table_counts};
+use fairdeal::poker::{self as poker, CategoryCounts};
+use fairdeal::{
+    Mismatch, Shard, ShardHeader, ShardSetError, ShardedCommand, check_rendered, check_same_run,
+    check_shard_set, shard_seconds, show_json,
+};
 use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
@@ -68,10 +73,7 @@ pub(crate) struct Args {
 /// One shard's document, read and checked for its `shard` object.
 struct ShardDoc {
     path: PathBuf,
-    command: ShardedCommand,
-    shard: Shard,
-    chunks: Range<u64>,
-    total: u64,
+    header: ShardHeader,
     /// The work items (rounds, hands, trials, shuffles) of its chunks, once checked.
     items: u64,
     /// Its `seconds`, when it has that field: finite and not negative.
@@ -84,25 +86,11 @@ impl ShardDoc {
         format!("'{}'", self.path.display())
     }
 
-    fn u64(&self, key: &str) -> anyhow::Result<u64> {
-        self.doc
-            .get(key)
-            .and_then(Value::as_u64)
-            .ok_or_else(|| self.malformed(key))
-    }
-
-    fn str(&self, key: &str) -> anyhow::Result<&str> {
-        self.doc
-            .get(key)
-            .and_then(Value::as_str)
-            .ok_or_else(|| self.malformed(key))
-    }
-
     fn malformed(&self, key: &str) -> anyhow::Error {
         usage(format!(
             "{}: field \"{key}\" is missing or malformed: not a {} --json output",
             self.name(),
-            self.command.name()
+            self.header.command.name()
         ))
     }
 
@@ -111,98 +99,37 @@ impl ShardDoc {
         usage(format!("{}: {why}", self.name()))
     }
 
-    /// Checks that `rendered`, the document this shard's command prints for the tallies and
-    /// parameters read from it, is this file (`seconds` aside when `rendered` has none): a
-    /// field the tallies decide that does not match them, or a field the command never
-    /// writes, is refused.
-    fn matches(&self, rendered: &Value) -> anyhow::Result<()> {
-        let (file, rendered) = self.comparable(rendered)?;
-        match first_difference(&file, &rendered) {
-            None => Ok(()),
-            Some((path, Some(found), None)) => Err(self.refuse(format!(
+    /// Its `shard` object, as a rendering of it carries it.
+    fn shard(&self) -> Option<Value> {
+        self.doc.get("shard").cloned()
+    }
+
+    /// Checks that `own`, the document this shard's command prints for the tallies and
+    /// parameters read from it, is this file, and then that `theirs` (its tallies rendered
+    /// with `first`'s parameters) is too, else the two are shards of different runs.
+    fn check(
+        &self,
+        own: &Value,
+        first: &ShardDoc,
+        theirs: impl FnOnce() -> anyhow::Result<Value>,
+    ) -> anyhow::Result<()> {
+        check_rendered(&self.doc, own).map_err(|e| match e {
+            Mismatch::Unknown { path, found } => self.refuse(format!(
                 "{path} ({found}) is not a field of a {} --json output",
-                self.command.name()
-            ))),
-            Some((path, found, expected)) => Err(self.refuse(format!(
-                "{path} is {} where the shard's own tallies and parameters give {}",
-                show(found),
-                show(expected)
-            ))),
-        }
-    }
-
-    /// This file and `rendered` as they can be compared: the rendering's floats go through
-    /// JSON text once, as the file's did (so each computed value reads back as the file's
-    /// does), and `seconds`, which is read from the file rather than computed (and checked
-    /// by [`read`]), is left out of both.
-    fn comparable(&self, rendered: &Value) -> anyhow::Result<(Value, Value)> {
-        let mut rendered: Value = serde_json::from_str(&rendered.to_string())?;
-        let mut file = self.doc.clone();
-        file.remove("seconds");
-        if let Value::Object(map) = &mut rendered {
-            map.remove("seconds");
-        }
-        Ok((Value::Object(file), rendered))
-    }
-
-    /// Checks that `rendered`, this shard's tallies printed with the *first* shard's
-    /// parameters, is this file: otherwise the two are shards of different runs.
-    fn same_run_as(&self, first: &ShardDoc, rendered: &Value) -> anyhow::Result<()> {
-        let (file, rendered) = self.comparable(rendered)?;
-        match first_difference(&rendered, &file) {
-            None => Ok(()),
-            Some((path, a, b)) => Err(usage(format!(
-                "{} and {} are shards of different runs: {path} differs ({} vs {})",
+                self.header.command.name()
+            )),
+            other => self.refuse(other),
+        })?;
+        check_same_run(&self.doc, &theirs()?).map_err(|d| {
+            usage(format!(
+                "{} and {} are shards of different runs: {} differs ({} vs {})",
                 first.name(),
                 self.name(),
-                show(a),
-                show(b)
-            ))),
-        }
-    }
-}
-
-/// A JSON value in a message, or "absent".
-fn show(value: Option<&Value>) -> String {
-    value.map_or_else(|| "absent".to_owned(), Value::to_string)
-}
-
-/// The first place where `a` and `b` differ, as a path (`"counts"."wins"`, `"players"[1]`)
-/// with the two values there (`None`: absent on that side); keys in sorted order.
-fn first_difference<'v>(
-    a: &'v Value,
-    b: &'v Value,
-) -> Option<(String, Option<&'v Value>, Option<&'v Value>)> {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            keys.into_iter().find_map(|key| {
-                let at = format!("\"{key}\"");
-                match (x.get(key), y.get(key)) {
-                    (Some(u), Some(v)) => {
-                        first_difference(u, v).map(|(path, p, q)| (join(&at, &path), p, q))
-                    }
-                    (u, v) => Some((at, u, v)),
-                }
-            })
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            x.iter().zip(y).enumerate().find_map(|(i, (u, v))| {
-                first_difference(u, v).map(|(path, p, q)| (join(&format!("[{i}]"), &path), p, q))
-            })
-        }
-        _ if a == b => None,
-        _ => Some((String::new(), Some(a), Some(b))),
-    }
-}
-
-fn join(head: &str, tail: &str) -> String {
-    if tail.is_empty() || tail.starts_with('[') {
-        format!("{head}{tail}")
-    } else {
-        format!("{head}.{tail}")
+                d.path,
+                show_json(d.left.as_ref()),
+                show_json(d.right.as_ref())
+            ))
+        })
     }
 }
 
@@ -229,48 +156,11 @@ fn read(path: &Path) -> anyhow::Result<ShardDoc> {
     let Value::Object(doc) = doc else {
         return Err(not_shard("not a JSON object".into()));
     };
-    let info = doc
-        .get("shard")
-        .ok_or_else(|| not_shard("it has no \"shard\" field".into()))?;
-    let field = |key: &str| info.get(key).and_then(Value::as_u64);
-    let chunks = info
-        .get("chunks")
-        .and_then(Value::as_array)
-        .and_then(|c| match c.as_slice() {
-            [a, b] => Some(a.as_u64()?..b.as_u64()?),
-            _ => None,
-        });
-    let (Some(command), Some(index), Some(count), Some(chunks), Some(total)) = (
-        info.get("command").and_then(Value::as_str),
-        field("index"),
-        field("count"),
-        chunks,
-        field("total"),
-    ) else {
-        return Err(not_shard("its \"shard\" field is malformed".into()));
-    };
-    let command = ShardedCommand::from_name(command)
-        .ok_or_else(|| not_shard(format!("unknown command \"{command}\"")))?;
-    let shard = Shard::new(index, count).map_err(|e| not_shard(e.to_string()))?;
-    let seconds = match doc.get("seconds") {
-        None => None,
-        Some(value) => Some(
-            value
-                .as_f64()
-                .filter(|s| s.is_finite() && *s >= 0.0)
-                .ok_or_else(|| {
-                    usage(format!(
-                        "'{name}': \"seconds\" is {value}, not a finite, non-negative time"
-                    ))
-                })?,
-        ),
-    };
+    let header = ShardHeader::from_document(&doc).map_err(|e| not_shard(e.to_string()))?;
+    let seconds = shard_seconds(&doc).map_err(|e| usage(format!("'{name}': {e}")))?;
     Ok(ShardDoc {
         path: path.to_owned(),
-        command,
-        shard,
-        chunks,
-        total,
+        header,
         items: 0,
         seconds,
         doc,
@@ -280,15 +170,7 @@ fn read(path: &Path) -> anyhow::Result<ShardDoc> {
 /// Checks that `docs` are the complete set of shards of one run (`check_shard_set`) and
 /// returns them in shard order, each with the work items of its chunks.
 fn check_set(docs: Vec<ShardDoc>) -> anyhow::Result<Vec<ShardDoc>> {
-    let headers: Vec<ShardHeader> = docs
-        .iter()
-        .map(|d| ShardHeader {
-            command: d.command,
-            shard: d.shard,
-            chunks: d.chunks.clone(),
-            total: d.total,
-        })
-        .collect();
+    let headers: Vec<ShardHeader> = docs.iter().map(|d| d.header.clone()).collect();
     let checked = check_shard_set(&headers).map_err(|e| match e {
         ShardSetError::DifferentRuns {
             first,
@@ -309,15 +191,15 @@ fn check_set(docs: Vec<ShardDoc>) -> anyhow::Result<Vec<ShardDoc>> {
             docs[second].name()
         )),
         ShardSetError::WrongChunks { position } => {
-            let doc = &docs[position];
+            let (doc, header) = (&docs[position], &docs[position].header);
             usage(format!(
                 "{}: chunks {}..{} are not those of shard {} of a run of {} {}",
                 doc.name(),
-                doc.chunks.start,
-                doc.chunks.end,
-                doc.shard,
-                doc.total,
-                doc.command.name()
+                header.chunks.start,
+                header.chunks.end,
+                header.shard,
+                header.total,
+                header.command.name()
             ))
         }
         other => usage(other.to_string()),
@@ -348,7 +230,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         .map(|path| read(path))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let docs = check_set(docs)?;
-    match docs[0].command {
+    match docs[0].header.command {
         ShardedCommand::BlackjackSimulate => merge_simulate(&docs, args.json),
         ShardedCommand::PokerTable => merge_table(&docs, args.json),
         ShardedCommand::PokerEquity => merge_equity(&docs, args.json),
@@ -356,103 +238,32 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     }
 }
 
-/// The selection a shard ran with, as its document names it (`sampler` only for `fairness`).
-fn selection(doc: &ShardDoc, algorithm: &str, backend: &str) -> anyhow::Result<(Selection, u64)> {
-    let seed = doc.u64("seed")?;
-    let sampler = match doc.doc.get("sampler") {
-        Some(_) => doc.str("sampler")?.to_owned(),
-        None => String::from("backend"),
-    };
-    Ok((
-        Selection {
-            algorithm: algorithm.to_owned(),
-            backend: backend.to_owned(),
-            sampler,
-            seed: Some(seed),
-        },
-        seed,
-    ))
+/// The engine's reading of a `simulate --json` document's run, worded as a refusal of it.
+fn simulate_run(doc: &ShardDoc) -> anyhow::Result<SimRun> {
+    SimRun::from_document(&doc.doc).map_err(|e| doc.malformed(e.0))
 }
 
-/// What a `simulate --json` document says about its run, besides its tallies.
-struct SimulateRun {
-    rules: Rules,
-    betting: Betting,
-    strategy: ExactStrategy,
-    algorithm: String,
-    backend: String,
-    seed: u64,
-    exact_infinite: f64,
-}
-
-impl SimulateRun {
-    fn read(doc: &ShardDoc) -> anyhow::Result<SimulateRun> {
-        let get = |key: &str| doc.doc.get(key).ok_or_else(|| doc.malformed(key));
-        let rules = Rules::deserialize(get("rules")?).map_err(|_| doc.malformed("rules"))?;
-        let strategy = Strategy::basic(&rules).map_err(|_| doc.malformed("rules"))?;
-        Ok(SimulateRun {
-            rules,
-            betting: Betting::deserialize(get("betting")?).map_err(|_| doc.malformed("betting"))?,
-            strategy: doc
-                .str("strategy")?
-                .parse::<ExactStrategy>()
-                .map_err(|_| doc.malformed("strategy"))?,
-            algorithm: doc.str("algorithm")?.to_owned(),
-            backend: doc.str("backend")?.to_owned(),
-            seed: doc.u64("seed")?,
-            // Recomputed, as the run computes it: the file's value is checked, not trusted.
-            exact_infinite: SimReport::infinite_deck_edge(&strategy),
-        })
-    }
-
-    /// The tallies of `doc`, checked against its chunks under this run's rules and betting.
-    fn result(&self, doc: &ShardDoc) -> anyhow::Result<SimResult> {
-        let config = SimConfig {
-            rounds: doc.total,
-            seed: self.seed,
-            betting: self.betting,
-            progress: None,
-        };
-        SimResult::from_json_fields(&doc.doc, &config, &self.rules, doc.chunks.clone())
-            .map_err(|why| doc.refuse(why))
-    }
-
-    fn report(&self, result: SimResult, seconds: f64) -> SimReport {
-        SimReport {
-            rules: self.rules,
-            betting: self.betting,
-            strategy: self.strategy,
-            algorithm: self.algorithm.clone(),
-            backend: self.backend.clone(),
-            seed: self.seed,
-            seconds,
-            exact_infinite: self.exact_infinite,
-            result,
-        }
-    }
-
-    /// The document a shard with `result` and `doc`'s `shard` and `seconds` prints.
-    fn shard_document(&self, result: &SimResult, doc: &ShardDoc) -> anyhow::Result<Value> {
-        let seconds = doc.seconds.ok_or_else(|| doc.malformed("seconds"))?;
-        let mut rendered = self.report(result.clone(), seconds).json();
-        rendered.insert(
-            "shard".into(),
-            doc.doc.get("shard").cloned().unwrap_or_default(),
-        );
-        Ok(Value::Object(rendered))
-    }
+/// The document a shard with `result` and `doc`'s `shard` and `seconds` prints under `run`.
+fn simulate_document(run: &SimRun, result: &SimResult, doc: &ShardDoc) -> anyhow::Result<Value> {
+    let seconds = doc.seconds.ok_or_else(|| doc.malformed("seconds"))?;
+    let mut rendered = run.report(result.clone(), seconds).json();
+    rendered.insert("shard".into(), doc.shard().unwrap_or_default());
+    Ok(Value::Object(rendered))
 }
 
 fn merge_simulate(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
     let first = &docs[0];
-    let run = SimulateRun::read(first)?;
+    let run = simulate_run(first)?;
     let mut merged: Option<SimResult> = None;
     let mut seconds = 0.0;
     for doc in docs {
-        let own = SimulateRun::read(doc)?;
-        let part = own.result(doc)?;
-        doc.matches(&own.shard_document(&part, doc)?)?;
-        doc.same_run_as(first, &run.shard_document(&part, doc)?)?;
+        let own = simulate_run(doc)?;
+        let (total, chunks) = (doc.header.total, doc.header.chunks.clone());
+        let part = own
+            .result(&doc.doc, total, chunks)
+            .map_err(|e| doc.refuse(e))?;
+        let theirs = || simulate_document(&run, &part, doc);
+        doc.check(&simulate_document(&own, &part, doc)?, first, theirs)?;
         seconds += doc.seconds.unwrap_or_default();
         match &mut merged {
             None => merged = Some(part),
@@ -464,7 +275,7 @@ fn merge_simulate(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
             "the shards' \"seconds\" add up past the largest time",
         ));
     }
-    let result = merged.ok_or_else(|| first.malformed("counts"))?;
+    let result = merged.ok_or_else(|| usage(ShardSetError::Empty.to_string()))?;
     let report = run.report(result, seconds);
     if json {
         return print_json(&Value::Object(report.json()));
@@ -475,109 +286,38 @@ fn merge_simulate(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The tolerance and confidence a judged shard was run with (its `tolerance` and `confidence`),
-/// checked as the command line checks them.
+/// A judged document's checked tolerance and confidence, worded as a refusal of it.
 fn equivalence(doc: &ShardDoc) -> anyhow::Result<Equivalence> {
-    let confidence = doc
-        .doc
-        .get("confidence")
-        .and_then(Value::as_f64)
-        .ok_or_else(|| doc.malformed("confidence"))?;
-    let tolerance = match doc.doc.get("tolerance") {
-        None | Some(Value::Null) => None,
-        Some(value) => Some(value.as_f64().ok_or_else(|| doc.malformed("tolerance"))?),
-    };
-    crate::common::checked_equivalence(tolerance, confidence).map_err(|e| doc.refuse(e))
+    Equivalence::from_document(&doc.doc).map_err(|e| run_field(doc, e))
+}
+
+/// A fairness-crate refusal of `doc`'s fields, worded as the command line words them.
+fn run_field(doc: &ShardDoc, e: RunFieldError) -> anyhow::Error {
+    match e {
+        RunFieldError::Field(key) => doc.malformed(key),
+        RunFieldError::Equivalence(e) => doc.refuse(format!("--{e}")),
+    }
 }
 
 /// What a `poker table --hands --json` document says about its run, besides its counts.
 struct TableRun {
-    selection: Selection,
-    seed: u64,
-    fresh: bool,
+    run: McRun,
     equivalence: Equivalence,
 }
 
 impl TableRun {
     fn read(doc: &ShardDoc) -> anyhow::Result<TableRun> {
-        let mc = doc
-            .doc
-            .get("monte_carlo")
-            .ok_or_else(|| doc.malformed("monte_carlo"))?;
-        let text = |key: &str| {
-            mc.get(key)
-                .and_then(Value::as_str)
-                .ok_or_else(|| doc.malformed("monte_carlo"))
-        };
-        let fresh = mc
-            .get("fresh_deck")
-            .and_then(Value::as_bool)
-            .ok_or_else(|| doc.malformed("monte_carlo"))?;
-        let seed = mc
-            .get("seed")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| doc.malformed("monte_carlo"))?;
         Ok(TableRun {
-            selection: Selection {
-                algorithm: text("algorithm")?.to_owned(),
-                backend: text("backend")?.to_owned(),
-                sampler: String::from("backend"),
-                seed: Some(seed),
-            },
-            seed,
-            fresh,
+            run: McRun::table(&doc.doc).map_err(|e| doc.malformed(e.0))?,
             equivalence: equivalence(doc)?,
         })
     }
 
     /// The document a shard with `report` and the `shard` object `shard` prints.
     fn document(&self, report: &poker::McReport, shard: Option<Value>) -> anyhow::Result<Value> {
-        poker_cmd::table_document(
-            &report.counts,
-            (report, &self.selection, self.seed, self.fresh),
-            shard,
-            &self.equivalence,
-        )
+        let mc = (report, &self.run);
+        poker_cmd::table_document(&report.counts, mc, shard, &self.equivalence)
     }
-}
-
-/// The category counts of a `poker table` shard, checked against its chunks.
-fn table_counts(doc: &ShardDoc) -> anyhow::Result<CategoryCounts> {
-    let counts = doc
-        .doc
-        .get("counts")
-        .and_then(Value::as_object)
-        .ok_or_else(|| doc.malformed("counts"))?;
-    if let Some(unknown) = counts
-        .keys()
-        .find(|k| !Category::ALL.iter().any(|c| c.key() == k.as_str()))
-    {
-        return Err(doc.refuse(format!("\"counts\" has an unknown field \"{unknown}\"")));
-    }
-    let mut part = CategoryCounts::default();
-    let mut hands = 0u64;
-    for category in Category::ALL {
-        let count = counts
-            .get(category.key())
-            .and_then(Value::as_u64)
-            .ok_or_else(|| doc.malformed("counts"))?;
-        part.counts[category.index()] = count;
-        hands = hands
-            .checked_add(count)
-            .ok_or_else(|| doc.refuse("its \"counts\" add up past 2^64 − 1"))?;
-    }
-    if hands != doc.items || doc.u64("total")? != hands {
-        return Err(doc.refuse(format!(
-            "its \"counts\" add up to {hands} hands (\"total\" {}) where chunks {}..{} deal {}",
-            doc.doc
-                .get("total")
-                .map_or_else(String::new, Value::to_string),
-            doc.chunks.start,
-            doc.chunks.end,
-            doc.items
-        )));
-    }
-    Ok(part)
 }
 
 fn merge_table(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
@@ -586,23 +326,28 @@ fn merge_table(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
     let mut sum = CategoryCounts::default();
     for doc in docs {
         let own = TableRun::read(doc)?;
-        let counts = table_counts(doc)?;
+        let counts = table_counts(&doc.doc, doc.items).map_err(|e| match e {
+            _ if e.malformed_field().is_some() => doc.malformed(e.malformed_field().unwrap_or("")),
+            CountsError::Hands { .. } => doc.refuse(format!(
+                "{e} where chunks {}..{} deal {}",
+                doc.header.chunks.start, doc.header.chunks.end, doc.items
+            )),
+            other => doc.refuse(other),
+        })?;
         let part = poker::McReport::from_counts(counts).map_err(|e| doc.refuse(e))?;
-        let shard = doc.doc.get("shard").cloned();
-        doc.matches(&own.document(&part, shard.clone())?)?;
-        doc.same_run_as(first, &run.document(&part, shard)?)?;
-        for (total, count) in sum.counts.iter_mut().zip(counts.counts) {
-            *total = total
-                .checked_add(count)
-                .ok_or_else(|| doc.refuse("its \"counts\" add up past 2^64 − 1"))?;
-        }
+        let theirs = || run.document(&part, doc.shard());
+        doc.check(&own.document(&part, doc.shard())?, first, theirs)?;
+        sum = sum
+            .checked_merge(&counts)
+            .ok_or_else(|| doc.refuse(CountsError::Overflow))?;
     }
     let report = poker::McReport::from_counts(sum).map_err(|e| usage(e.to_string()))?;
+    let mc = (&report, &run.run);
     poker_cmd::print_table(
         7,
         &report.counts,
         &report.exact,
-        Some((&report, &run.selection, run.seed, run.fresh)),
+        Some(mc),
         json,
         None,
         &run.equivalence,
@@ -612,20 +357,15 @@ fn merge_table(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
 /// What a `poker equity --json` document says about its run, besides its tallies.
 struct EquityRun {
     spot: poker::Spot,
-    selection: Selection,
-    seed: u64,
+    run: McRun,
 }
 
 impl EquityRun {
     fn read(doc: &ShardDoc) -> anyhow::Result<EquityRun> {
         let report = Self::report(doc)?;
         let spot = report.spot().map_err(|e| doc.refuse(e))?;
-        let (selection, seed) = selection(doc, doc.str("algorithm")?, doc.str("backend")?)?;
-        Ok(EquityRun {
-            spot,
-            selection,
-            seed,
-        })
+        let run = McRun::equity(&doc.doc).map_err(|e| doc.malformed(e.0))?;
+        Ok(EquityRun { spot, run })
     }
 
     /// The engine's part of `doc`: the spot and the tallies.
@@ -646,12 +386,8 @@ impl EquityRun {
     /// The document a shard with `tally` and `doc`'s `shard` prints.
     fn document(&self, tally: &poker::EquityTally, shard: Option<Value>) -> anyhow::Result<Value> {
         let report = tally.report(&self.spot, false);
-        Ok(poker_cmd::equity_document(
-            &report,
-            &self.spot,
-            Some((self.seed, &self.selection)),
-            shard,
-        )?)
+        let mc = Some(&self.run);
+        Ok(poker_cmd::equity_document(&report, &self.spot, mc, shard)?)
     }
 }
 
@@ -662,140 +398,92 @@ fn merge_equity(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
     for doc in docs {
         let own = EquityRun::read(doc)?;
         let part = own.tally(doc)?;
-        let shard = doc.doc.get("shard").cloned();
-        doc.matches(&own.document(&part, shard.clone())?)?;
-        doc.same_run_as(first, &run.document(&part, shard)?)?;
+        let theirs = || run.document(&part, doc.shard());
+        doc.check(&own.document(&part, doc.shard())?, first, theirs)?;
         sum = sum
             .checked_merge(part)
             .ok_or_else(|| doc.refuse("the tallies add up past 2^64 − 1"))?;
     }
     let report = sum.report(&run.spot, false);
-    poker_cmd::print_equity(
-        &report,
-        &run.spot,
-        Some((run.seed, &run.selection)),
-        json,
-        None,
-    )
+    poker_cmd::print_equity(&report, &run.spot, Some(&run.run), json, None)
 }
 
 /// What a `fairness --json` document says about its run, besides its counts.
 struct FairnessRun {
-    n: usize,
-    test: TestKind,
+    params: RunParams,
     selection: Selection,
-    seed: u64,
-    seed_from_os: bool,
-    equivalence: Equivalence,
 }
 
 impl FairnessRun {
     fn read(doc: &ShardDoc) -> anyhow::Result<FairnessRun> {
-        let n = usize::try_from(doc.u64("n")?).map_err(|_| doc.malformed("n"))?;
-        let test: TestKind = serde_json::from_value(
-            doc.doc
-                .get("test")
-                .cloned()
-                .ok_or_else(|| doc.malformed("test"))?,
-        )
-        .map_err(|_| doc.malformed("test"))?;
-        let (selection, seed) = selection(doc, doc.str("algorithm")?, doc.str("backend")?)?;
-        let seed_from_os = doc
-            .doc
-            .get("seed_from_os")
-            .and_then(Value::as_bool)
-            .ok_or_else(|| doc.malformed("seed_from_os"))?;
-        Ok(FairnessRun {
-            n,
-            test,
-            selection,
-            seed,
-            seed_from_os,
-            equivalence: equivalence(doc)?,
-        })
+        let params = RunParams::from_document(&doc.doc).map_err(|e| run_field(doc, e))?;
+        let selection = Selection {
+            algorithm: params.algorithm.clone(),
+            backend: params.backend.clone(),
+            sampler: params.sampler.clone(),
+            seed: Some(params.seed),
+        };
+        Ok(FairnessRun { params, selection })
     }
 
-    /// The report of `counts` over `trials` shuffles under this run's test and size.
-    fn report(&self, trials: u64, counts: Vec<u64>) -> anyhow::Result<FairnessReport> {
-        report_from_counts(self.test, self.n, trials, counts).map_err(|e| usage(e.to_string()))
+    /// The report of `tally` under this run's test and size.
+    fn report(&self, tally: &RunTally) -> anyhow::Result<FairnessReport> {
+        let (test, n) = (self.params.test, self.params.n);
+        report_from_counts(test, n, tally.trials, tally.counts.clone())
+            .map_err(|e| usage(e.to_string()))
     }
 
     /// The document a shard with `report` and the `shard` object `shard` prints.
     fn document(&self, report: &FairnessReport, shard: Option<Value>) -> anyhow::Result<Value> {
+        let p = &self.params;
         fairness::document(
             report,
             &self.selection,
-            self.seed,
-            self.seed_from_os,
+            p.seed,
+            p.seed_from_os,
             shard,
-            &self.equivalence,
+            &p.equivalence,
         )
     }
-}
-
-/// The counts and shuffles of a `fairness` shard, checked against its chunks.
-fn fairness_counts(doc: &ShardDoc) -> anyhow::Result<(Vec<u64>, u64)> {
-    let counts = doc
-        .doc
-        .get("counts")
-        .and_then(Value::as_array)
-        .ok_or_else(|| doc.malformed("counts"))?
-        .iter()
-        .map(Value::as_u64)
-        .collect::<Option<Vec<u64>>>()
-        .ok_or_else(|| doc.malformed("counts"))?;
-    let shuffles = doc.u64("trials")?;
-    if shuffles != doc.items {
-        return Err(doc.refuse(format!(
-            "\"trials\" is {shuffles} where chunks {}..{} shuffle {}",
-            doc.chunks.start, doc.chunks.end, doc.items
-        )));
-    }
-    Ok((counts, shuffles))
 }
 
 fn merge_fairness(docs: &[ShardDoc], json: bool) -> anyhow::Result<()> {
     let first = &docs[0];
     let run = FairnessRun::read(first)?;
-    let mut trials = 0u64;
-    let mut sum: Vec<u64> = Vec::new();
+    let mut sum = RunTally::default();
     for doc in docs {
         let own = FairnessRun::read(doc)?;
-        let (counts, shuffles) = fairness_counts(doc)?;
-        let part = own
-            .report(shuffles, counts.clone())
-            .map_err(|e| doc.refuse(e))?;
-        let shard = doc.doc.get("shard").cloned();
-        doc.matches(&own.document(&part, shard.clone())?)?;
+        let part = RunTally::from_document(&doc.doc).map_err(|e| run_field(doc, e))?;
+        if part.trials != doc.items {
+            return Err(doc.refuse(format!(
+                "\"trials\" is {} where chunks {}..{} shuffle {}",
+                part.trials, doc.header.chunks.start, doc.header.chunks.end, doc.items
+            )));
+        }
+        let report = own.report(&part).map_err(|e| doc.refuse(e))?;
         // Rendered with the first shard's test and size, or refused as another run's.
-        let theirs = run.report(shuffles, counts.clone()).map_err(|_| {
-            usage(format!(
-                "{} and {} are shards of different runs: \"n\" or \"test\" differs",
-                first.name(),
-                doc.name()
-            ))
-        })?;
-        doc.same_run_as(first, &run.document(&theirs, shard)?)?;
-        if sum.is_empty() {
-            sum = vec![0; counts.len()];
-        }
-        for (total, count) in sum.iter_mut().zip(counts) {
-            *total = total
-                .checked_add(count)
-                .ok_or_else(|| doc.malformed("counts"))?;
-        }
-        trials = trials
-            .checked_add(shuffles)
-            .ok_or_else(|| doc.malformed("trials"))?;
+        let theirs = || {
+            let theirs = run.report(&part).map_err(|_| {
+                usage(format!(
+                    "{} and {} are shards of different runs: \"n\" or \"test\" differs",
+                    first.name(),
+                    doc.name()
+                ))
+            })?;
+            run.document(&theirs, doc.shard())
+        };
+        doc.check(&own.document(&report, doc.shard())?, first, theirs)?;
+        sum.add(&part).map_err(|e| doc.refuse(e))?;
     }
-    let report = run.report(trials, sum)?;
+    let report = run.report(&sum)?;
+    let p = &run.params;
     fairness::print_report(
         &report,
         &run.selection,
-        run.seed,
-        run.seed_from_os,
+        p.seed,
+        p.seed_from_os,
         json,
         None,
-        &run.equivalence,
+        &p.equivalence,
     )
 }

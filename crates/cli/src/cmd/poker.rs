@@ -13,7 +13,7 @@ use std::num::NonZeroUsize;
 use fairdeal::Rng;
 use fairdeal::Shard;
 use fairdeal::fairness::TableVerdict;
-use fairdeal::poker::document::{EquityRunDoc, RunNames, TableDoc};
+use fairdeal::poker::document::{EquityRunDoc, McRun, TableDoc};
 use fairdeal::poker::{
     self as poker, Category, CategoryCounts, Deal, EquityConfig, EquityReport, McConfig, McReport,
     PokerError, Spot,
@@ -229,11 +229,12 @@ fn run_table(args: &TableArgs) -> anyhow::Result<()> {
                 },
             )
         })??;
+        let run = mc_run(&sel, seed, args.fresh_deck);
         let finished = print_table(
             7,
             &report.counts,
             &report.exact,
-            Some((&report, &sel, seed, args.fresh_deck)),
+            Some((&report, &run)),
             args.json,
             args.shard.json(ShardedCommand::PokerTable, hands),
             &args.equivalence.equivalence()?,
@@ -253,6 +254,16 @@ fn run_table(args: &TableArgs) -> anyhow::Result<()> {
         None,
         &fairdeal::fairness::Equivalence::default(),
     )
+}
+
+/// The run a Monte Carlo command made with `selection` and `seed`, as its documents name it.
+fn mc_run(selection: &Selection, seed: u64, fresh_deck: bool) -> McRun {
+    McRun {
+        algorithm: selection.algorithm.clone(),
+        backend: selection.backend.clone(),
+        seed,
+        fresh_deck,
+    }
 }
 
 /// After a shard's text report, the line that says it is one.
@@ -277,7 +288,7 @@ pub(crate) fn print_table(
     cards: usize,
     counts: &CategoryCounts,
     exact: &[f64; 9],
-    mc: Option<(&McReport, &Selection, u64, bool)>,
+    mc: Option<(&McReport, &McRun)>,
     json: bool,
     shard: Option<Value>,
     equivalence: &fairdeal::fairness::Equivalence,
@@ -301,7 +312,7 @@ fn write_table_text(
     cards: usize,
     counts: &CategoryCounts,
     exact: &[f64; 9],
-    mc: Option<(&McReport, &Selection, u64, bool)>,
+    mc: Option<(&McReport, &McRun)>,
     judgement: Option<&TableVerdict>,
 ) -> anyhow::Result<()> {
     let total = counts.total();
@@ -330,13 +341,14 @@ fn write_table_text(
     let mut out = stdout();
     match mc {
         None => writeln!(out, "All {total} {cards}-card hands:")?,
-        Some((_, sel, seed, fresh)) => writeln!(
+        Some((_, run)) => writeln!(
             out,
-            "{} (7 cards each), algorithm {}, backend {}, seed {seed}{}:",
+            "{} (7 cards each), algorithm {}, backend {}, seed {}{}:",
             plural(total, "random hand", "random hands"),
-            sel.algorithm,
-            sel.backend,
-            if fresh {
+            run.algorithm,
+            run.backend,
+            run.seed,
+            if run.fresh_deck {
                 ", fresh sorted deck per hand"
             } else {
                 ""
@@ -364,7 +376,7 @@ fn write_table_text(
 /// the file, so no list of the fields the counts decide is kept anywhere else.
 pub(crate) fn table_document(
     counts: &CategoryCounts,
-    mc: (&McReport, &Selection, u64, bool),
+    mc: (&McReport, &McRun),
     shard: Option<Value>,
     equivalence: &fairdeal::fairness::Equivalence,
 ) -> anyhow::Result<Value> {
@@ -399,21 +411,12 @@ fn table_json(
     cards: usize,
     counts: &CategoryCounts,
     exact: &[f64; 9],
-    mc: Option<(&McReport, &Selection, u64, bool)>,
+    mc: Option<(&McReport, &McRun)>,
     judgement: Option<TableVerdict>,
     shard: Option<Value>,
 ) -> TableDoc<TableVerdict, Value> {
-    let mc = mc.map(|(r, sel, seed, fresh)| (r, names(sel, seed), fresh));
+    let mc = mc.map(|(r, run)| (r, run.names(), run.fresh_deck));
     TableDoc::new(cards, counts, exact, mc, judgement, shard)
-}
-
-/// The names a document gives a sampled run.
-fn names(selection: &Selection, seed: u64) -> RunNames<'_> {
-    RunNames {
-        algorithm: &selection.algorithm,
-        backend: &selection.backend,
-        seed,
-    }
 }
 
 struct McTable {
@@ -484,7 +487,8 @@ fn run_equity(args: &EquityArgs) -> anyhow::Result<()> {
         )
     })??;
     let shard = args.shard.json(ShardedCommand::PokerEquity, trials);
-    print_equity(&report, &spot, Some((seed, &sel)), args.json, shard)?;
+    let run = mc_run(&sel, seed, false);
+    print_equity(&report, &spot, Some(&run), args.json, shard)?;
     shard_note(args.shard, args.json, ShardedCommand::PokerEquity, trials)
 }
 
@@ -494,14 +498,14 @@ fn run_equity(args: &EquityArgs) -> anyhow::Result<()> {
 pub(crate) fn print_equity(
     report: &EquityReport,
     spot: &Spot,
-    mc: Option<(u64, &Selection)>,
+    mc: Option<&McRun>,
     json: bool,
     shard: Option<Value>,
 ) -> anyhow::Result<()> {
     if json {
         return print_json(&equity_json(report, spot, mc, shard));
     }
-    write_equity(report, spot, mc.map(|(seed, _)| seed))
+    write_equity(report, spot, mc.map(|run| run.seed))
 }
 
 /// The `--json` document of an equity report (see [`print_equity`]): `fairdeal merge` also
@@ -509,7 +513,7 @@ pub(crate) fn print_equity(
 pub(crate) fn equity_document(
     report: &EquityReport,
     spot: &Spot,
-    mc: Option<(u64, &Selection)>,
+    mc: Option<&McRun>,
     shard: Option<Value>,
 ) -> serde_json::Result<Value> {
     serde_json::to_value(equity_json(report, spot, mc, shard))
@@ -518,10 +522,10 @@ pub(crate) fn equity_document(
 fn equity_json(
     report: &EquityReport,
     spot: &Spot,
-    mc: Option<(u64, &Selection)>,
+    mc: Option<&McRun>,
     shard: Option<Value>,
 ) -> EquityRunDoc<Value> {
-    EquityRunDoc::new(report, spot, mc.map(|(seed, sel)| names(sel, seed)), shard)
+    EquityRunDoc::new(report, spot, mc.map(McRun::names), shard)
 }
 
 fn write_equity(report: &EquityReport, spot: &Spot, seed: Option<u64>) -> anyhow::Result<()> {
