@@ -25,10 +25,12 @@ use crate::strategy::{Action, Strategy, add_card, two_card_total};
 /// more, rounded up to a power of two so that an index into the window can be masked.
 pub(crate) const WINDOW: usize = 16;
 /// Player cards after the first two that the automaton plays (a longer hand is played card by
-/// card).
-const PLAYER_STEPS: usize = 4;
+/// card). Each step is a load that depends on the one before, and the next round's position
+/// waits for the whole chain: 3 player and 3 dealer steps ran 5–9 % faster than 4 and 5 (and
+/// than 2 and 4), though more rounds go card by card (docs/blackjack.md, "Speed").
+const PLAYER_STEPS: usize = 3;
 /// Dealer cards after the hole card that the automaton plays.
-const DEALER_STEPS: usize = 5;
+const DEALER_STEPS: usize = 3;
 const _: () = assert!(4 + PLAYER_STEPS + DEALER_STEPS <= WINDOW);
 
 /// Player states below this one still take a card: `0..32` to hit ([`hand_id`]), `32..64`
