@@ -3,6 +3,7 @@
 //! (+15), 6:5 (+12) and surrender (−5) add up without rounding and sums are associative
 //! (which is what makes parallel results independent of the thread count).
 
+use crate::automaton::OneSeatTables;
 use crate::exact::{CompositionStrategy, card_key};
 use crate::rules::{HoleCard, Rules, Surrender};
 use crate::strategy::{Action, Strategy, add_card, two_card_total};
@@ -16,6 +17,23 @@ pub(crate) trait CardSource {
     #[inline]
     fn next_values<const N: usize>(&mut self) -> [u8; N] {
         core::array::from_fn(|_| self.next_value())
+    }
+
+    /// The next `N` values without dealing them, and how many of them are dealt as they are
+    /// (the rest would change before being dealt, e.g. a shoe not randomised that far); `None`
+    /// when the source cannot look ahead.
+    #[inline]
+    fn peek<const N: usize>(&self) -> Option<([u8; N], usize)> {
+        None
+    }
+
+    /// Deals `n` values at once: what `n` calls of [`next_value`](CardSource::next_value)
+    /// would deal, for `n` at most the count [`peek`](CardSource::peek) returned.
+    #[inline]
+    fn skip(&mut self, n: usize) {
+        for _ in 0..n {
+            self.next_value();
+        }
     }
 }
 
@@ -178,6 +196,8 @@ pub(crate) struct Engine<'a> {
     composition: Option<&'a CompositionStrategy>,
     rules: Rules,
     payout: i64,
+    /// The one-seat round as table automata, for the rules it plays.
+    one_seat: Option<OneSeatTables>,
 }
 
 const MAX_SEATS: usize = 7;
@@ -205,6 +225,7 @@ impl<'a> Engine<'a> {
             composition: None,
             rules,
             payout: rules.payout.tenths(),
+            one_seat: OneSeatTables::new(strategy),
         }
     }
 
@@ -212,6 +233,7 @@ impl<'a> Engine<'a> {
     pub(crate) fn with_composition(composition: &'a CompositionStrategy) -> Engine<'a> {
         Engine {
             composition: Some(composition),
+            one_seat: None,
             ..Engine::new(composition.chart())
         }
     }
@@ -299,6 +321,11 @@ impl<'a> Engine<'a> {
         let rules = &self.rules;
         let b = i64::from(bet);
         counts.rounds += 1;
+        if let Some(tables) = &self.one_seat
+            && let Some(net) = tables.play(src, b, counts)
+        {
+            return net;
+        }
         let peek = rules.hole_card == HoleCard::Peek;
         // Player, upcard, player, and under the peek the hole card: the general round's order.
         let [c1, up, c2, mut hole] = if peek {

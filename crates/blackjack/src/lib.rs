@@ -79,6 +79,7 @@ assert!(result.house_edge_percent().abs() < 3.0);
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
+mod automaton;
 mod count;
 mod dealer;
 mod exact;

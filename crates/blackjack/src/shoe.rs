@@ -260,6 +260,24 @@ impl<T: Copy, S: Shuffler> Dealing<T, S> {
         core::array::from_fn(|_| self.draw(rng))
     }
 
+    /// The next `N` cards without dealing them, and how many of them are randomised already
+    /// (dealt as they are); `None` when fewer than `N` cards are left.
+    #[inline]
+    pub(crate) fn peek<const N: usize>(&self) -> Option<([T; N], usize)> {
+        let ahead = self.cards.get(self.pos..self.pos + N)?;
+        Some((<[T; N]>::try_from(ahead).ok()?, self.ready - self.pos))
+    }
+
+    /// Deals the next `n` cards, which must be randomised already (`n` at most the count
+    /// [`peek`](Dealing::peek) returned), and returns them.
+    #[inline]
+    pub(crate) fn skip(&mut self, n: usize) -> &[T] {
+        debug_assert!(n <= self.ready - self.pos);
+        let start = self.pos;
+        self.pos += n;
+        self.cards.get(start..self.pos).unwrap_or_default()
+    }
+
     #[cold]
     fn refill<R: Rng + ?Sized>(&mut self, rng: &mut R) {
         if self.pos == self.cards.len() {

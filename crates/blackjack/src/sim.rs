@@ -505,6 +505,21 @@ impl<S: Shuffler, R: Rng + ?Sized, const COUNT: bool> CardSource for ShoeSource<
         }
         values
     }
+
+    #[inline]
+    fn peek<const N: usize>(&self) -> Option<([u8; N], usize)> {
+        self.shoe.peek()
+    }
+
+    #[inline]
+    fn skip(&mut self, n: usize) {
+        let dealt = self.shoe.skip(n);
+        if COUNT {
+            for &v in dealt {
+                self.running += hi_lo_tag(v);
+            }
+        }
+    }
 }
 
 /// Plays `rounds` rounds from a fresh shoe with `rng`; the building block of every run.
@@ -919,6 +934,83 @@ mod tests {
             if rules.surrender != Surrender::None {
                 assert!(counts.surrenders > 1000, "family {i}: {counts:?}");
             }
+        }
+    }
+
+    /// The table automata (`automaton.rs`) play almost every round of the rules they take,
+    /// and each of those rounds is the general round: same net, counts and cards. The rounds
+    /// they leave to the card by card path (`None`) are few, and the comparison above covers
+    /// the mix. Without the automata no round is played this way and the share is 0.
+    #[test]
+    fn the_automata_play_most_rounds_and_each_as_the_general_round() {
+        let base = Rules::default();
+        let families = [
+            (base, 0.95),
+            (
+                Rules {
+                    decks: 1,
+                    hits_soft_17: true,
+                    surrender: Surrender::Late,
+                    payout: Payout::SixToFive,
+                    penetration: crate::Penetration::CutCard(0.5),
+                    ..base
+                },
+                // Half of one deck is randomised at a time: about one round in six ends
+                // past it.
+                0.75,
+            ),
+        ];
+        for (i, (rules, share)) in families.into_iter().enumerate() {
+            let strategy = Strategy::basic(&rules).unwrap();
+            let tables = crate::automaton::OneSeatTables::new(&strategy).expect("peek, one seat");
+            let general = Engine::new(&strategy);
+            let mut shoe_a = ValueShoe::values(&rules, fairdeal_partial::Partial::new()).unwrap();
+            let mut shoe_b = shoe_a.clone();
+            let mut rng_a = rand_pcg::Pcg64Mcg::seed_from_u64(70 + i as u64);
+            let mut rng_b = rng_a.clone();
+            let (mut ca, mut cb) = (Counts::default(), Counts::default());
+            let mut scratch = Scratch::new();
+            let (rounds, mut played) = (200_000u64, 0u64);
+            for round in 0..rounds {
+                shoe_a.start_round(&mut rng_a);
+                shoe_b.start_round(&mut rng_b);
+                let bet = 1 + (round % 3) as u32;
+                let mut src_a = ShoeSource::<_, _, false> {
+                    shoe: &mut shoe_a,
+                    rng: &mut rng_a,
+                    running: 0,
+                };
+                let before = ca;
+                let Some(na) = tables.play(&mut src_a, i64::from(bet), &mut ca) else {
+                    assert_eq!(ca, before, "round {round}: a declined round counted");
+                    // The card by card path deals it, on both sides.
+                    general.play_round(&mut src_a, bet, &mut ca, &mut scratch);
+                    let mut src_b = ShoeSource::<_, _, false> {
+                        shoe: &mut shoe_b,
+                        rng: &mut rng_b,
+                        running: 0,
+                    };
+                    general.play_round_general(&mut src_b, bet, &mut cb, &mut scratch);
+                    continue;
+                };
+                played += 1;
+                ca.rounds += 1;
+                let mut src_b = ShoeSource::<_, _, false> {
+                    shoe: &mut shoe_b,
+                    rng: &mut rng_b,
+                    running: 0,
+                };
+                let nb = general.play_round_general(&mut src_b, bet, &mut cb, &mut scratch);
+                assert_eq!((na, ca), (nb, cb), "family {i}, round {round}");
+                assert_eq!(shoe_a.dealt(), shoe_b.dealt(), "family {i}, round {round}");
+            }
+            assert_eq!(ca, cb);
+            assert!(ca.doubles > 1000 && ca.busts > 1000 && ca.dealer_blackjacks > 1000);
+            let got = played as f64 / rounds as f64;
+            assert!(
+                got > share,
+                "family {i}: {got} of the rounds by the automata"
+            );
         }
     }
 
