@@ -17,9 +17,9 @@
 //! in the same order and count the same outcomes, so seeded results do not depend on which
 //! way a round went (tested round by round against the general round).
 
-use crate::game::{CardSource, Counts};
 use crate::rules::{HoleCard, Rules, Surrender};
 use crate::strategy::{Action, Strategy, add_card, two_card_total};
+use crate::tally::{CardSource, Counts};
 
 /// Cards looked at per round: the first four and up to [`PLAYER_STEPS`] + [`DEALER_STEPS`]
 /// more, rounded up to a power of two so that an index into the window can be masked.

@@ -92,6 +92,7 @@ mod rules;
 mod shoe;
 mod sim;
 mod strategy;
+mod tally;
 
 pub use count::{BetRamp, BetRampError, Betting, hi_lo_tag, true_count_floor};
 pub use dealer::{
@@ -102,7 +103,6 @@ pub use exact::{
     ParseExactStrategyError, analyse, analyse_with_progress,
 };
 pub use fairdeal_core::{Shard, ShardError, Shuffler};
-pub use game::Counts;
 #[cfg(feature = "serde")]
 pub use json::SimDocError;
 pub use rules::{
@@ -114,3 +114,4 @@ pub use sim::{
     simulate_composition_chunks,
 };
 pub use strategy::{Action, ActionValues, Hand, Strategy};
+pub use tally::Counts;

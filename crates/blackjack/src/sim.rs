@@ -6,9 +6,10 @@ use fairdeal_core::{Chunk, ChunkPlan, ChunkWork, Rng, Shard, ShardError, Shuffle
 
 use crate::count::{Betting, hi_lo_tag, true_count_floor};
 use crate::exact::CompositionStrategy;
-use crate::game::{CardSource, Counts, Engine, Scratch};
+use crate::game::{Engine, Scratch};
 use crate::shoe::ValueShoe;
 use crate::strategy::Strategy;
+use crate::tally::{CardSource, Counts};
 
 /// Rounds per chunk. Chunk `c` is played from a fresh shoe with an RNG made from
 /// `stream_seed(seed, c)`, so the result of a run depends on the seed and the round count only
