@@ -1,10 +1,11 @@
 //! `fairdeal`: shuffle lines or ranges like `shuf`, test shufflers for fairness, and list the
 //! algorithms and random number generators the library offers.
 //!
-//! The binary is thin: each subcommand lives in `cmd/<name>.rs` as an `Args` struct (clap) and
-//! a `run` function; this file only declares the subcommands and turns errors into one line on
-//! stderr and an exit status (2 for usage errors, 1 for the rest, 0 when stdout was closed
-//! early, e.g. by `| head`).
+//! Each subcommand lives in `cmd/<name>.rs` as an `Args` struct (clap) and a `run` function;
+//! this file declares the subcommands, hands the whole command line to `cmd/shuf.rs` when
+//! argv[0] is `shuf`, and turns errors into one line on stderr and an exit status (a judge's
+//! verdict its own, 3 for UNFAIR and 4 for INSUFFICIENT; 2 for usage errors, 1 for the rest, 0
+//! when stdout was closed early, e.g. by `| head`).
 //!
 //! A standard input or output closed by the caller (`<&-`, `>&-`) fails as in GNU tools:
 //! reading or writing it is "Bad file descriptor", exit 1 (`closed_stdio.rs`). An open

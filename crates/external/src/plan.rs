@@ -220,12 +220,12 @@ pub enum Plan {
     },
     /// `--random-source FILE`: GNU shuf's own plan over its draws from FILE's bytes
     /// (`fairdeal_rng::GnuSampler`: every record in memory, a reservoir sample for `-n K` on a
-    /// stream, picks for `-r`), the only one that reproduces `shuf --random-source`. GNU has
+    /// stream or a file above 8 MiB, picks for `-r`), the only one that reproduces `shuf --random-source`. GNU has
     /// no external path, so neither has this plan.
     Gnu {
         /// The most bytes of records read into memory (the budget) when GNU's plan holds
-        /// them all; `None` when it holds at most `-n K` records (or, with `-n`, a file of at
-        /// most 8 MiB, which GNU reads whole), `-e`'s arguments or nothing (a range).
+        /// them all (`-e`'s arguments too, and `-n K` from a file of at most 8 MiB, which GNU
+        /// reads whole); `None` for a range and for `-n K`'s reservoir of at most K records.
         load_limit: Option<MemoryBudget>,
     },
 }
