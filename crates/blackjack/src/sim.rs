@@ -486,6 +486,17 @@ struct ShoeSource<'a, S, R: ?Sized, const COUNT: bool> {
     running: i32,
 }
 
+impl<'a, S, R: ?Sized> ShoeSource<'a, S, R, false> {
+    /// A source that deals from `shoe` without keeping a running count.
+    fn uncounted(shoe: &'a mut ValueShoe<S>, rng: &'a mut R) -> Self {
+        ShoeSource {
+            shoe,
+            rng,
+            running: 0,
+        }
+    }
+}
+
 impl<S: Shuffler, R: Rng + ?Sized, const COUNT: bool> CardSource for ShoeSource<'_, S, R, COUNT> {
     #[inline]
     fn next_value(&mut self) -> u8 {
@@ -548,11 +559,7 @@ where
         let (mut net_sum, mut net2_sum) = (0i64, 0u64);
         for _ in 0..rounds {
             shoe.start_round(rng);
-            let mut src = ShoeSource::<S, R, false> {
-                shoe,
-                rng,
-                running: 0,
-            };
+            let mut src = ShoeSource::uncounted(shoe, rng);
             let net = engine.play_round(&mut src, 1, &mut counts, &mut scratch);
             net_sum += net;
             net2_sum += net.unsigned_abs() * net.unsigned_abs();
@@ -571,11 +578,7 @@ where
         }
         let (net, bet) = match betting {
             Betting::Flat => {
-                let mut src = ShoeSource::<S, R, false> {
-                    shoe,
-                    rng,
-                    running: 0,
-                };
+                let mut src = ShoeSource::uncounted(shoe, rng);
                 (engine.play_round(&mut src, 1, &mut counts, &mut scratch), 1)
             }
             Betting::HiLo(ramp) => {
@@ -867,17 +870,9 @@ mod tests {
             shoe_a.start_round(&mut rng_a);
             shoe_b.start_round(&mut rng_b);
             let bet = 1 + (round % 3) as u32;
-            let mut src_a = ShoeSource::<_, _, false> {
-                shoe: &mut shoe_a,
-                rng: &mut rng_a,
-                running: 0,
-            };
+            let mut src_a = ShoeSource::uncounted(&mut shoe_a, &mut rng_a);
             let na = ea.play_round(&mut src_a, bet, &mut ca, &mut sa);
-            let mut src_b = ShoeSource::<_, _, false> {
-                shoe: &mut shoe_b,
-                rng: &mut rng_b,
-                running: 0,
-            };
+            let mut src_b = ShoeSource::uncounted(&mut shoe_b, &mut rng_b);
             let nb = eb.play_round_general(&mut src_b, bet, &mut cb, &mut sb);
             if na != nb || ca != cb || shoe_a.dealt() != shoe_b.dealt() {
                 return (Some(round), ca);
@@ -976,31 +971,19 @@ mod tests {
                 shoe_a.start_round(&mut rng_a);
                 shoe_b.start_round(&mut rng_b);
                 let bet = 1 + (round % 3) as u32;
-                let mut src_a = ShoeSource::<_, _, false> {
-                    shoe: &mut shoe_a,
-                    rng: &mut rng_a,
-                    running: 0,
-                };
+                let mut src_a = ShoeSource::uncounted(&mut shoe_a, &mut rng_a);
                 let before = ca;
                 let Some(na) = tables.play(&mut src_a, i64::from(bet), &mut ca) else {
                     assert_eq!(ca, before, "round {round}: a declined round counted");
                     // The card by card path deals it, on both sides.
                     general.play_round(&mut src_a, bet, &mut ca, &mut scratch);
-                    let mut src_b = ShoeSource::<_, _, false> {
-                        shoe: &mut shoe_b,
-                        rng: &mut rng_b,
-                        running: 0,
-                    };
+                    let mut src_b = ShoeSource::uncounted(&mut shoe_b, &mut rng_b);
                     general.play_round_general(&mut src_b, bet, &mut cb, &mut scratch);
                     continue;
                 };
                 played += 1;
                 ca.rounds += 1;
-                let mut src_b = ShoeSource::<_, _, false> {
-                    shoe: &mut shoe_b,
-                    rng: &mut rng_b,
-                    running: 0,
-                };
+                let mut src_b = ShoeSource::uncounted(&mut shoe_b, &mut rng_b);
                 let nb = general.play_round_general(&mut src_b, bet, &mut cb, &mut scratch);
                 assert_eq!((na, ca), (nb, cb), "family {i}, round {round}");
                 assert_eq!(shoe_a.dealt(), shoe_b.dealt(), "family {i}, round {round}");
