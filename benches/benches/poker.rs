@@ -65,7 +65,6 @@ fn sequential_hands() -> Vec<[Card; 7]> {
 }
 
 fn bench_eval(c: &mut Criterion) {
-    fairdeal_poker::warm_up();
     for (order, hands) in [
         ("random", random_hands()),
         ("sequential", sequential_hands()),
@@ -97,7 +96,6 @@ fn bench_eval(c: &mut Criterion) {
 }
 
 fn bench_exhaustive(c: &mut Criterion) {
-    fairdeal_poker::warm_up();
     let mut group = c.benchmark_group("poker_exhaustive");
     group.sample_size(10);
     group.throughput(Throughput::Elements(2_598_960));
@@ -167,7 +165,6 @@ impl BackendVisitor for Mc<'_> {
 }
 
 fn bench_mc(c: &mut Criterion) {
-    fairdeal_poker::warm_up();
     // Fill the exact-table cache outside the measurement.
     let _ = fairdeal_poker::exact_probabilities(7);
     let names: Vec<&'static str> = if quick() {

@@ -78,7 +78,6 @@ fn eval_duel(rounds: usize) {
             })
         })
         .collect();
-    fairdeal_poker::warm_up();
     let ours = || {
         let mut sum = 0u64;
         for h in &hands {
@@ -163,7 +162,6 @@ fn main() {
         .num_threads(1)
         .build()
         .expect("thread pool");
-    fairdeal_poker::warm_up();
     // Monte Carlo compares with the cached exact table: fill the cache outside the timings.
     let _ = fairdeal_poker::exact_probabilities(7);
 

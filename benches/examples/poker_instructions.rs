@@ -45,7 +45,6 @@ fn main() {
             })
         })
         .collect();
-    fairdeal_poker::warm_up();
     let mut sum = 0u64;
     match mode.as_str() {
         "none" => {}

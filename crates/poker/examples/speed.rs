@@ -12,7 +12,6 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 fn main() {
-    fairdeal_poker::warm_up();
     // Monte Carlo compares with the cached exact table: fill the cache outside the timings.
     fairdeal_poker::exact_counts(7).unwrap();
 

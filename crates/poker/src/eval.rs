@@ -137,10 +137,6 @@ pub(crate) fn tables() -> &'static Tables {
     &TABLES
 }
 
-/// Kept for callers that warmed up the lazily built tables of earlier versions: the tables
-/// are now compiled in, so there is nothing left to build and this does nothing.
-pub fn warm_up() {}
-
 /// The perfect-hash lookup of `key` in a table of `S` slots and `B` buckets (see
 /// [`hash`]): one multiply, a shift, the displacement load, an add and the value load.
 #[inline(always)]
