@@ -24,6 +24,9 @@
 //!   half replaced by fresh `next_u32`s) of up to 2 (3) dice each, rolled with 32 × 32 → 64-bit
 //!   multiplies: two chains of at most 2 (3) side by side; bounds above 2^28 and the last few
 //!   go to `Batched`;
+//! * `forward`, `backward`: the backend's default sampler with the Fisher-Yates order fixed
+//!   (`Order::Forward` / `Order::Backward`) at every length, where `ours` follows
+//!   `Order::fastest`; for `deck52` and `u32_N` they measure which way is faster at each size;
 //! * `rand`: rand 0.10's `SliceRandom::shuffle` (for `deal7`: `partial_shuffle`);
 //! * `fastrand`: fastrand 2.5's `shuffle` on its own wyrand (for `deal7`: seven
 //!   `swap(i, usize(i..52))`), same seed.
@@ -44,12 +47,46 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use fairdeal_core::{Batched, IndexSampler, Lemire, Rng, Shuffler, lemire_index_below};
+use fairdeal_core::{Batched, IndexSampler, Lemire, Order, Rng, Shuffler, lemire_index_below};
 use fairdeal_inplace::Inplace;
 use fairdeal_inside_out::InsideOut;
 use fairdeal_partial::Partial;
 use fairdeal_rng::{Backend, BackendVisitor};
 use rand::seq::SliceRandom;
+
+/// A sampler `S` whose Fisher-Yates order is fixed at every length (`forward`, `backward`).
+#[derive(Debug, Clone, Copy)]
+struct Fixed<S>(S, Order);
+
+impl<S: IndexSampler> IndexSampler for Fixed<S> {
+    #[inline]
+    fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
+        self.0.index_below(rng, bound)
+    }
+
+    #[inline]
+    fn shuffle_order(&self, _len: usize) -> Order {
+        self.1
+    }
+
+    #[inline(always)]
+    fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, f: F)
+    where
+        R: Rng + ?Sized,
+        F: FnMut(usize, usize),
+    {
+        self.0.for_each_index_descending(rng, high, low, f);
+    }
+
+    #[inline(always)]
+    fn for_each_index_ascending<R, F>(&self, rng: &mut R, low: usize, high: usize, f: F)
+    where
+        R: Rng + ?Sized,
+        F: FnMut(usize, usize),
+    {
+        self.0.for_each_index_ascending(rng, low, high, f);
+    }
+}
 
 /// Two 32-bit Lemire draws per 64-bit word (the experiment described in the module docs).
 #[derive(Debug, Clone, Copy, Default)]
@@ -358,6 +395,8 @@ fn run_with<S: IndexSampler, B: Backend>(s: S, run: &Run<'_>, st: &mut State<B>)
 fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
     match run.subject {
         "ours" => run_with(B::Sampler::default(), run, st),
+        "forward" => run_with(Fixed(B::Sampler::default(), Order::Forward), run, st),
+        "backward" => run_with(Fixed(B::Sampler::default(), Order::Backward), run, st),
         "lemire" => run_with(Lemire, run, st),
         "halves" => run_with(Halves, run, st),
         "prefix" => run_with(Prefix, run, st),

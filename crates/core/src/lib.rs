@@ -79,7 +79,7 @@ pub use chunks::{Chunk, ChunkPlan, ChunkWork, Progress, run_serial};
 pub use error::ShuffleError;
 pub use info::{AlgorithmInfo, Complexity};
 pub use rand_core::{self, Rng, SeedableRng};
-pub use sample::{IndexSampler, Lemire, lemire_index_below};
+pub use sample::{IndexSampler, Lemire, Order, lemire_index_below};
 pub use shard::{Shard, ShardError};
 pub use shuffler::{Shuffler, check_prefix};
 pub use stream::stream_seed;

@@ -23,6 +23,24 @@ pub trait IndexSampler {
     /// Returns an index in `[0, bound)`. `bound` is at least 1.
     fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize;
 
+    /// Which way a Fisher-Yates shuffle of `len` elements runs with this sampler: the order in
+    /// which [`fairdeal-inplace`](https://docs.rs/fairdeal-inplace) asks for its indices.
+    ///
+    /// The default is [`Order::fastest`]: front to back up to [`Order::FORWARD_MAX`] elements,
+    /// back to front above. A sampler that reproduces another language's shuffle draw for draw
+    /// returns that language's order for every length (Java's `Collections.shuffle` and
+    /// CPython's `random.shuffle` both run [`Order::Backward`]).
+    ///
+    /// ```
+    /// use fairdeal_core::{IndexSampler, Lemire, Order};
+    /// assert_eq!(Lemire.shuffle_order(52), Order::Forward);
+    /// assert_eq!(Lemire.shuffle_order(1 << 20), Order::Backward);
+    /// ```
+    #[inline]
+    fn shuffle_order(&self, len: usize) -> Order {
+        Order::fastest(len)
+    }
+
     /// Draws one index below each bound of the run `high, high - 1, …, low` (in that order) and
     /// calls `f(bound, index)` for each. Nothing happens when `high < low`; a `low` of 0 is
     /// treated as 1.
@@ -67,6 +85,52 @@ pub trait IndexSampler {
         for below in low.max(1) - 1..high {
             let bound = below + 1;
             f(bound, self.index_below(rng, bound));
+        }
+    }
+}
+
+/// The two orders of Fisher-Yates. Both draw one index below each of the bounds `2, 3, …, n`
+/// (in opposite orders), and both give each of the `n!` orders probability exactly `1/n!`; for
+/// the same draws they give different permutations.
+///
+/// * [`Forward`](Order::Forward): for `i` from 1 up, swap `data[i]` with `data[j]`, `j` uniform
+///   in `[0, i]` (bounds ascending; fastrand's `shuffle`, and the inside-out walk).
+/// * [`Backward`](Order::Backward): for `i` from `n - 1` down, the same swap (bounds
+///   descending; Durstenfeld's original, Java's `Collections.shuffle`, CPython's
+///   `random.shuffle`, rand's `shuffle`).
+///
+/// Which is faster depends on the length, and [`Order::fastest`] is the crate's one rule for
+/// it. Going backward, the load of `data[i]` reads a position an earlier swap may have just
+/// written through an index the CPU has not computed yet; the core runs that load early
+/// anyway and must replay it when the guess was wrong. Going forward, `data[i]` has never
+/// been written, so nothing is replayed. In a short slice that collision is frequent, and the
+/// forward order is 1.3–1.5× faster at 52 to 1000 elements; from about 8,192 elements it is
+/// rare, and the backward order is 3–15 % faster (`docs/benchmarks.md`, "Which way Fisher-Yates
+/// runs").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Bounds `2, 3, …, n`: position `bound - 1` swaps with an index below `bound`.
+    Forward,
+    /// Bounds `n, n - 1, …, 2`: position `bound - 1` swaps with an index below `bound`.
+    Backward,
+}
+
+impl Order {
+    /// The largest length [`Order::fastest`] shuffles forward: 8,192 (2¹³), where the two
+    /// orders measured the same time (`u32` elements, wyrand, Zen 5). It is a constant, not a
+    /// measurement made at run time, because a seeded shuffle must give the same permutation on
+    /// every machine.
+    pub const FORWARD_MAX: usize = 1 << 13;
+
+    /// [`Forward`](Order::Forward) up to [`FORWARD_MAX`](Order::FORWARD_MAX) elements,
+    /// [`Backward`](Order::Backward) above: the default of
+    /// [`IndexSampler::shuffle_order`].
+    #[inline]
+    pub const fn fastest(len: usize) -> Self {
+        if len <= Self::FORWARD_MAX {
+            Self::Forward
+        } else {
+            Self::Backward
         }
     }
 }

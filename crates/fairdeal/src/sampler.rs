@@ -5,7 +5,7 @@ extern crate alloc;
 use alloc::string::String;
 use core::fmt;
 
-use fairdeal_core::{Batched, IndexSampler, Lemire, Rng};
+use fairdeal_core::{Batched, IndexSampler, Lemire, Order, Rng};
 
 /// The names [`sampler_by_name`] accepts, in the order `fairdeal --help` lists them.
 ///
@@ -97,6 +97,15 @@ impl<S: IndexSampler> IndexSampler for AnySampler<S> {
             Self::Backend(sampler) => sampler.index_below(rng, bound),
             Self::Batched => Batched.index_below(rng, bound),
             Self::Lemire => Lemire.index_below(rng, bound),
+        }
+    }
+
+    #[inline]
+    fn shuffle_order(&self, len: usize) -> Order {
+        match self {
+            Self::Backend(sampler) => sampler.shuffle_order(len),
+            Self::Batched => Batched.shuffle_order(len),
+            Self::Lemire => Lemire.shuffle_order(len),
         }
     }
 

@@ -1,7 +1,8 @@
-//! Property tests: the shuffle is a permutation, reproducible for a seed, and makes exactly the
-//! draws Java's `Collections.shuffle` and Python's `random.shuffle` make.
+//! Property tests: the shuffle is a permutation, reproducible for a seed, runs in the order its
+//! sampler names, and in the backward order makes exactly the draws Java's
+//! `Collections.shuffle` and Python's `random.shuffle` make.
 
-use fairdeal_core::{ShuffleError, Shuffler};
+use fairdeal_core::{IndexSampler, Lemire, Order, ShuffleError, Shuffler};
 use fairdeal_inplace::{INFO, Inplace};
 use fairdeal_testkit::Recording;
 use proptest::prelude::*;
@@ -46,8 +47,17 @@ proptest! {
     }
 
     #[test]
-    fn draws_bounds_n_down_to_2(n in 0usize..200, seed: u64) {
+    fn draws_bounds_2_up_to_n_on_short_slices(n in 0usize..200, seed: u64) {
         let shuffler = Inplace::with_sampler(Recording::default());
+        let mut data: Vec<usize> = (0..n).collect();
+        shuffler.shuffle(&mut data, &mut Pcg64::seed_from_u64(seed));
+        let expected: Vec<usize> = (2..=n).collect();
+        prop_assert_eq!(shuffler.sampler().bounds(), expected);
+    }
+
+    #[test]
+    fn draws_bounds_n_down_to_2_when_the_sampler_says_backward(n in 0usize..200, seed: u64) {
+        let shuffler = Inplace::with_sampler(Recording::with_order(Order::Backward));
         let mut data: Vec<usize> = (0..n).collect();
         shuffler.shuffle(&mut data, &mut Pcg64::seed_from_u64(seed));
         let expected: Vec<usize> = (2..=n).rev().collect();
@@ -69,11 +79,56 @@ fn tiny_lengths_are_permutations() {
     assert!(swapped > 0 && swapped < 64, "{swapped} of 64 swapped");
 }
 
+/// `Inplace` with Lemire is exactly the textbook loop in the order `Order::fastest` names:
+/// forward up to `Order::FORWARD_MAX` elements, backward above (checked on both sides of the
+/// switch), and the two orders give different permutations there.
 #[test]
-fn draw_sequence_of_a_deck_is_52_down_to_2() {
+fn the_order_switches_after_forward_max() {
+    fn by_hand(n: usize, order: Order, seed: u64) -> Vec<u32> {
+        let mut data: Vec<u32> = (0..n as u32).collect();
+        let mut rng = Pcg64::seed_from_u64(seed);
+        let mut step = |i: usize| {
+            let j = Lemire.index_below(&mut rng, i + 1);
+            data.swap(i, j);
+        };
+        match order {
+            Order::Forward => (1..n).for_each(&mut step),
+            Order::Backward => (1..n).rev().for_each(&mut step),
+        }
+        data
+    }
+    let max = Order::FORWARD_MAX;
+    for (n, order) in [
+        (3, Order::Forward),
+        (52, Order::Forward),
+        (max, Order::Forward),
+        (max + 1, Order::Backward),
+        (3 * max, Order::Backward),
+    ] {
+        assert_eq!(Order::fastest(n), order, "n = {n}");
+        let mut ours: Vec<u32> = (0..n as u32).collect();
+        Inplace::with_sampler(Lemire).shuffle(&mut ours, &mut Pcg64::seed_from_u64(n as u64));
+        assert_eq!(ours, by_hand(n, order, n as u64), "n = {n}");
+        let other = match order {
+            Order::Forward => Order::Backward,
+            Order::Backward => Order::Forward,
+        };
+        if n > 3 {
+            // (Three elements have 6 orders: the two orders may agree by chance.)
+            assert_ne!(
+                ours,
+                by_hand(n, other, n as u64),
+                "n = {n}: the orders agree?"
+            );
+        }
+    }
+}
+
+#[test]
+fn draw_sequence_of_a_deck_is_52_down_to_2_in_the_languages_order() {
     // Java: for (int i = size; i > 1; i--) swap(list, i - 1, rnd.nextInt(i));
     // Python: for i in reversed(range(1, len(x))): j = _randbelow(i + 1)
-    let shuffler = Inplace::with_sampler(Recording::default());
+    let shuffler = Inplace::with_sampler(Recording::with_order(Order::Backward));
     let mut deck: Vec<u8> = (0..52).collect();
     shuffler.shuffle(&mut deck, &mut Pcg64::seed_from_u64(1));
     let bounds = shuffler.sampler().bounds();

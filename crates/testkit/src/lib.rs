@@ -21,7 +21,7 @@ assert_eq!(lehmer_rank(&[2, 1, 0]), 5);
 use core::cell::RefCell;
 use core::convert::Infallible;
 
-use fairdeal_core::{IndexSampler, Lemire, Rng, rand_core::TryRng};
+use fairdeal_core::{IndexSampler, Lemire, Order, Rng, rand_core::TryRng};
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
 pub mod enumerate;
@@ -179,12 +179,25 @@ pub fn assert_blocks_uniform_across_batch_limits<R: Rng>(
 }
 
 /// A [`Lemire`] sampler that also writes down every bound it is asked for.
+///
+/// Its Fisher-Yates order is the default ([`Order::fastest`]) unless
+/// [`Recording::with_order`] fixes one, as a language-reproducing sampler does.
 #[derive(Debug, Default)]
 pub struct Recording {
     bounds: RefCell<Vec<usize>>,
+    order: Option<Order>,
 }
 
 impl Recording {
+    /// A recording sampler whose [`shuffle_order`](IndexSampler::shuffle_order) is `order` for
+    /// every length.
+    pub fn with_order(order: Order) -> Self {
+        Self {
+            bounds: RefCell::default(),
+            order: Some(order),
+        }
+    }
+
     /// The bounds requested so far, in order.
     pub fn bounds(&self) -> Vec<usize> {
         self.bounds.borrow().clone()
@@ -195,6 +208,10 @@ impl IndexSampler for Recording {
     fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
         self.bounds.borrow_mut().push(bound);
         Lemire.index_below(rng, bound)
+    }
+
+    fn shuffle_order(&self, len: usize) -> Order {
+        self.order.unwrap_or(Order::fastest(len))
     }
 }
 
