@@ -297,6 +297,30 @@ impl<const MAX: usize> IndexSampler for Short<MAX> {
         phases!(1, 2, 3, 4, 5, 6, 7, 8);
         Batched.for_each_index_descending(rng, top as usize, low, f);
     }
+
+    /// Front to back: batches of `MAX` dice while their largest bound allows it, the rest to
+    /// `Batched`.
+    #[inline(always)]
+    fn for_each_index_ascending<R, F>(&self, rng: &mut R, low: usize, high: usize, mut f: F)
+    where
+        R: Rng + ?Sized,
+        F: FnMut(usize, usize),
+    {
+        if low <= 1 && high >= 1 {
+            f(1, 0);
+        }
+        let high = high as u64;
+        let mut next = low.max(2) as u64;
+        let k = MAX as u64;
+        while next + k - 1 <= high && next + k - 1 <= const { kth_root(MAX as u32, 60) } {
+            let first = next;
+            batch64::<R, F, MAX>(rng, core::array::from_fn(|i| first + i as u64), &mut f);
+            next += k;
+        }
+        if next <= high {
+            Batched.for_each_index_ascending(rng, next as usize, high as usize, f);
+        }
+    }
 }
 
 /// Two 32-bit batches of `k` dice per 64-bit word (`b^k <= 2^28` per half), `k` up to `MAX`;
@@ -402,6 +426,8 @@ fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
         "prefix" => run_with(Prefix, run, st),
         "short3" => run_with(Short::<3>, run, st),
         "short4" => run_with(Short::<4>, run, st),
+        "short5" => run_with(Short::<5>, run, st),
+        "short6" => run_with(Short::<6>, run, st),
         "split2" => run_with(Split::<2>, run, st),
         "split3" => run_with(Split::<3>, run, st),
         "rand" => match run.case {

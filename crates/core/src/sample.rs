@@ -104,9 +104,9 @@ pub trait IndexSampler {
 /// written through an index the CPU has not computed yet; the core runs that load early
 /// anyway and must replay it when the guess was wrong. Going forward, `data[i]` has never
 /// been written, so nothing is replayed. In a short slice that collision is frequent, and the
-/// forward order is 1.3–1.5× faster at 52 to 1000 elements; from about 8,192 elements it is
-/// rare, and the backward order is 3–15 % faster (`docs/benchmarks.md`, "Which way Fisher-Yates
-/// runs").
+/// forward order is 1.1–1.7× faster from 52 to 1,000 elements; in a long one it is rare, and
+/// the backward order is 5–15 % faster from 16,384 elements on (`u32` elements, `Batched` on
+/// wyrand, pcg64 and chacha12, Zen 5: `docs/benchmarks.md`, "Which way Fisher-Yates runs").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Order {
     /// Bounds `2, 3, …, n`: position `bound - 1` swaps with an index below `bound`.
@@ -116,11 +116,11 @@ pub enum Order {
 }
 
 impl Order {
-    /// The largest length [`Order::fastest`] shuffles forward: 8,192 (2¹³), where the two
-    /// orders measured the same time (`u32` elements, wyrand, Zen 5). It is a constant, not a
-    /// measurement made at run time, because a seeded shuffle must give the same permutation on
-    /// every machine.
-    pub const FORWARD_MAX: usize = 1 << 13;
+    /// The largest length [`Order::fastest`] shuffles forward: 6,144, where the two orders
+    /// measured within 2 % of each other with all three generators measured (from 5,000 to
+    /// 8,192 they are within about 5 %). It is a constant, not a measurement made at run time,
+    /// because a seeded shuffle must give the same permutation on every machine.
+    pub const FORWARD_MAX: usize = 6144;
 
     /// [`Forward`](Order::Forward) up to [`FORWARD_MAX`](Order::FORWARD_MAX) elements,
     /// [`Backward`](Order::Backward) above: the default of

@@ -6,7 +6,7 @@ That is `n - 1` random draws and at most `n - 1` swaps: O(N) time, O(1) extra sp
 every one of the `n!` orders has probability exactly `1/n!` when the draws are uniform (the
 draws range over `2 · 3 · … · n = n!` equally likely tuples, and each tuple gives a different
 permutation). The positions are visited in the [`Order`] the sampler names: front to back
-(`i = 1, 2, …`) for slices of up to 8,192 elements and from the end (`i = n - 1, n - 2, …`,
+(`i = 1, 2, …`) for slices of up to 6,144 elements and from the end (`i = n - 1, n - 2, …`,
 Durstenfeld's original) for longer ones, which is the faster order at each length; always from
 the end with the Java and Python samplers, whose languages shuffle that way.
 
@@ -32,8 +32,8 @@ assert_eq!(sorted, (0..52).collect::<Vec<u32>>()); // a permutation of the input
   the end, each step reads a position that an earlier swap may have just written through an
   index the CPU has not yet computed, and the core replays the read when its guess was wrong;
   going front to back, the position read has never been written. On short slices that makes
-  the front-to-back order 1.3–1.5× faster (52 to 1,000 elements), on long ones the order from
-  the end is 3–15 % faster ([`Order::fastest`], `docs/benchmarks.md`). The switch is a
+  the front-to-back order 1.1–1.7× faster (52 to 1,000 elements), on long ones the order from
+  the end is 5–15 % faster ([`Order::fastest`], `docs/benchmarks.md`). The switch is a
   constant, so a seeded shuffle is the same permutation on every machine.
 * **Draw for draw like Java and Python.** From the end the sampler is asked for an index below
   `n, n - 1, …, 2`, in that order: exactly the calls of Java's `Collections.shuffle`
@@ -86,7 +86,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     complexity: Complexity::Linear,
     fair: true,
     summary: "Durstenfeld's in-place Fisher-Yates: swap each position with a uniformly chosen \
-              position at or before it (front to back up to 8,192 elements, from the end above)",
+              position at or before it (front to back up to 6,144 elements, from the end above)",
 };
 
 /// Durstenfeld's in-place Fisher-Yates shuffle, drawing indices through the sampler `S`.
@@ -140,11 +140,28 @@ impl<S: IndexSampler> Shuffler for Inplace<S> {
     fn shuffle<T, R: Rng + ?Sized>(&self, data: &mut [T], rng: &mut R) {
         // Either way, position `bound - 1` swaps with an index below `bound`; the sampler says
         // which way (the fastest for this length, or the order of the language it reproduces).
-        let n = data.len();
-        let swap = |bound: usize, j: usize| data.swap(bound - 1, j);
-        match self.sampler.shuffle_order(n) {
-            Order::Forward => self.sampler.for_each_index_ascending(rng, 2, n, swap),
-            Order::Backward => self.sampler.for_each_index_descending(rng, n, 2, swap),
+        match self.sampler.shuffle_order(data.len()) {
+            Order::Forward => forward(&self.sampler, data, rng),
+            Order::Backward => backward(&self.sampler, data, rng),
         }
     }
+}
+
+// Each order is its own function, never inlined: inlined together into the caller, the two
+// runs made the front-to-back deck 12 % slower than alone (`cargo run --release -p
+// fairdeal-benches --example duel -- --filter deck52/wyrand/inplace/fastrand`: 49.5 ns
+// against 44 ns), and inlining only the forward one did not recover it.
+
+/// Fisher-Yates front to back: bounds `2, 3, …, n`.
+#[inline(never)]
+fn forward<S: IndexSampler, T, R: Rng + ?Sized>(sampler: &S, data: &mut [T], rng: &mut R) {
+    let n = data.len();
+    sampler.for_each_index_ascending(rng, 2, n, |bound, j| data.swap(bound - 1, j));
+}
+
+/// Fisher-Yates from the end: bounds `n, n - 1, …, 2`.
+#[inline(never)]
+fn backward<S: IndexSampler, T, R: Rng + ?Sized>(sampler: &S, data: &mut [T], rng: &mut R) {
+    let n = data.len();
+    sampler.for_each_index_descending(rng, n, 2, |bound, j| data.swap(bound - 1, j));
 }
