@@ -232,9 +232,9 @@ pub struct Strategy {
     // unoptimized build copies every by-value move into its own stack slot, and a simulation
     // handing strategies through the backend dispatch overflowed a 2 MiB worker stack.
     evs: Box<[UpcardEvs; UP]>,
-    /// First decision on two non-pair cards: [soft][total][upcard-1].
+    /// First decision on two non-pair cards: `[soft][total][upcard - 1]`.
     first: [[[Action; UP]; 22]; 2],
-    /// First decision on a pair: [value][upcard-1].
+    /// First decision on a pair: `[value][upcard - 1]`.
     pair: [[Action; UP]; 11],
     /// Two-card hand made by splitting (no surrender; double only with DAS).
     after_split: [[[Action; UP]; 22]; 2],
@@ -242,7 +242,7 @@ pub struct Strategy {
     multi: [[[Action; UP]; 22]; 2],
     /// Resplit a pair received on a split hand (when the rules and hand count allow).
     resplit: [[bool; UP]; 11],
-    /// EVs of the first decision, for reporting: [soft][total][upcard-1] and pairs.
+    /// EVs of the first decision, for reporting: `[soft][total][upcard - 1]` and pairs.
     first_values: Box<[[[Option<ActionValues>; UP]; 22]; 2]>,
     pair_values: Box<[[Option<ActionValues>; UP]; 11]>,
 }

@@ -2,7 +2,7 @@
 //!
 //! A run of `units` trials (hands, deals, rounds, shuffles) is cut into fixed chunks of
 //! `chunk_units`; chunk `c` draws from a generator seeded with
-//! [`stream_seed`](crate::stream_seed)`(seed, c)` and produces a tally, and the tallies of a
+//! [`stream_seed`]`(seed, c)` and produces a tally, and the tallies of a
 //! range of chunks are added up in chunk order. The result therefore depends on the seed and
 //! the trial count only — never on the thread count — and a [`Shard`]'s contiguous chunk range
 //! run as a separate process adds up with the others to exactly the whole run.

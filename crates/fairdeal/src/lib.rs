@@ -114,8 +114,9 @@ With all five algorithm features on (the default), the registry is available. Wi
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use fairdeal_core::{
-    AlgorithmInfo, BatchError, Batched, Complexity, IndexSampler, Lemire, Rng, SeedableRng, Shard,
-    ShardError, ShuffleError, Shuffler, check_prefix, lemire_index_below, rand_core, stream_seed,
+    AlgorithmInfo, BatchError, Batched, Complexity, IndexSampler, Lemire, Order, Rng, SeedableRng,
+    Shard, ShardError, ShuffleError, Shuffler, check_prefix, lemire_index_below, rand_core,
+    stream_seed,
 };
 
 #[cfg(feature = "inplace")]

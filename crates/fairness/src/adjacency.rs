@@ -107,7 +107,7 @@ pub(crate) fn adjacency_report(n: usize, trials: u64, counts: Vec<u64>) -> Fairn
 /// is followed by the first), for the adjacency test (`3 <= n <= 1024`).
 ///
 /// `counts[a * n + b]` is how often `b` came right after `a`; the diagonal stays 0. See
-/// [`adjacency_test`](crate::adjacency_test) for the statistic.
+/// [`adjacency_test`] for the statistic.
 ///
 /// ```
 /// use fairdeal_fairness::AdjacencyTally;

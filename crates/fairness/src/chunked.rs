@@ -40,7 +40,7 @@ pub struct ChunkedRun {
 
 impl ChunkedRun {
     /// The test a run of `n` elements makes: every order ([`TestKind::Permutation`]) up to
-    /// [`MAX_PERMUTATION_N`](crate::MAX_PERMUTATION_N) elements, else where each lands
+    /// [`MAX_PERMUTATION_N`] elements, else where each lands
     /// ([`TestKind::Position`]).
     ///
     /// ```

@@ -100,7 +100,7 @@ macro_rules! backends {
         /// # Errors
         ///
         /// [`UnknownBackend`] (whose message lists the valid names) if no backend has that
-        /// name. Names are exact and lower-case, as listed by [`backends`].
+        /// name. Names are exact and lower-case, as listed by [`backends()`].
         ///
         /// ```
         /// use fairdeal_rng::{Backend, BackendVisitor, with_backend};

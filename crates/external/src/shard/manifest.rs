@@ -248,7 +248,7 @@ pub(super) fn bucket_of(name: &str, buckets: u32) -> Option<u32> {
 /// The run manifest, `DIR/shard/run.json`: everything the output depends on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunManifest {
-    /// [`FORMAT`](super::FORMAT).
+    /// [`super::FORMAT`].
     pub format: u32,
     /// The seed.
     pub seed: u64,
@@ -585,7 +585,7 @@ pub(super) struct SpillManifest {
     pub(super) lines: Vec<u64>,
     /// Per bucket: bytes (the ranges follow each other from offset 0).
     pub(super) sizes: Vec<u64>,
-    /// Per bucket: checksum ([`hex`]), the order-independent sum of its lines' hashes.
+    /// Per bucket: checksum ([`hex`](super::hex)), the order-independent sum of its lines' hashes.
     pub(super) sums: Vec<String>,
     /// Per bucket: the xxh3-64 of its range's bytes (16 hex digits), which the gather checks
     /// the range against.

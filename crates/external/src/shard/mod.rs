@@ -5,12 +5,12 @@
 //!
 //! - [`plan`] fixes the run: the input files and their sizes, the chunks (fixed-size,
 //!   line-aligned pieces of the inputs), the bucket count and the seed, in `DIR/shard/run.json`.
-//! - [`scatter`] task `i` of `p` takes a contiguous range of chunks. For each chunk it labels
+//! - [`scatter()`] task `i` of `p` takes a contiguous range of chunks. For each chunk it labels
 //!   every record with an iid uniform bucket in `0..buckets`, drawn from a generator seeded by
 //!   `(seed, chunk index)`, and writes the chunk's records grouped by bucket (in input order
 //!   within a bucket) to one spill file, with a manifest of each bucket's range, line count,
 //!   byte count and checksum.
-//! - [`gather`] task `j` of `p` takes a contiguous range of buckets. For each bucket it reads
+//! - [`gather()`] task `j` of `p` takes a contiguous range of buckets. For each bucket it reads
 //!   the bucket's range of every chunk's spill file in chunk order, checks it against the
 //!   manifests, shuffles the records in memory with a generator seeded by `(seed, bucket
 //!   index)` and writes `DIR/part-NNNNN`.
