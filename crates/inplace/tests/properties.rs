@@ -104,6 +104,8 @@ fn the_order_switches_after_forward_max() {
         (max, Order::Forward),
         (max + 1, Order::Backward),
         (3 * max, Order::Backward),
+        // 16 MiB of `u32`: the backward loop that prefetches its targets.
+        (4 << 20, Order::Backward),
     ] {
         assert_eq!(Order::fastest(n), order, "n = {n}");
         let mut ours: Vec<u32> = (0..n as u32).collect();

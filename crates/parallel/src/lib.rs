@@ -62,7 +62,8 @@ shuffle by induction) or, at a leaf, Fisher-Yates.
   with no rejection, `⌊64 / bits⌋` labels per RNG call.
 * **Swaps only.** Every phase only swaps elements, so `T` needs no `Clone`, `Copy` or
   `Default`.
-* **One prefetch hint** (the crate's only `unsafe`). Each bucket head advances sequentially, but a
+* **One prefetch hint** (`fairdeal-inplace`'s `prefetch_read`, whose one `unsafe` call is
+  there; this crate has none). Each bucket head advances sequentially, but a
   thousand heads are far more streams than the hardware prefetchers follow, so without help every
   new cache line a head reaches is a stalling miss. The scatter issues `_mm_prefetch` a few lines
   ahead of the head it just advanced (x86-64 only; elsewhere the hint compiles to nothing). It
@@ -106,8 +107,7 @@ time at 10^8 `u32`: `docs/benchmarks.md`, "Parallel scaling").
 piece (at most 2^20 pieces), each chunk task `K` counters, and `chunks + K` generators. The elements
 are only swapped, so `T` needs no `Clone`, and a panic leaves every element in the caller's slice.
 */
-// One scoped exception, `prefetch.rs` (a cache hint; see the crate's Cargo.toml).
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
@@ -150,8 +150,9 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
 
 /// Asks the CPU to bring the cache line holding `data[index]` into its L1 cache, ahead of a
 /// read: a hint that changes no value, and does nothing when `index` is out of bounds or off
-/// x86-64. The scatter's own hint, for callers that visit a large buffer in an order of their
-/// own, such as `fairdeal-external` writing a bucket's records in shuffled order.
+/// x86-64. The scatter's own hint (`fairdeal_inplace::prefetch_read`, where its one `unsafe`
+/// call lives), for callers that visit a large buffer in an order of their own, such as
+/// `fairdeal-external` writing a bucket's records in shuffled order.
 #[inline]
 pub fn prefetch_read<T>(data: &[T], index: usize) {
     prefetch::prefetch(data, index);

@@ -1,9 +1,12 @@
-//! A cache hint, the one piece of `unsafe` in the crate.
+//! The scatter's cache hint: `fairdeal-inplace`'s [`prefetch_read`], which test builds also
+//! note down.
 //!
 //! The scatter writes to up to 1,024 bucket heads at random; each head advances sequentially,
 //! but the hardware prefetchers track only a few dozen streams, so without a hint every new
 //! cache line of a head is a demand miss that stalls the loop (measured in
 //! `docs/algorithms.md`, "Huge N": the hint makes the scatter about twice as fast).
+
+use fairdeal_inplace::prefetch_read;
 
 /// Asks the CPU to bring the cache line holding `data[index]` into L1, if `index` is in
 /// bounds; does nothing otherwise, and nothing at all off x86-64.
@@ -11,22 +14,7 @@
 pub(crate) fn prefetch<T>(data: &[T], index: usize) {
     #[cfg(test)]
     hints::note(data, index);
-    #[cfg(target_arch = "x86_64")]
-    if let Some(element) = data.get(index) {
-        let address: *const T = element;
-        // SAFETY: `_mm_prefetch` is `unsafe` only because it is a `#[target_feature(enable =
-        // "sse")]` function; SSE is part of the x86-64 baseline, so every x86-64 CPU has it. A
-        // prefetch never faults and never changes memory, and the address is that of an element
-        // of a live slice anyway.
-        #[allow(unsafe_code)]
-        unsafe {
-            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-                address.cast::<i8>(),
-            );
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (data, index);
+    prefetch_read(data, index);
 }
 
 /// Test builds only: the hints asked for, so that tests can check where the scatter aims them.
