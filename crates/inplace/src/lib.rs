@@ -30,10 +30,10 @@ assert_eq!(sorted, (0..52).collect::<Vec<u32>>()); // a permutation of the input
 * **The order is the sampler's, and by default the faster one.** Both orders are the same
   algorithm and equally fair; for the same draws they give different permutations. Going from
   the end, each step reads a position that an earlier swap may have just written through an
-  index the CPU has not yet computed, and (most likely: the forward order is faster although
-  it runs about 8 % more instructions) the core replays the read when its guess was wrong; going front to back, the position read
-  has never been written. On short slices that makes
-  the front-to-back order 1.2–1.8× faster (52 to 1,000 elements), on long ones the order from
+  index the CPU has not yet computed, and the core (most likely: the forward order is faster
+  although it runs about 8 % more instructions) replays the read when its guess was wrong;
+  going front to back, the position read has never been written. On short slices that makes
+  the front-to-back order 1.2–2.0× faster (52 to 1,000 elements), on long ones the order from
   the end is 1–15 % faster ([`Order::fastest`], `docs/benchmarks.md`). The switch is a
   constant, so a seeded shuffle is the same permutation on every machine.
 * **Draw for draw like Java and Python.** From the end the sampler is asked for an index below
@@ -44,8 +44,8 @@ assert_eq!(sorted, (0..52).collect::<Vec<u32>>()); // a permutation of the input
   languages' shuffles element for element at every length. The trivial draw below 1 is never
   made.
 * **Sampler as a type parameter.** [`Inplace<S>`] hands its run of bounds (`2` up to `n`, or
-  `n` down to 2) to an [`IndexSampler`], which decides how random bits become indices; the algorithm never
-  changes. The default, [`Batched`], rolls up to 18 indices from one 64-bit word (batched
+  `n` down to 2) to an [`IndexSampler`], which decides how random bits become indices; the
+  algorithm never changes. The default, [`Batched`], rolls up to 18 indices from one 64-bit word (batched
   dice, exactly unbiased), so a 52-card deck costs 4 random words instead of 51 (the
   information-theoretic minimum is log₂ 52! / 64 ≈ 3.52).
   `Inplace::with_sampler(Lemire)` is the one-draw-per-step reference path, and the Java and
