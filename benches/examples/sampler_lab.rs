@@ -27,6 +27,8 @@
 //! * `forward`, `backward`: the backend's default sampler with the Fisher-Yates order fixed
 //!   (`Order::Forward` / `Order::Backward`) at every length, where `ours` follows
 //!   `Order::fastest`; for `deck52` and `u32_N` they measure which way is faster at each size;
+//! * `hand` (`deal7` only): `Batched`'s deal of 7 written out by hand with the count a constant
+//!   (the same cards as `ours`): what the generic driver costs on top of one batch;
 //! * `rand`: rand 0.10's `SliceRandom::shuffle` (for `deal7`: `partial_shuffle`);
 //! * `fastrand`: fastrand 2.5's `shuffle` on its own wyrand (for `deal7`: seven
 //!   `swap(i, usize(i..52))`), same seed.
@@ -430,6 +432,29 @@ fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
         "short6" => run_with(Short::<6>, run, st),
         "split2" => run_with(Split::<2>, run, st),
         "split3" => run_with(Split::<3>, run, st),
+        "hand" if run.case == "deal7" => {
+            // Batched's 7-of-52 deal written out with the count a constant: same word, same
+            // dice, same swaps as `ours` (the checksum of `count` agrees); what the generic path
+            // costs on top of it.
+            for _ in 0..run.iters {
+                let d = black_box(&mut st.deck[..]);
+                let n = d.len() as u64;
+                let b: [u64; 7] = std::array::from_fn(|i| n - i as u64);
+                let p: u64 = b.iter().product();
+                let mut x = loop {
+                    let x = st.rng.next_u64();
+                    let l = x.wrapping_mul(p);
+                    if l >= p || l >= p.wrapping_neg() % p {
+                        break x;
+                    }
+                };
+                for (i, &bi) in b.iter().enumerate() {
+                    let f = u128::from(x) * u128::from(bi);
+                    x = f as u64;
+                    d.swap(i, i + (f >> 64) as usize);
+                }
+            }
+        }
         "rand" => match run.case {
             "deal7" => {
                 for _ in 0..run.iters {
