@@ -170,11 +170,11 @@ impl IndexSampler for Prefix {
             prefix[i + 1] = prefix[i] * bounds[i];
         }
         let product = prefix[K];
-        let threshold = product.wrapping_neg() % product;
+        // The division only when the cheap test fails, as in `Batched`.
         let x = loop {
             let x = rng.next_u64();
             let leftover = x.wrapping_mul(product);
-            if leftover >= product || leftover >= threshold {
+            if leftover >= product || leftover >= product.wrapping_neg() % product {
                 break x;
             }
         };
