@@ -207,10 +207,10 @@ impl IndexSampler for Batched {
     /// Batches whose size grows as the bounds shrink, then one last batch (see the type's
     /// docs). The calls to `f` are in the same order, with the same bounds, as the default's.
     ///
-    /// Forced inline: no call and no stack frame per run of bounds. A 7-of-52 deal takes 154
+    /// Forced inline: no call and no stack frame per run of bounds. A 7-of-52 deal took 154
     /// instead of 186 instructions (wyrand) and 14–19 % less time with wyrand and ChaCha12;
-    /// whole shuffles move by −7 % to +5 % in time (docs/notes/2026-11-26-benchmarks-moved.md,
-    /// "Time per deal").
+    /// whole shuffles moved by −7 % to +5 % in time (docs/notes/2026-11-26-benchmarks-moved.md,
+    /// "Time per deal"). The deal runs 130 since `Partial::shuffle_prefix` is inlined as well.
     #[inline(always)]
     fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, mut f: F)
     where
@@ -258,11 +258,12 @@ impl IndexSampler for Batched {
     /// The ascending counterpart: one batch for the bounds up to 19 (`TAIL_TOP`), then batches
     /// whose size shrinks as the bounds grow.
     ///
-    /// Forced inline, with its phases: `Inplace`'s front-to-back deck then runs 963 instead of
-    /// 1,021 instructions (wyrand) and is 9–10 % faster (`sampler_lab race wyrand deck52 41
-    /// forward fastrand`: fastrand / ours 1.21 instead of 1.11; 1.23 instead of 1.18 at 1,000).
-    /// Inside-out runs 7–9 % more instructions inlined, in the same time (`io_1000` 1.6 %
-    /// faster, `io_65536` 0.7 % slower against fastrand, three runs of each build).
+    /// Forced inline, with its phases: `Inplace`'s front-to-back deck then ran 963 instead of
+    /// 1,021 instructions (wyrand; 714 since each batch is rolled in halves) and was 9–10 %
+    /// faster (`sampler_lab race wyrand deck52 41 forward fastrand`: fastrand / ours 1.21
+    /// instead of 1.11; 1.23 instead of 1.18 at 1,000). Inside-out ran 7–9 % more instructions
+    /// inlined, in the same time (`io_1000` 1.6 % faster, `io_65536` 0.7 % slower against
+    /// fastrand, three runs of each build).
     #[inline(always)]
     fn for_each_index_ascending<R, F>(&self, rng: &mut R, low: usize, high: usize, mut f: F)
     where
@@ -331,7 +332,10 @@ where
     macro_rules! arms {
         ($($k:literal),*) => {
             match count {
-                $($k => batch::<R, F, $k, WHOLE>(rng, core::array::from_fn(|i| top - i as u64), f),)*
+                $($k => {
+                    let bounds = core::array::from_fn(|i| top - i as u64);
+                    batch::<R, F, $k, WHOLE>(rng, bounds, f)
+                })*
                 // 0: nothing left.
                 _ => {}
             }
@@ -353,7 +357,10 @@ where
     macro_rules! arms {
         ($($k:literal),*) => {
             match count {
-                $($k => batch::<R, F, $k, HALVES>(rng, core::array::from_fn(|i| first + i as u64), f),)*
+                $($k => {
+                    let bounds = core::array::from_fn(|i| first + i as u64);
+                    batch::<R, F, $k, HALVES>(rng, bounds, f)
+                })*
                 _ => {}
             }
         };
