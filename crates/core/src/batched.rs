@@ -414,17 +414,18 @@ where
 /// `(bound, die)` to `f` in order. The product is known before the word is drawn, so the
 /// acceptance check comes first and each die goes to `f` as soon as it is rolled.
 ///
-/// With `HALVES` (the ascending drivers), and for any batch of more than [`MAX_DICE`] dice
-/// (the 13–18 of a run's first or last batch), the dice are rolled as two loops of `K / 2` and
-/// `K - K / 2`, the second going on from the first's low half: the same dice, but loops the
-/// compiler unrolls. As one loop, the 18 dice that open a front-to-back deck stayed a loop over
-/// bounds stored on the stack, two bounds checks per swap; in halves `Inplace`'s deck runs 718
-/// instead of 963 instructions (wyrand) and is 1.06× faster, inside-out on 1,000 and 10,000
-/// elements 1.07× and 1.10× faster. The descending phases (at most 12 dice) stay one loop: in
-/// halves they ran 1 % more instructions and 4–5 % slower at 10^4 and 2^20 (`sampler_lab race
-/// wyrand CASE 31 ours fastrand`, both builds alternated; `docs/benchmarks.md`).
+/// With `TWO_LOOPS` ([`HALVES`], the ascending drivers), and for any batch of more than
+/// [`MAX_DICE`] dice (the 13–18 of a run's first or last batch), the dice are rolled as two
+/// loops of `K / 2` and `K - K / 2`, the second going on from the first's low half: the same
+/// dice, but loops the compiler unrolls. As one loop, the 18 dice that open a front-to-back deck
+/// stayed a loop over bounds stored on the stack, two bounds checks per swap; in halves
+/// `Inplace`'s deck runs 714 instead of 963 instructions (wyrand) and is 1.06× faster,
+/// inside-out on 1,000 and 10,000 elements 1.07× and 1.10× faster. The descending phases (at
+/// most 12 dice) stay one loop: in halves they ran 1 % more instructions and 4–5 % slower at
+/// 10^4 and 2^20 (`sampler_lab race wyrand CASE 31 ours fastrand`, both builds alternated;
+/// `docs/benchmarks.md`).
 #[inline(always)]
-fn batch<R, F, const K: usize, const HALVES: bool>(rng: &mut R, bounds: [u64; K], f: &mut F)
+fn batch<R, F, const K: usize, const TWO_LOOPS: bool>(rng: &mut R, bounds: [u64; K], f: &mut F)
 where
     R: Rng + ?Sized,
     F: FnMut(usize, usize),
@@ -432,7 +433,7 @@ where
     let product = bounds.iter().product();
     let x = draw_accepted(|| rng.next_u64(), product);
     let mut hand_on = |bound: u64, die: u64| f(bound as usize, die as usize);
-    if HALVES || K > MAX_DICE {
+    if TWO_LOOPS || K > MAX_DICE {
         let (first, second) = bounds.split_at(K / 2);
         let x = roll(x, first.iter().copied(), &mut hand_on);
         roll(x, second.iter().copied(), hand_on);

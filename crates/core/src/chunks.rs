@@ -129,8 +129,8 @@ impl ChunkPlan {
 /// tallies.
 ///
 /// The merge must be associative and the empty tally its identity; integer counts satisfy
-/// both exactly, which is what makes [`run_parallel`]'s result independent of how rayon splits
-/// the range.
+/// both exactly, which is what makes `run_parallel`'s result (feature `rayon`) independent of
+/// how rayon splits the range.
 pub trait ChunkWork {
     /// What a chunk (and a range of chunks) produces: counts, sums.
     type Tally;
