@@ -100,14 +100,14 @@ pub trait IndexSampler {
 ///   `random.shuffle`, rand's `shuffle`).
 ///
 /// Which is faster depends on the length, and [`Order::fastest`] is the crate's one rule for
-/// it. The forward order runs about 8 % more instructions and is still faster on short slices;
-/// what differs, most likely (the host measured exposes no hardware counters to confirm it),
+/// it. The forward order is faster on short slices even where it runs more instructions (9 %
+/// more at 1,000 elements, `Batched` on wyrand); what differs, most likely (the host measured exposes no hardware counters to confirm it),
 /// is memory ordering. Going backward, the load of `data[i]` reads a position an earlier swap
 /// may have just written through an index the CPU has not computed yet; the core runs that
 /// load early anyway and must replay it when the guess was wrong. Going forward, `data[i]` has
 /// never been written, so nothing is replayed. In a short slice that collision is frequent,
-/// and the forward order is 1.2–2.0× faster from 52 to 1,000 elements; in a long one it is
-/// rare, and the backward order is 1–15 % faster from 16,384 elements on (`u32` elements,
+/// and the forward order is 1.1–2.2× faster from 52 to 1,000 elements; in a long one it is
+/// rare, and the backward order is 1–13 % faster from 8,192 elements on (`u32` elements,
 /// `Batched` on wyrand, pcg64 and chacha12, Zen 5: `docs/benchmarks.md`, "Which way
 /// Fisher-Yates runs").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
