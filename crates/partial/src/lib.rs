@@ -182,7 +182,22 @@ impl<S: IndexSampler> Partial<S> {
     /// more hands per second.
     #[inline(always)]
     fn prefix_unchecked<T, R: Rng + ?Sized>(&self, data: &mut [T], k: usize, rng: &mut R) {
-        let n = data.len();
+        if data.len() == DECK {
+            self.prefix_of_length(data, DECK, k, rng);
+        } else {
+            self.prefix_of_length(data, data.len(), k, rng);
+        }
+    }
+
+    /// [`prefix_unchecked`](Self::prefix_unchecked) for `n == data.len()`.
+    #[inline(always)]
+    fn prefix_of_length<T, R: Rng + ?Sized>(
+        &self,
+        data: &mut [T],
+        n: usize,
+        k: usize,
+        rng: &mut R,
+    ) {
         // Position i draws below n - i, so the bounds run n, n - 1, …, n - k + 1. Position n - 1
         // has only itself to swap with: the bound 1 is never drawn.
         let lowest = (n - k + 1).max(2);
@@ -195,6 +210,16 @@ impl<S: IndexSampler> Partial<S> {
             });
     }
 }
+
+/// The length that gets a path of its own: a standard deck of cards.
+///
+/// On that path the deck's length is a compile-time constant, so (with the deal's size a
+/// constant at the call, as in every hand dealt) the bounds, their product and the batch's
+/// acceptance threshold are constants and the compiler proves every swap's indices in range:
+/// a 7-of-52 deal from a slice runs 77 instead of 130 instructions (wyrand; ChaCha12 97
+/// instead of 152.6) and takes 5.6 instead of 7.6 ns (`sampler_lab race wyrand deal7 31 ours
+/// hand fastrand`, alternated with the build before). The same dice, so the same cards.
+const DECK: usize = 52;
 
 impl<S: IndexSampler> Shuffler for Partial<S> {
     fn info(&self) -> AlgorithmInfo {
