@@ -33,7 +33,8 @@
 //! * `fastrand`: fastrand 2.5's `shuffle` on its own wyrand (for `deal7`: seven
 //!   `swap(i, usize(i..52))`), same seed.
 //!
-//! Cases: `deal7` (7 of a reused `[u8; 52]`, partial), `deck52` (`[u8; 52]`, in place),
+//! Cases: `deal7` (7 of a reused `[u8; 52]`, partial), `deal7_51` (7 of its first 51 cards: a
+//! slice that is not a full deck), `deck52` (`[u8; 52]`, in place),
 //! `u32_N` (in place on `N` `u32`), `io_N` (inside-out, in place on `N` `u32`).
 //!
 //! ```text
@@ -395,6 +396,14 @@ fn run_with<S: IndexSampler, B: Backend>(s: S, run: &Run<'_>, st: &mut State<B>)
             for _ in 0..run.iters {
                 p.shuffle_prefix(black_box(&mut deck[..]), 7, rng)
                     .expect("7 <= 52");
+            }
+        }
+        "deal7_51" => {
+            // A deck short of one card: the general path, not the 52-card one.
+            let p = Partial::with_sampler(s);
+            for _ in 0..run.iters {
+                p.shuffle_prefix(black_box(&mut deck[..51]), 7, rng)
+                    .expect("7 <= 51");
             }
         }
         "deck52" => {
