@@ -942,12 +942,18 @@ mod tests {
                 runs.push((high, low));
             }
         }
+        // Ascending runs from the bottom that stop anywhere in the phases rolled with constant
+        // bounds (up to 98) and the first tabled ones.
+        for high in 41..=200 {
+            runs.extend([(high, 1), (high, 2)]);
+        }
         runs
     }
 
     /// The batched drivers call `f` for exactly the bounds the one-at-a-time default does, in
     /// the same order, and every index is below its bound: across each batch-size limit, near
-    /// `usize::MAX`, and for every short run near the bottom (where the tail batches are).
+    /// `usize::MAX`, for every short run near the bottom (where the tail batches are) and every
+    /// run from the bottom up to 200 (the constant-bound and tabled phases).
     #[test]
     fn drivers_visit_every_bound_in_order() {
         let mut rng = rand_pcg::Pcg64::seed_from_u64(9);
