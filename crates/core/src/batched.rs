@@ -405,7 +405,8 @@ where
     R: Rng + ?Sized,
     F: FnMut(usize, usize),
 {
-    if ASCENT_LEN[K] <= CONSTANT_BATCHES && *next == ASCENT_START[K] {
+    // `ASCENT_LEN[K] > 0`: an untabled phase has no canonical batches (and start 0).
+    if ASCENT_LEN[K] > 0 && ASCENT_LEN[K] <= CONSTANT_BATCHES && *next == ASCENT_START[K] {
         let mut m = 0;
         while m < ASCENT_LEN[K] {
             let first = ASCENT_START[K] + (m * K) as u64;
@@ -417,6 +418,7 @@ where
             *next = first + K as u64;
             m += 1;
         }
+        // The phase is complete: its next batch would pass `MAX_BOUND[K]`.
         return;
     }
     let tabled = ASCENT_AT[K]..ASCENT_AT[K] + ASCENT_LEN[K];
