@@ -391,18 +391,12 @@ fn run_with<S: IndexSampler, B: Backend>(s: S, run: &Run<'_>, st: &mut State<B>)
         deck, data, rng, ..
     } = st;
     match run.case {
-        "deal7" => {
+        "deal7" | "deal7_51" => {
+            // `deal7_51`: a deck short of one card takes the general path, not the 52-card one.
+            let cards = if run.case == "deal7" { 52 } else { 51 };
             let p = Partial::with_sampler(s);
             for _ in 0..run.iters {
-                p.shuffle_prefix(black_box(&mut deck[..]), 7, rng)
-                    .expect("7 <= 52");
-            }
-        }
-        "deal7_51" => {
-            // A deck short of one card: the general path, not the 52-card one.
-            let p = Partial::with_sampler(s);
-            for _ in 0..run.iters {
-                p.shuffle_prefix(black_box(&mut deck[..51]), 7, rng)
+                p.shuffle_prefix(black_box(&mut deck[..cards]), 7, rng)
                     .expect("7 <= 51");
             }
         }
