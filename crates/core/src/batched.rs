@@ -392,10 +392,12 @@ where
 /// is at most `last`; `next` ends one above the last bound rolled.
 ///
 /// A phase entered where the ascending run from 2 enters it (`ASCENT_START[K]`, for
-/// `K >= TABLED_DICE`) takes its batches' products from [`ASCENT_PRODUCTS`]: one load instead
-/// of `K - 1` multiplications, the same product. If such a phase has at most
-/// [`CONSTANT_BATCHES`] batches (12 down to 9 dice: bounds 20 to 98), its bounds are then
-/// compile-time constants, as the first batch's (2 to 19) are.
+/// `K >= TABLED_DICE`) takes each batch's product and acceptance threshold from
+/// [`ASCENT_PRODUCTS`] and [`ASCENT_THRESHOLDS`]: two loads instead of `K - 1`
+/// multiplications and the fallback division (see [`batch_of_threshold`]). If such a phase has
+/// at most [`CONSTANT_BATCHES`] batches (12 down to 9 dice: bounds 20 to 98), its bounds are
+/// then compile-time constants, as the first batch's (2 to 19) are. A phase entered anywhere
+/// else computes its products and checks its words as [`batch`] does.
 ///
 /// Inlined into [`for_each_index_ascending`](IndexSampler::for_each_index_ascending) (see
 /// there).
@@ -406,37 +408,38 @@ where
     F: FnMut(usize, usize),
 {
     // `ASCENT_LEN[K] > 0`: an untabled phase has no canonical batches (and start 0).
-    if ASCENT_LEN[K] > 0 && ASCENT_LEN[K] <= CONSTANT_BATCHES && *next == ASCENT_START[K] {
+    if ASCENT_LEN[K] > 0 && *next == ASCENT_START[K] {
+        // Entered at its start: every batch of the phase is tabled, product and threshold.
         let mut m = 0;
         while m < ASCENT_LEN[K] {
-            let first = ASCENT_START[K] + (m * K) as u64;
+            let first = if ASCENT_LEN[K] <= CONSTANT_BATCHES {
+                ASCENT_START[K] + (m * K) as u64
+            } else {
+                *next
+            };
             if first + (K as u64 - 1) > last {
                 return;
             }
-            let bounds = core::array::from_fn(|i| first + i as u64);
-            batch_of_product::<R, F, K, HALVES>(rng, bounds, ASCENT_PRODUCTS[ASCENT_AT[K] + m], f);
+            let bounds: [u64; K] = core::array::from_fn(|i| first + i as u64);
+            let at = ASCENT_AT[K] + m;
+            let (product, threshold) = if ASCENT_LEN[K] <= CONSTANT_BATCHES {
+                // Constant bounds: the compiler folds both to constants.
+                let product: u64 = bounds.iter().product();
+                (product, product.wrapping_neg() % product)
+            } else {
+                (ASCENT_PRODUCTS[at], ASCENT_THRESHOLDS[at])
+            };
+            batch_of_threshold::<R, F, K>(rng, bounds, product, threshold, f);
             *next = first + K as u64;
             m += 1;
         }
         // The phase is complete: its next batch would pass `MAX_BOUND[K]`.
         return;
     }
-    let tabled = ASCENT_AT[K]..ASCENT_AT[K] + ASCENT_LEN[K];
-    let mut cursor = if *next == ASCENT_START[K] {
-        tabled.start
-    } else {
-        tabled.end
-    };
     while *next <= last && last - *next >= K as u64 - 1 {
         let first = *next;
         let bounds = core::array::from_fn(|i| first + i as u64);
-        let product = if cursor < tabled.end {
-            cursor += 1;
-            ASCENT_PRODUCTS[cursor - 1]
-        } else {
-            bounds.iter().product()
-        };
-        batch_of_product::<R, F, K, HALVES>(rng, bounds, product, f);
+        batch::<R, F, K, HALVES>(rng, bounds, f);
         // Overflow means the bound u64::MAX itself was just rolled: the run is complete.
         match first.checked_add(K as u64) {
             Some(n) => *next = n,
@@ -456,15 +459,18 @@ where
 /// at 200 (`sampler_lab race wyrand CASE 31 forward fastrand`, the builds alternated).
 const CONSTANT_BATCHES: usize = 4;
 
-/// The ascending phases whose batch products are tabled: `K` dice per word for `K` from this
-/// to [`MAX_DICE`], the bounds 20 to 4,092 (768 batches, 6 KiB).
+/// The ascending phases whose batches are tabled: `K` dice per word for `K` from this to
+/// [`MAX_DICE`], the bounds 20 to 32,768 (7,937 batches; products and thresholds 124 KiB).
 ///
-/// The product's `K - 1` multiplications compete with the dice's for the multipliers: tabled,
-/// `Inplace`'s front-to-back deck and 1,000 elements ran 3.8 % and 4.1 % faster against
-/// fastrand (1.33 → 1.38×, 1.24 → 1.29×), 4,096 elements 6.6 % with five dice tabled, six up
-/// only 1 % (`sampler_lab race wyrand CASE 31 ours fastrand`, alternated with the build
-/// before), though the deck ran only 14 fewer instructions and 1,000 elements 200 more.
-const TABLED_DICE: usize = 5;
+/// With the product tabled, its `K - 1` multiplications no longer compete with the dice's for
+/// the multipliers; with the threshold, the word's check is one compare with no division behind
+/// it, and the batch loop keeps its values in registers. Against fastrand (`sampler_lab race
+/// wyrand CASE 21 forward fastrand`, alternated with the build before): products of 5 dice up
+/// tabled, 1,000 elements 1.24 → 1.29×; thresholds as well, 1.29 → 1.40× (14.9 k instead of
+/// 16.6 k instructions), 4,096 elements 1.29 → 1.44×; the phase of 4 dice (4,093 to 32,768)
+/// as well, 10,000 elements 1.27 → 1.40×, 32,768 1.13 → 1.32×. The deck is unchanged (its
+/// tabled phases had constant bounds already).
+const TABLED_DICE: usize = 4;
 
 /// `ASCENT_START[K]`: the first bound of phase `K` in the ascending run from 2 with no upper
 /// end, batched as [`for_each_index_ascending`](IndexSampler::for_each_index_ascending)
@@ -496,7 +502,10 @@ const ASCENT_BATCHES: usize = ASCENT_AT[TABLED_DICE] + ASCENT_LEN[TABLED_DICE];
 
 /// The product of each tabled batch's bounds, phase by phase ([`ASCENT_AT`]), computed at
 /// compile time.
-const ASCENT_PRODUCTS: [u64; ASCENT_BATCHES] = {
+static ASCENT_PRODUCTS: [u64; ASCENT_BATCHES] = ascent_products();
+
+/// The values of [`ASCENT_PRODUCTS`].
+const fn ascent_products() -> [u64; ASCENT_BATCHES] {
     let mut products = [0; ASCENT_BATCHES];
     let mut k = MAX_DICE;
     while k >= TABLED_DICE {
@@ -515,6 +524,21 @@ const ASCENT_PRODUCTS: [u64; ASCENT_BATCHES] = {
         k -= 1;
     }
     products
+}
+
+/// `2^64 mod P` for each product `P` of [`ASCENT_PRODUCTS`]: the exact acceptance threshold
+/// of the batch (a word is kept when `x · P mod 2^64` is at least it), so a tabled batch needs
+/// neither the cheap `>= P` test nor the division behind it.
+static ASCENT_THRESHOLDS: [u64; ASCENT_BATCHES] = {
+    let products = ascent_products();
+    let mut thresholds = [0; ASCENT_BATCHES];
+    let mut i = 0;
+    while i < ASCENT_BATCHES {
+        let p = products[i];
+        thresholds[i] = p.wrapping_neg() % p;
+        i += 1;
+    }
+    thresholds
 };
 
 /// [`ASCENT_START`] and [`ASCENT_LEN`], by walking the run.
@@ -554,25 +578,7 @@ where
     R: Rng + ?Sized,
     F: FnMut(usize, usize),
 {
-    batch_of_product::<R, F, K, TWO_LOOPS>(rng, bounds, bounds.iter().product(), f);
-}
-
-/// [`batch`] with the bounds' product already known (`product` is their product).
-///
-/// A separate entry: when the descending drivers, too, handed their product in, the compiler
-/// hoisted the slow path's division test into every batch (10^4 elements: 171 k instead of
-/// 162 k instructions, 5 % slower).
-#[inline(always)]
-fn batch_of_product<R, F, const K: usize, const TWO_LOOPS: bool>(
-    rng: &mut R,
-    bounds: [u64; K],
-    product: u64,
-    f: &mut F,
-) where
-    R: Rng + ?Sized,
-    F: FnMut(usize, usize),
-{
-    let x = draw_accepted(|| rng.next_u64(), product);
+    let x = draw_accepted(|| rng.next_u64(), bounds.iter().product());
     let mut hand_on = |bound: u64, die: u64| f(bound as usize, die as usize);
     if TWO_LOOPS || K > MAX_DICE {
         let (first, second) = bounds.split_at(K / 2);
@@ -581,6 +587,33 @@ fn batch_of_product<R, F, const K: usize, const TWO_LOOPS: bool>(
     } else {
         roll(x, bounds, hand_on);
     }
+}
+
+/// [`batch`] with the bounds' product and the exact acceptance threshold known (`threshold`
+/// is `2^64 mod product`, from [`ASCENT_THRESHOLDS`]): a word is kept when
+/// `x · product mod 2^64 >= threshold`, one test and no division behind it. The same words are
+/// kept and the same dice rolled as [`batch`] would; always in halves (the ascending drivers').
+#[inline(always)]
+fn batch_of_threshold<R, F, const K: usize>(
+    rng: &mut R,
+    bounds: [u64; K],
+    product: u64,
+    threshold: u64,
+    f: &mut F,
+) where
+    R: Rng + ?Sized,
+    F: FnMut(usize, usize),
+{
+    let x = loop {
+        let x = rng.next_u64();
+        if x.wrapping_mul(product) >= threshold {
+            break x;
+        }
+    };
+    let mut hand_on = |bound: u64, die: u64| f(bound as usize, die as usize);
+    let (first, second) = bounds.split_at(K / 2);
+    let x = roll(x, first.iter().copied(), &mut hand_on);
+    roll(x, second.iter().copied(), hand_on);
 }
 
 /// An unsigned machine word and the operations batched dice need. Implemented for `u64` (the
@@ -877,13 +910,15 @@ mod tests {
         }
     }
 
-    /// Each tabled product is the product of the batch the ascending driver rolls there: a run
-    /// from 2 to 5,000 rolls every tabled batch once, with those bounds, and the table holds
-    /// the phases from `TABLED_DICE` dice up.
+    /// Each tabled product is the product of the batch the ascending driver rolls there, and
+    /// its threshold `2^64 mod` that product: a run from 2 to just past the last tabled phase
+    /// rolls every tabled batch once, with those bounds, and the table holds the phases from
+    /// `TABLED_DICE` dice up.
     #[test]
-    fn tabled_products_are_the_products_of_the_batches_rolled() {
+    fn tabled_batches_are_the_batches_rolled() {
         let mut seen = vec![0; ASCENT_BATCHES];
-        for batch in batches(5000, 2, true) {
+        let high = MAX_BOUND[TABLED_DICE] as usize + 10;
+        for batch in batches(high, 2, true) {
             let k = batch.len();
             if !(TABLED_DICE..=MAX_DICE).contains(&k) {
                 continue;
@@ -892,8 +927,21 @@ mod tests {
             let m = (offset / k as u64) as usize;
             if offset.is_multiple_of(k as u64) && m < ASCENT_LEN[k] {
                 let product: u64 = batch.iter().product();
-                assert_eq!(ASCENT_PRODUCTS[ASCENT_AT[k] + m], product, "{batch:?}");
-                seen[ASCENT_AT[k] + m] += 1;
+                let at = ASCENT_AT[k] + m;
+                assert_eq!(ASCENT_PRODUCTS[at], product, "{batch:?}");
+                // The threshold is 2^64 mod P, the exact edge of `accepted`.
+                let threshold = ASCENT_THRESHOLDS[at];
+                assert_eq!(
+                    u128::from(threshold),
+                    (1u128 << 64) % u128::from(product),
+                    "{batch:?}"
+                );
+                assert!(accepted(threshold, product), "{batch:?}");
+                assert!(
+                    threshold == 0 || !accepted(threshold - 1, product),
+                    "{batch:?}"
+                );
+                seen[at] += 1;
             }
         }
         assert!(seen.iter().all(|&n| n == 1), "{seen:?}");
