@@ -100,14 +100,15 @@ pub trait IndexSampler {
 ///   `random.shuffle`, rand's `shuffle`).
 ///
 /// Which is faster depends on the length, and [`Order::fastest`] is the crate's one rule for
-/// it. The forward order is faster on short slices even where it runs more instructions (9 %
-/// more at 1,000 elements, `Batched` on wyrand); what differs, most likely (the host measured exposes no hardware counters to confirm it),
-/// is memory ordering. Going backward, the load of `data[i]` reads a position an earlier swap
+/// it. The forward order is faster on short slices, and was before it ran fewer instructions
+/// (9 % more at 1,000 elements, `Batched` on wyrand, before its acceptance thresholds were
+/// tabled); what differs, most likely (the host measured exposes no hardware counters to
+/// confirm it), is memory ordering. Going backward, the load of `data[i]` reads a position an earlier swap
 /// may have just written through an index the CPU has not computed yet; the core runs that
 /// load early anyway and must replay it when the guess was wrong. Going forward, `data[i]` has
 /// never been written, so nothing is replayed. In a short slice that collision is frequent,
 /// and the forward order is 1.1–2.2× faster from 52 to 1,000 elements; in a long one it is
-/// rare, and the backward order is 1–13 % faster from 8,192 elements on (`u32` elements,
+/// rare, and the backward order is 1–10 % faster from 65,536 elements on (`u32` elements,
 /// `Batched` on wyrand, pcg64 and chacha12, Zen 5: `docs/benchmarks.md`, "Which way
 /// Fisher-Yates runs").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -119,12 +120,12 @@ pub enum Order {
 }
 
 impl Order {
-    /// The largest length [`Order::fastest`] shuffles forward: 8,192 (2¹³), where the two
-    /// orders measured within 3 % of each other with each of the three generators measured
-    /// (forward ahead by 4–10 % at 4,096, behind by 1–4 % at 16,384). It is a constant, not a
-    /// measurement made at run time, because a seeded shuffle must give the same permutation
-    /// on every machine.
-    pub const FORWARD_MAX: usize = 1 << 13;
+    /// The largest length [`Order::fastest`] shuffles forward: 16,384 (2¹⁴). Up to it the
+    /// forward order was as fast or faster with each of the three generators measured (ahead
+    /// by 10 % / 8 % / 0 % with wyrand / pcg64 / chacha12 at 16,384, 11 % / 8 % / −8 % at
+    /// 32,768, behind by 1–10 % from 65,536 on). It is a constant, not a measurement made at run
+    /// time, because a seeded shuffle must give the same permutation on every machine.
+    pub const FORWARD_MAX: usize = 1 << 14;
 
     /// [`Forward`](Order::Forward) up to [`FORWARD_MAX`](Order::FORWARD_MAX) elements,
     /// [`Backward`](Order::Backward) above: the default of

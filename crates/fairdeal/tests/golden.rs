@@ -3,7 +3,8 @@
 //!
 //! Seeded output is part of the API: a change here must be deliberate and listed in
 //! CHANGELOG.md under "Changed (seeded output)". Each line pins one seeded shuffle of `0..n`
-//! (n = 52 and 1000, seeds 0 and 42): its first ten elements and an FNV-1a hash of the whole
+//! (n = 52, 1000, 10,000 and 20,000, seeds 0 and 42; `inplace` runs the first three front to
+//! back, the last from the end): its first ten elements and an FNV-1a hash of the whole
 //! result, plus one 7-card deal from a 52-card deck with `shuffle_prefix`. The expected lines are
 //! in `golden/seeded_outputs.txt`; when this test fails it prints the lines it got, so a
 //! deliberate change is pasted there in one step (and shows up in review as a diff).
@@ -43,7 +44,7 @@ impl BackendVisitor for Lines {
             let shuffler = algorithm_by_name(info.name, B::Sampler::default())
                 .expect("every registry name resolves");
             for seed in [0, 42] {
-                for n in [52u32, 1000] {
+                for n in [52u32, 1000, 10_000, 20_000] {
                     let mut rng = B::seeded(seed);
                     let mut v: Vec<u32> = (0..n).collect();
                     shuffler.shuffle(&mut v, &mut rng);

@@ -6,7 +6,7 @@ That is `n - 1` random draws and at most `n - 1` swaps: O(N) time, O(1) extra sp
 every one of the `n!` orders has probability exactly `1/n!` when the draws are uniform (the
 draws range over `2 · 3 · … · n = n!` equally likely tuples, and each tuple gives a different
 permutation). The positions are visited in the [`Order`] the sampler names: front to back
-(`i = 1, 2, …`) for slices of up to 8,192 elements and from the end (`i = n - 1, n - 2, …`,
+(`i = 1, 2, …`) for slices of up to 16,384 elements and from the end (`i = n - 1, n - 2, …`,
 Durstenfeld's original) for longer ones, which is the faster order at each length; always from
 the end with the Java and Python samplers, whose languages shuffle that way.
 
@@ -31,10 +31,10 @@ assert_eq!(sorted, (0..52).collect::<Vec<u32>>()); // a permutation of the input
   algorithm and equally fair; for the same draws they give different permutations. Going from
   the end, each step reads a position that an earlier swap may have just written through an
   index the CPU has not yet computed, and the core (most likely: at 1,000 elements the forward
-  order is faster although it runs 9 % more instructions) replays the read when its guess was
+  order was faster even while it ran 9 % more instructions) replays the read when its guess was
   wrong; going front to back, the position read has never been written. On short slices that
   makes the front-to-back order 1.1–2.2× faster (52 to 1,000 elements), on long ones the order
-  from the end is 1–13 % faster from 8,192 on ([`Order::fastest`], `docs/benchmarks.md`). The switch is a
+  from the end is 1–10 % faster from 65,536 on ([`Order::fastest`], `docs/benchmarks.md`). The switch is a
   constant, so a seeded shuffle is the same permutation on every machine.
 * **Draw for draw like Java and Python.** From the end the sampler is asked for an index below
   `n, n - 1, …, 2`, in that order: exactly the calls of Java's `Collections.shuffle`
@@ -97,7 +97,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     complexity: Complexity::Linear,
     fair: true,
     summary: "Durstenfeld's in-place Fisher-Yates: swap each position with a uniformly chosen \
-              position at or before it (front to back up to 8,192 elements, from the end above)",
+              position at or before it (front to back up to 16,384 elements, from the end above)",
 };
 
 /// Durstenfeld's in-place Fisher-Yates shuffle, drawing indices through the sampler `S`.

@@ -36,7 +36,7 @@ assert_eq!(sorted, (1..100u32).map(|x| x * x).filter(|x| x % 2 == 1).collect::<V
   from 1 up, swap `data[i]` with `data[j]`, `j` uniform in `[0, i]`, in the same chunks. This is
   exactly what `shuffled` does with the slice's elements as the input, so for a given RNG state
   `shuffled(v)` equals `shuffle(&mut v)`. The bounds requested are `2, 3, …, n`, the order
-  `fairdeal-inplace` uses up to 8,192 elements (it then makes the same swaps as this walk for
+  `fairdeal-inplace` uses up to 16,384 elements (it then makes the same swaps as this walk for
   one chunk, up to 1,024 elements, and different batches beyond), and just as fair (`2 · 3 · … · n = n!` equally likely draw tuples, each
   giving a different permutation).
 * **Sampler as a type parameter**, defaulting to [`Batched`] (batched dice: up to 18 exactly
