@@ -408,6 +408,14 @@ fn ns_text(x: Option<f64>) -> String {
     x.map_or_else(|| "–".to_owned(), human_ns)
 }
 
+/// Where a missed row's limit analysis is: each target's floor, our measured cycles beside it,
+/// and where the rest goes.
+const LIMITS: &str = "missed rows: each target's physical limit, measured cycles and where the time goes are in docs/benchmarks.md, \"How far each target is from its physical limit\"";
+
+fn any_missed(rows: &[TargetRow]) -> bool {
+    rows.iter().any(|r| r.met() == Some(false))
+}
+
 const HEADER: &str = "targets (time, not instructions: duels in per-round thread CPU time, the N = 10^8 rows criterion wall clock; ratio = peer / ours, above 1: ours faster; duels: median of per-round ratios [quartiles]; informational, never fails the run):";
 
 /// The console table (also the "verdict lines" of the targets).
@@ -441,6 +449,9 @@ pub(crate) fn text(rows: &[TargetRow]) -> String {
         counted.iter().filter(|r| r.met() == Some(true)).count(),
         counted.len()
     );
+    if any_missed(rows) {
+        let _ = writeln!(s, "  {LIMITS}");
+    }
     for g in unmeasured_goals(rows) {
         let _ = writeln!(
             s,
@@ -488,6 +499,9 @@ pub(crate) fn markdown(rows: &[TargetRow]) -> String {
             r.method.name(),
             r.status_text()
         );
+    }
+    if any_missed(rows) {
+        let _ = writeln!(s, "\n{LIMITS}");
     }
     for g in unmeasured_goals(rows) {
         let _ = writeln!(
@@ -719,7 +733,19 @@ mod tests {
             t.contains("not measured in this run: N = 10^8, 2 threads"),
             "{t}"
         );
+        assert!(
+            t.contains("missed rows: each target's physical limit"),
+            "{t}"
+        );
+        assert!(
+            !text(&[]).contains("missed rows"),
+            "nothing missed, no pointer"
+        );
         let m = markdown(&rows);
+        assert!(
+            m.contains("\nmissed rows: each target's physical limit"),
+            "{m}"
+        );
         assert!(
             m.contains("| 52-card deck: inplace vs rand shuffle | wyrand | 52 |"),
             "{m}"
@@ -768,6 +794,9 @@ mod tests {
         // Negative control: a stale goal is caught.
         let stale = doc.replacen("≤ 6 ns (wyrand)", "≤ 10 ns (wyrand)", 1);
         assert_ne!(documented_goals(&stale), judged);
+        // The section a missed row points to exists.
+        let heading = LIMITS.split('"').nth(1).unwrap();
+        assert!(doc.contains(&format!("\n### {heading}\n")), "{heading}");
     }
 
     /// The distinct `≥ x×` / `≤ x ns` goals in the goal column of the first table under
