@@ -108,7 +108,7 @@ pub trait IndexSampler {
 /// load early anyway and must replay it when the guess was wrong. Going forward, `data[i]` has
 /// never been written, so nothing is replayed. In a short slice that collision is frequent,
 /// and the forward order is 1.1–2.2× faster from 52 to 1,000 elements; in a long one it is
-/// rare, and the backward order is 1–10 % faster from 65,536 elements on (`u32` elements,
+/// rare, and the backward order is up to 14 % faster from 65,536 elements on (`u32` elements,
 /// `Batched` on wyrand, pcg64 and chacha12, Zen 5: `docs/benchmarks.md`, "Which way
 /// Fisher-Yates runs").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -122,8 +122,9 @@ pub enum Order {
 impl Order {
     /// The largest length [`Order::fastest`] shuffles forward: 16,384 (2¹⁴). Up to it the
     /// forward order was as fast or faster with each of the three generators measured (ahead
-    /// by 10 % / 8 % / 0 % with wyrand / pcg64 / chacha12 at 16,384, 11 % / 8 % / −8 % at
-    /// 32,768, behind by 1–10 % from 65,536 on). It is a constant, not a measurement made at run
+    /// by 14 % / 12 % / 1 % with wyrand / pcg64 / chacha12 at 16,384; at 32,768 chacha12 was
+    /// 1 % ahead in one run and 8 % behind in another; from 65,536 on, even or behind by up to
+    /// 14 %). It is a constant, not a measurement made at run
     /// time, because a seeded shuffle must give the same permutation on every machine.
     pub const FORWARD_MAX: usize = 1 << 14;
 
