@@ -89,6 +89,11 @@ impl<S: IndexSampler> IndexSampler for Fixed<S> {
     {
         self.0.for_each_index_ascending(rng, low, high, f);
     }
+
+    #[inline(always)]
+    fn swap_run<T, R: Rng + ?Sized>(&self, rng: &mut R, data: &mut [T], low: usize, order: Order) {
+        self.0.swap_run(rng, data, low, order);
+    }
 }
 
 /// Two 32-bit Lemire draws per 64-bit word (the experiment described in the module docs).

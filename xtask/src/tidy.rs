@@ -46,7 +46,7 @@ fn lint_tables(manifest: &str, prefix: &str) -> BTreeMap<(String, String), Strin
 
 #[test]
 fn the_unsafe_crates_copy_the_workspace_lints() {
-    // crates/inplace and crates/cli cannot say `lints.workspace = true`: the workspace forbids
+    // crates/core, crates/inplace and crates/cli cannot say `lints.workspace = true`: the workspace forbids
     // `unsafe_code`, and `forbid` cannot be lifted for their scoped exceptions. Everything else
     // must match.
     let workspace = lint_tables(&read("Cargo.toml"), "workspace.lints.");
@@ -59,7 +59,11 @@ fn the_unsafe_crates_copy_the_workspace_lints() {
         workspace.get(&unsafe_code).map(String::as_str),
         Some("\"forbid\"")
     );
-    for manifest in ["crates/inplace/Cargo.toml", "crates/cli/Cargo.toml"] {
+    for manifest in [
+        "crates/core/Cargo.toml",
+        "crates/inplace/Cargo.toml",
+        "crates/cli/Cargo.toml",
+    ] {
         let mut own = lint_tables(&read(manifest), "lints.");
         assert_eq!(
             own.get(&unsafe_code).map(String::as_str),

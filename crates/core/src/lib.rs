@@ -52,7 +52,7 @@ feature, `rayon`, adds `run_parallel`, the chunk-seeded driver on a rayon pool (
 std); without it the serial driver [`run_serial`] is there.
 */
 #![no_std]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 

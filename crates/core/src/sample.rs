@@ -87,6 +87,38 @@ pub trait IndexSampler {
             f(bound, self.index_below(rng, bound));
         }
     }
+
+    /// Fisher-Yates on `data`: for each bound `b` of the run from `low` up to `data.len()`
+    /// (ascending for [`Order::Forward`], descending for [`Order::Backward`]), swaps
+    /// `data[b - 1]` with `data[j]`, `j` this sampler's index below `b`. Nothing happens when
+    /// `data.len() < low`; a `low` of 0 is treated as 1.
+    ///
+    /// The default runs [`for_each_index_ascending`](IndexSampler::for_each_index_ascending) or
+    /// [`for_each_index_descending`](IndexSampler::for_each_index_descending) with checked
+    /// swaps, which is exactly what any override must do. [`Batched`](crate::Batched) overrides
+    /// it with swaps that skip the bounds checks its own drivers make redundant.
+    ///
+    /// ```
+    /// use fairdeal_core::{IndexSampler, Lemire, Order};
+    /// use rand::SeedableRng;
+    /// let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    /// let mut deck = [0u8, 1, 2, 3, 4, 5];
+    /// Lemire.swap_run(&mut rng, &mut deck, 2, Order::Backward); // Durstenfeld's shuffle
+    /// deck.sort();
+    /// assert_eq!(deck, [0, 1, 2, 3, 4, 5]);
+    /// ```
+    #[inline]
+    fn swap_run<T, R: Rng + ?Sized>(&self, rng: &mut R, data: &mut [T], low: usize, order: Order) {
+        let n = data.len();
+        match order {
+            Order::Forward => {
+                self.for_each_index_ascending(rng, low, n, |bound, j| data.swap(bound - 1, j));
+            }
+            Order::Backward => {
+                self.for_each_index_descending(rng, n, low, |bound, j| data.swap(bound - 1, j));
+            }
+        }
+    }
 }
 
 /// The two orders of Fisher-Yates. Both draw one index below each of the bounds `2, 3, …, n`

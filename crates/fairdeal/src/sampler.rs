@@ -134,6 +134,15 @@ impl<S: IndexSampler> IndexSampler for AnySampler<S> {
             Self::Lemire => Lemire.for_each_index_ascending(rng, low, high, f),
         }
     }
+
+    #[inline]
+    fn swap_run<T, R: Rng + ?Sized>(&self, rng: &mut R, data: &mut [T], low: usize, order: Order) {
+        match self {
+            Self::Backend(sampler) => sampler.swap_run(rng, data, low, order),
+            Self::Batched => Batched.swap_run(rng, data, low, order),
+            Self::Lemire => Lemire.swap_run(rng, data, low, order),
+        }
+    }
 }
 
 #[cfg(all(test, feature = "inplace", feature = "rng"))]

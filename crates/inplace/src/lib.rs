@@ -166,8 +166,7 @@ impl<S: IndexSampler> Shuffler for Inplace<S> {
 /// Fisher-Yates front to back: bounds `2, 3, …, n`.
 #[inline(never)]
 fn forward<S: IndexSampler, T, R: Rng + ?Sized>(sampler: &S, data: &mut [T], rng: &mut R) {
-    let n = data.len();
-    sampler.for_each_index_ascending(rng, 2, n, |bound, j| data.swap(bound - 1, j));
+    sampler.swap_run(rng, data, 2, Order::Forward);
 }
 
 /// Fisher-Yates from the end: bounds `n, n - 1, …, 2`; on a slice of at least
@@ -178,8 +177,7 @@ fn backward<S: IndexSampler, T, R: Rng + ?Sized>(sampler: &S, data: &mut [T], rn
         backward_prefetched::<S, T, R, LOOKAHEAD>(sampler, data, rng);
         return;
     }
-    let n = data.len();
-    sampler.for_each_index_descending(rng, n, 2, |bound, j| data.swap(bound - 1, j));
+    sampler.swap_run(rng, data, 2, Order::Backward);
 }
 
 /// From this many bytes on, [`backward`] prefetches: 16 MiB. Beyond the cache, a swap's random
