@@ -139,8 +139,8 @@ pub trait IndexSampler {
 /// may have just written through an index the CPU has not computed yet; the core runs that
 /// load early anyway and must replay it when the guess was wrong. Going forward, `data[i]` has
 /// never been written, so nothing is replayed. In a short slice that collision is frequent,
-/// and the forward order is 1.1–2.2× faster from 52 to 1,000 elements; in a long one it is
-/// rare, and the backward order is up to 14 % faster from 65,536 elements on (`u32` elements,
+/// and the forward order is 1.1–2.5× faster from 52 to 1,000 elements; in a long one it is
+/// rare, and from 65,536 elements on the two orders are within 5 % (`u32` elements,
 /// `Batched` on wyrand, pcg64 and chacha12, Zen 5: `docs/benchmarks.md`, "Which way
 /// Fisher-Yates runs").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -153,10 +153,9 @@ pub enum Order {
 
 impl Order {
     /// The largest length [`Order::fastest`] shuffles forward: 16,384 (2¹⁴). Up to it the
-    /// forward order was as fast or faster with each of the three generators measured (ahead
-    /// by 14 % / 12 % / 1 % with wyrand / pcg64 / chacha12 at 16,384; at 32,768 chacha12 was
-    /// 1 % ahead in one run and 8 % behind in another; from 65,536 on, even or behind by up to
-    /// 14 %). It is a constant, not a measurement made at run
+    /// forward order is 14–16 % faster with wyrand and pcg64 and 2–4 % slower with chacha12
+    /// from 8,192 (`Batched`, Zen 5; with the bounds-checked swaps of the release before it
+    /// was even or ahead with all three); from 65,536 on, the two are within 5 %. It is a constant, not a measurement made at run
     /// time, because a seeded shuffle must give the same permutation on every machine.
     pub const FORWARD_MAX: usize = 1 << 14;
 

@@ -33,8 +33,8 @@ assert_eq!(sorted, (0..52).collect::<Vec<u32>>()); // a permutation of the input
   index the CPU has not yet computed, and the core (most likely: at 1,000 elements the forward
   order was faster even while it ran 9 % more instructions) replays the read when its guess was
   wrong; going front to back, the position read has never been written. On short slices that
-  makes the front-to-back order 1.1–2.2× faster (52 to 1,000 elements), on long ones the order
-  from the end is up to 14 % faster from 65,536 on ([`Order::fastest`], `docs/benchmarks.md`). The switch is a
+  makes the front-to-back order 1.1–2.5× faster (52 to 1,000 elements); on long ones (65,536
+  on) the two are within 5 % ([`Order::fastest`], `docs/benchmarks.md`). The switch is a
   constant, so a seeded shuffle is the same permutation on every machine.
 * **Draw for draw like Java and Python.** From the end the sampler is asked for an index below
   `n, n - 1, …, 2`, in that order: exactly the calls of Java's `Collections.shuffle`
