@@ -147,7 +147,9 @@ fn duel<T>(
     let mut peer_ns = Vec::with_capacity(plan.rounds);
     let (mut ours_first, mut peer_first) = (Vec::new(), Vec::new());
     let (mut ours_wall_best, mut peer_wall_best) = (f64::INFINITY, f64::INFINITY);
-    for round in 0..plan.warm_up_rounds + plan.rounds {
+    let mut rejected = 0;
+    let mut round = 0;
+    while round < plan.warm_up_rounds + plan.rounds {
         let ((a, a_wall), (b, b_wall)) = if round % 2 == 0 {
             let a = time(buf, iters, &mut ours);
             (a, time(buf, iters, &mut peer))
@@ -155,6 +157,20 @@ fn duel<T>(
             let b = time(buf, iters, &mut peer);
             (time(buf, iters, &mut ours), b)
         };
+        // A half whose thread CPU clock did not advance (seen once on a KVM guest: a
+        // 74 µs half read 0 ns) has no ratio; the round is run again, so every ratio is
+        // finite. A clock that keeps doing it ends the duel rather than looping.
+        if !(a > 0.0 && b > 0.0) {
+            rejected += 1;
+            assert!(
+                rejected <= plan.rounds,
+                "{case}/{backend}/{n}: {rejected} rounds timed a half at 0 ns of thread CPU time"
+            );
+            eprintln!(
+                "duel {case}/{backend}/{n}: round {round} timed {a} ns against {b} ns of thread CPU time; run again"
+            );
+            continue;
+        }
         if round >= plan.warm_up_rounds {
             ratios.push(b / a);
             if round % 2 == 0 {
@@ -167,6 +183,7 @@ fn duel<T>(
             ours_wall_best = ours_wall_best.min(a_wall);
             peer_wall_best = peer_wall_best.min(b_wall);
         }
+        round += 1;
     }
     ratios.sort_by(f64::total_cmp);
     Outcome {
