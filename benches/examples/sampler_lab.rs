@@ -15,6 +15,10 @@
 //!   `x·Pᵢ₋₁ mod 2^64`) but two multiplies deep instead of *i*; longer runs go to `Batched`.
 //!   `count` prints a checksum of the final state to stderr, so `ours` and `prefix` can be seen
 //!   to deal the same cards;
+//! * `twochain`: an experiment with `Batched`'s dice of a 7-card batch: dice 1-4 by the usual
+//!   chain from the word `x`, dice 5-7 by a second chain from `x·b₁b₂b₃b₄ mod 2^64` (where the
+//!   first chain would be after four dice): the same cards, about half the latency, one more
+//!   multiply;
 //! * `short3`, `short4`: an experiment that changes the seeded output: `Batched`'s exact 64-bit
 //!   batches, but at most 3 (4) dice per word, so each batch is a chain of at most 3 (4)
 //!   dependent multiplies and consecutive batches are independent; bounds above 2^20 (2^15)
@@ -34,7 +38,8 @@
 //!   `swap(i, usize(i..52))`), same seed.
 //!
 //! Cases: `deal7` (7 of a reused `[u8; 52]`, partial), `deal7_51` (7 of its first 51 cards: a
-//! slice that is not a full deck), `deck52` (`[u8; 52]`, in place),
+//! slice that is not a full deck), `deal7x16` (7 of each of 16 reused decks in turn, so one
+//! deal's loads do not wait for the previous deal's stores), `deck52` (`[u8; 52]`, in place),
 //! `u32_N` (in place on `N` `u32`), `io_N` (inside-out, in place on `N` `u32`).
 //!
 //! ```text
@@ -188,6 +193,57 @@ impl IndexSampler for Prefix {
             let xi = x.wrapping_mul(prefix[i]);
             let die = ((u128::from(xi) * u128::from(bounds[i])) >> 64) as usize;
             f(bounds[i] as usize, die);
+        }
+    }
+}
+
+/// `Batched`'s dice of a 7-card batch in two chains: the first four by the usual chain of
+/// widening products from the word `x`, the last three from `x · (b0·b1·b2·b3) mod 2^64`, which
+/// is the fraction the first chain would have reached. Same dice, half the latency.
+#[derive(Debug, Clone, Copy, Default)]
+struct TwoChain;
+
+impl IndexSampler for TwoChain {
+    fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
+        Batched.index_below(rng, bound)
+    }
+
+    #[inline(always)]
+    fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, mut f: F)
+    where
+        R: Rng + ?Sized,
+        F: FnMut(usize, usize),
+    {
+        const K: usize = 7;
+        const H: usize = 4;
+        if low < 2 || high < low || high - low + 1 != K || high > 380 {
+            Batched.for_each_index_descending(rng, high, low, f);
+            return;
+        }
+        let bounds: [u64; K] = std::array::from_fn(|i| (high - i) as u64);
+        let half: u64 = bounds[..H].iter().product();
+        let product: u64 = bounds.iter().product();
+        let x = loop {
+            let x = rng.next_u64();
+            let leftover = x.wrapping_mul(product);
+            if leftover >= product || leftover >= product.wrapping_neg() % product {
+                break x;
+            }
+        };
+        let mut dice = [0usize; K];
+        let (mut a, mut b) = (x, x.wrapping_mul(half));
+        for i in 0..H {
+            let m = u128::from(a) * u128::from(bounds[i]);
+            a = m as u64;
+            dice[i] = (m >> 64) as usize;
+            if H + i < K {
+                let m = u128::from(b) * u128::from(bounds[H + i]);
+                b = m as u64;
+                dice[H + i] = (m >> 64) as usize;
+            }
+        }
+        for i in 0..K {
+            f(bounds[i] as usize, dice[i]);
         }
     }
 }
@@ -386,14 +442,20 @@ struct Run<'a> {
 /// The state every subject works on, kept between calls (the deck is never restored).
 struct State<B: Backend> {
     deck: [u8; 52],
+    decks: [[u8; 52]; 16],
     data: Vec<u32>,
     rng: B::Rng,
     fastrand: fastrand::Rng,
 }
 
 fn run_with<S: IndexSampler, B: Backend>(s: S, run: &Run<'_>, st: &mut State<B>) {
+    // The generator lives in a local during the loop, as in a user's loop and the duel's: used
+    // through `&mut st.rng` beside the black-boxed deck, its state went through memory on
+    // every call (a 7-of-52 deal took 12-14 ns here and 8-12 ns in the duel on a Zen 3).
+    let mut local = core::mem::replace(&mut st.rng, B::seeded(0));
+    let rng = &mut local;
     let State {
-        deck, data, rng, ..
+        deck, decks, data, ..
     } = st;
     match run.case {
         "deal7" | "deal7_51" => {
@@ -403,6 +465,16 @@ fn run_with<S: IndexSampler, B: Backend>(s: S, run: &Run<'_>, st: &mut State<B>)
             for _ in 0..run.iters {
                 p.shuffle_prefix(black_box(&mut deck[..cards]), 7, rng)
                     .expect("7 <= 51");
+            }
+        }
+        "deal7x16" => {
+            // Each deal on the next of 16 decks, so that a deal's loads do not wait for the
+            // previous deal's stores into the same cards: how much of a deal's time is that.
+            let p = Partial::with_sampler(s);
+            for round in 0..run.iters {
+                let d = &mut decks[round as usize % decks.len()];
+                p.shuffle_prefix(black_box(&mut d[..]), 7, rng)
+                    .expect("7 <= 52");
             }
         }
         "deck52" => {
@@ -424,6 +496,7 @@ fn run_with<S: IndexSampler, B: Backend>(s: S, run: &Run<'_>, st: &mut State<B>)
             }
         }
     }
+    st.rng = local;
 }
 
 fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
@@ -434,6 +507,7 @@ fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
         "lemire" => run_with(Lemire, run, st),
         "halves" => run_with(Halves, run, st),
         "prefix" => run_with(Prefix, run, st),
+        "twochain" => run_with(TwoChain, run, st),
         "short3" => run_with(Short::<3>, run, st),
         "short4" => run_with(Short::<4>, run, st),
         "short5" => run_with(Short::<5>, run, st),
@@ -523,6 +597,7 @@ impl BackendVisitor for Lab {
             .map_or(52, |(_, n)| n.parse().expect("case u32_N or io_N"));
         let mut st = State::<B> {
             deck: std::array::from_fn(|i| i as u8),
+            decks: [std::array::from_fn(|i| i as u8); 16],
             data: (0..n as u32).collect(),
             rng: B::seeded(fairdeal_benches::SEED),
             fastrand: fastrand::Rng::with_seed(fairdeal_benches::SEED),
@@ -551,8 +626,18 @@ impl BackendVisitor for Lab {
         }
         let rounds: usize = args[3].parse().expect("rounds");
         let subjects = &args[4..];
-        // Calibrate on the first subject: about 300 µs per subject per round.
+        // Calibrate on the first subject: about 300 µs per subject per round. A first call can
+        // take far longer than the rest (page faults, cold caches): without a call before it the
+        // calibration once stopped at a handful of iterations.
         let mut iters = 1u64;
+        run_once(
+            &Run {
+                case,
+                subject: &subjects[0],
+                iters: 16,
+            },
+            &mut st,
+        );
         loop {
             let start = Instant::now();
             let run = Run {
