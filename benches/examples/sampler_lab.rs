@@ -153,6 +153,27 @@ impl IndexSampler for Halves {
     }
 }
 
+/// The bounds `high, high - 1, …, low` when they are 7 (each at least 2 and at most 380, so
+/// `Batched` rolls them as one batch of 7 dice from one accepted word), or `None`.
+#[inline(always)]
+fn one_batch_of_seven(high: usize, low: usize) -> Option<[u64; 7]> {
+    (low >= 2 && high >= low && high - low + 1 == 7 && high <= 380)
+        .then(|| std::array::from_fn(|i| (high - i) as u64))
+}
+
+/// `Batched`'s accepted word for a batch whose bounds multiply to `product`: the division only
+/// when the cheap test fails.
+#[inline(always)]
+fn accepted_word<R: Rng + ?Sized>(rng: &mut R, product: u64) -> u64 {
+    loop {
+        let x = rng.next_u64();
+        let leftover = x.wrapping_mul(product);
+        if leftover >= product || leftover >= product.wrapping_neg() % product {
+            return x;
+        }
+    }
+}
+
 /// `Batched`'s dice from prefix products (the experiment described in the module docs).
 #[derive(Debug, Clone, Copy, Default)]
 struct Prefix;
@@ -168,27 +189,16 @@ impl IndexSampler for Prefix {
         R: Rng + ?Sized,
         F: FnMut(usize, usize),
     {
-        // At most 7 bounds, each below 2^(60/7): `Batched` rolls them as one batch of
-        // `high - low + 1` dice from one accepted word.
         const K: usize = 7;
-        if low < 2 || high < low || high - low + 1 != K || high > 380 {
+        let Some(bounds) = one_batch_of_seven(high, low) else {
             Batched.for_each_index_descending(rng, high, low, f);
             return;
-        }
-        let bounds: [u64; K] = std::array::from_fn(|i| (high - i) as u64);
+        };
         let mut prefix = [1u64; K + 1];
         for i in 0..K {
             prefix[i + 1] = prefix[i] * bounds[i];
         }
-        let product = prefix[K];
-        // The division only when the cheap test fails, as in `Batched`.
-        let x = loop {
-            let x = rng.next_u64();
-            let leftover = x.wrapping_mul(product);
-            if leftover >= product || leftover >= product.wrapping_neg() % product {
-                break x;
-            }
-        };
+        let x = accepted_word(rng, prefix[K]);
         for i in 0..K {
             let xi = x.wrapping_mul(prefix[i]);
             let die = ((u128::from(xi) * u128::from(bounds[i])) >> 64) as usize;
@@ -216,20 +226,12 @@ impl IndexSampler for TwoChain {
     {
         const K: usize = 7;
         const H: usize = 4;
-        if low < 2 || high < low || high - low + 1 != K || high > 380 {
+        let Some(bounds) = one_batch_of_seven(high, low) else {
             Batched.for_each_index_descending(rng, high, low, f);
             return;
-        }
-        let bounds: [u64; K] = std::array::from_fn(|i| (high - i) as u64);
-        let half: u64 = bounds[..H].iter().product();
-        let product: u64 = bounds.iter().product();
-        let x = loop {
-            let x = rng.next_u64();
-            let leftover = x.wrapping_mul(product);
-            if leftover >= product || leftover >= product.wrapping_neg() % product {
-                break x;
-            }
         };
+        let half: u64 = bounds[..H].iter().product();
+        let x = accepted_word(rng, bounds.iter().product());
         let mut dice = [0usize; K];
         let (mut a, mut b) = (x, x.wrapping_mul(half));
         for i in 0..H {
@@ -523,13 +525,7 @@ fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
                 let n = d.len() as u64;
                 let b: [u64; 7] = std::array::from_fn(|i| n - i as u64);
                 let p: u64 = b.iter().product();
-                let mut x = loop {
-                    let x = st.rng.next_u64();
-                    let l = x.wrapping_mul(p);
-                    if l >= p || l >= p.wrapping_neg() % p {
-                        break x;
-                    }
-                };
+                let mut x = accepted_word(&mut st.rng, p);
                 for (i, &bi) in b.iter().enumerate() {
                     let f = u128::from(x) * u128::from(bi);
                     x = f as u64;
