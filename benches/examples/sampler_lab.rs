@@ -451,13 +451,12 @@ struct State<B: Backend> {
 }
 
 fn run_with<S: IndexSampler, B: Backend>(s: S, run: &Run<'_>, st: &mut State<B>) {
-    // The generator lives in a local during the loop, as in a user's loop and the duel's: used
-    // through `&mut st.rng` beside the black-boxed deck, its state went through memory on
-    // every call (a 7-of-52 deal took 12-14 ns here and 8-12 ns in the duel on a Zen 3).
-    let mut local = core::mem::replace(&mut st.rng, B::seeded(0));
-    let rng = &mut local;
     let State {
-        deck, decks, data, ..
+        deck,
+        decks,
+        data,
+        rng,
+        ..
     } = st;
     match run.case {
         "deal7" | "deal7_51" => {
@@ -498,7 +497,6 @@ fn run_with<S: IndexSampler, B: Backend>(s: S, run: &Run<'_>, st: &mut State<B>)
             }
         }
     }
-    st.rng = local;
 }
 
 fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
