@@ -4,15 +4,17 @@
 //! Subjects, all on the backend's generator unless noted:
 //!
 //! * `ours`: the backend's default sampler (`Batched` for every backend but java and python);
-//! * `lemire`: one Lemire draw per index (`Lemire`), the one-draw-per-step reference;
+//! * `lemire`: one Lemire draw per index (`Lemire`), the one-draw-per-step reference, from the
+//!   end at every length;
 //! * `halves`: an experiment, not a fairdeal sampler: two 32-bit Lemire draws from the halves of
 //!   one 64-bit word (exact: the halves are independent uniform 32-bit values, and a rejected
 //!   half is replaced by a fresh `next_u32`). It measures the issue's "a cheap generator may
-//!   prefer fewer multiplications over fewer words" (see docs/benchmarks.md);
-//! * `prefix`: an experiment with `Batched`'s dice: for a run of at most 7 bounds that is one
+//!   prefer fewer multiplications over fewer words" (see docs/benchmarks.md); from the end at
+//!   every length, since it pairs the descending bounds;
+//! * `prefix`: an experiment with `Batched`'s dice: for a run of 7 bounds that is one
 //!   batch (the 7-of-52 deal), die *i* is the high half of `(x·Pᵢ₋₁ mod 2^64)·bᵢ` with the prefix
 //!   products `Pᵢ = b₁⋯bᵢ`, the same value as `Batched`'s chain (its *i*-th low half is
-//!   `x·Pᵢ₋₁ mod 2^64`) but two multiplies deep instead of *i*; longer runs go to `Batched`.
+//!   `x·Pᵢ₋₁ mod 2^64`) but two multiplies deep instead of *i*; other runs go to `Batched`.
 //!   `count` prints a checksum of the final state to stderr, so `ours` and `prefix` can be seen
 //!   to deal the same cards;
 //! * `twochain`: an experiment with `Batched`'s dice of a 7-card batch: dice 1-4 by the usual
@@ -153,14 +155,6 @@ impl IndexSampler for Halves {
     }
 }
 
-/// The bounds `high, high - 1, …, low` when they are 7 (each at least 2 and at most 380, so
-/// `Batched` rolls them as one batch of 7 dice from one accepted word), or `None`.
-#[inline(always)]
-fn one_batch_of_seven(high: usize, low: usize) -> Option<[u64; 7]> {
-    (low >= 2 && high >= low && high - low + 1 == 7 && high <= 380)
-        .then(|| std::array::from_fn(|i| (high - i) as u64))
-}
-
 /// `Batched`'s accepted word for a batch whose bounds multiply to `product`: the division only
 /// when the cheap test fails.
 #[inline(always)]
@@ -174,11 +168,15 @@ fn accepted_word<R: Rng + ?Sized>(rng: &mut R, product: u64) -> u64 {
     }
 }
 
-/// `Batched`'s dice from prefix products (the experiment described in the module docs).
+/// `Batched`'s dice of a 7-card batch from `C` independent chains instead of one (the
+/// experiments `prefix`, `C = 7`, and `twochain`, `C = 2`, of the module docs). The dice are cut
+/// into `C` runs of at most `ceil(7 / C)`; the run starting at die `s` starts from
+/// `x · b₁⋯b_s mod 2^64`, which is where `Batched`'s single chain is after `s` dice, and goes on
+/// by the same widening products. Same dice, shorter chains, `C - 1` more multiplies.
 #[derive(Debug, Clone, Copy, Default)]
-struct Prefix;
+struct Chains<const C: usize>;
 
-impl IndexSampler for Prefix {
+impl<const C: usize> IndexSampler for Chains<C> {
     fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
         Batched.index_below(rng, bound)
     }
@@ -190,62 +188,27 @@ impl IndexSampler for Prefix {
         F: FnMut(usize, usize),
     {
         const K: usize = 7;
-        let Some(bounds) = one_batch_of_seven(high, low) else {
+        // At most 7 bounds, each below 2^(60/7): `Batched` rolls them as one batch of 7 dice
+        // from one accepted word. Anything else goes to `Batched` itself.
+        if low < 2 || high < low || high - low + 1 != K || high > 380 {
             Batched.for_each_index_descending(rng, high, low, f);
             return;
-        };
+        }
+        let bounds: [u64; K] = std::array::from_fn(|i| (high - i) as u64);
         let mut prefix = [1u64; K + 1];
         for i in 0..K {
             prefix[i + 1] = prefix[i] * bounds[i];
         }
         let x = accepted_word(rng, prefix[K]);
+        let run = K.div_ceil(C);
+        let mut state: [u64; C] = std::array::from_fn(|c| x.wrapping_mul(prefix[(c * run).min(K)]));
+        // In the order of the dice, as the swaps need them; the chains share no data, so the
+        // core overlaps their multiplies.
         for i in 0..K {
-            let xi = x.wrapping_mul(prefix[i]);
-            let die = ((u128::from(xi) * u128::from(bounds[i])) >> 64) as usize;
-            f(bounds[i] as usize, die);
-        }
-    }
-}
-
-/// `Batched`'s dice of a 7-card batch in two chains: the first four by the usual chain of
-/// widening products from the word `x`, the last three from `x · (b0·b1·b2·b3) mod 2^64`, which
-/// is the fraction the first chain would have reached. Same dice, half the latency.
-#[derive(Debug, Clone, Copy, Default)]
-struct TwoChain;
-
-impl IndexSampler for TwoChain {
-    fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
-        Batched.index_below(rng, bound)
-    }
-
-    #[inline(always)]
-    fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, mut f: F)
-    where
-        R: Rng + ?Sized,
-        F: FnMut(usize, usize),
-    {
-        const K: usize = 7;
-        const H: usize = 4;
-        let Some(bounds) = one_batch_of_seven(high, low) else {
-            Batched.for_each_index_descending(rng, high, low, f);
-            return;
-        };
-        let half: u64 = bounds[..H].iter().product();
-        let x = accepted_word(rng, bounds.iter().product());
-        let mut dice = [0usize; K];
-        let (mut a, mut b) = (x, x.wrapping_mul(half));
-        for i in 0..H {
-            let m = u128::from(a) * u128::from(bounds[i]);
-            a = m as u64;
-            dice[i] = (m >> 64) as usize;
-            if H + i < K {
-                let m = u128::from(b) * u128::from(bounds[H + i]);
-                b = m as u64;
-                dice[H + i] = (m >> 64) as usize;
-            }
-        }
-        for i in 0..K {
-            f(bounds[i] as usize, dice[i]);
+            let s = &mut state[i / run];
+            let m = u128::from(*s) * u128::from(bounds[i]);
+            *s = m as u64;
+            f(bounds[i] as usize, (m >> 64) as usize);
         }
     }
 }
@@ -504,10 +467,12 @@ fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
         "ours" => run_with(B::Sampler::default(), run, st),
         "forward" => run_with(Fixed(B::Sampler::default(), Order::Forward), run, st),
         "backward" => run_with(Fixed(B::Sampler::default(), Order::Backward), run, st),
-        "lemire" => run_with(Lemire, run, st),
-        "halves" => run_with(Halves, run, st),
-        "prefix" => run_with(Prefix, run, st),
-        "twochain" => run_with(TwoChain, run, st),
+        // From the end at every length: `Halves` pairs the descending bounds, and
+        // `Order::fastest` would run both forward, one `index_below` per step, up to 16,384.
+        "lemire" => run_with(Fixed(Lemire, Order::Backward), run, st),
+        "halves" => run_with(Fixed(Halves, Order::Backward), run, st),
+        "prefix" => run_with(Chains::<7>, run, st),
+        "twochain" => run_with(Chains::<2>, run, st),
         "short3" => run_with(Short::<3>, run, st),
         "short4" => run_with(Short::<4>, run, st),
         "short5" => run_with(Short::<5>, run, st),

@@ -131,18 +131,17 @@ pub trait IndexSampler {
 ///   descending; Durstenfeld's original, Java's `Collections.shuffle`, CPython's
 ///   `random.shuffle`, rand's `shuffle`).
 ///
-/// Which is faster depends on the length, and [`Order::fastest`] is the crate's one rule for
-/// it. The forward order is faster on short slices, and was before it ran fewer instructions
-/// (9 % more at 1,000 elements, `Batched` on wyrand, before its acceptance thresholds were
-/// tabled); what differs, most likely (the host measured exposes no hardware counters to
-/// confirm it), is memory ordering. Going backward, the load of `data[i]` reads a position an earlier swap
-/// may have just written through an index the CPU has not computed yet; the core runs that
-/// load early anyway and must replay it when the guess was wrong. Going forward, `data[i]` has
-/// never been written, so nothing is replayed. In a short slice that collision is frequent,
-/// and the forward order is 1.1–2.5× faster from 52 to 1,000 elements; in a long one it is
-/// rare, and from 65,536 elements on the two orders are within 5 % (`u32` elements,
-/// `Batched` on wyrand, pcg64 and chacha12, Zen 5: `docs/benchmarks.md`, "Which way
-/// Fisher-Yates runs").
+/// Which is faster depends on the length, and [`Order::fastest`] is the crate's one rule for it.
+/// The forward order is faster on short slices, and was before it ran fewer instructions (9 % more
+/// at 1,000 elements, `Batched` on wyrand, before its acceptance thresholds were tabled); what
+/// differs, most likely (the host measured exposes no hardware counters to confirm it), is memory
+/// ordering. Going backward, the load of `data[i]` reads a position an earlier swap may have just
+/// written through an index the CPU has not computed yet; the core runs that load early anyway and
+/// must replay it when the guess was wrong. Going forward, `data[i]` has never been written, so
+/// nothing is replayed. In a short slice that collision is frequent, and the forward order is
+/// 1.1–2.5× faster from 52 to 1,000 elements; in a long one it is rare, and from 65,536 elements on
+/// the two orders are within 5 % (`u32` elements, `Batched` on wyrand, pcg64 and chacha12, Zen 5:
+/// `docs/benchmarks.md`, "Which way Fisher-Yates runs").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Order {
     /// Bounds `2, 3, …, n`: position `bound - 1` swaps with an index below `bound`.
@@ -155,8 +154,9 @@ impl Order {
     /// The largest length [`Order::fastest`] shuffles forward: 16,384 (2¹⁴). Up to it the
     /// forward order is 14–16 % faster with wyrand and pcg64 and 2–4 % slower with chacha12
     /// from 8,192 (`Batched`, Zen 5; with the bounds-checked swaps of the release before it
-    /// was even or ahead with all three); from 65,536 on, the two are within 5 %. It is a constant, not a measurement made at run
-    /// time, because a seeded shuffle must give the same permutation on every machine.
+    /// was even or ahead with all three); from 65,536 on, the two are within 5 %. It is a
+    /// constant, not a measurement made at run time, because a seeded shuffle must give the
+    /// same permutation on every machine.
     pub const FORWARD_MAX: usize = 1 << 14;
 
     /// [`Forward`](Order::Forward) up to [`FORWARD_MAX`](Order::FORWARD_MAX) elements,
