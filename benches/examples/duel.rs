@@ -25,6 +25,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use fairdeal_benches::SEED;
+use fairdeal_benches::rounds::{self, Half, Round};
 use fairdeal_core::{Lemire, Shuffler};
 use fairdeal_inplace::Inplace;
 use fairdeal_partial::Partial;
@@ -142,49 +143,33 @@ fn duel<T>(
         }
         iters *= 2;
     }
-    let mut ratios = Vec::with_capacity(plan.rounds);
-    let mut ours_ns = Vec::with_capacity(plan.rounds);
-    let mut peer_ns = Vec::with_capacity(plan.rounds);
-    let (mut ours_first, mut peer_first) = (Vec::new(), Vec::new());
-    let (mut ours_wall_best, mut peer_wall_best) = (f64::INFINITY, f64::INFINITY);
-    let mut rejected = 0;
-    let mut round = 0;
-    while round < plan.warm_up_rounds + plan.rounds {
-        let ((a, a_wall), (b, b_wall)) = if round % 2 == 0 {
-            let a = time(buf, iters, &mut ours);
-            (a, time(buf, iters, &mut peer))
+    // A half whose thread CPU clock did not advance (seen once on a KVM guest: a 74 µs half
+    // read 0 ns) has no ratio; `alternate` runs that round again, so every ratio is finite.
+    let timed = rounds::alternate(plan.warm_up_rounds, plan.rounds, |ours_first| {
+        let half = |(cpu_ns, wall_ns)| Half { cpu_ns, wall_ns };
+        if ours_first {
+            let a = half(time(buf, iters, &mut ours));
+            (a, half(time(buf, iters, &mut peer)))
         } else {
-            let b = time(buf, iters, &mut peer);
-            (time(buf, iters, &mut ours), b)
-        };
-        // A half whose thread CPU clock did not advance (seen once on a KVM guest: a
-        // 74 µs half read 0 ns) has no ratio; the round is run again, so every ratio is
-        // finite. A clock that keeps doing it ends the duel rather than looping.
-        if !(a > 0.0 && b > 0.0) {
-            rejected += 1;
-            assert!(
-                rejected <= plan.rounds,
-                "{case}/{backend}/{n}: {rejected} rounds timed a half at 0 ns of thread CPU time"
-            );
-            eprintln!(
-                "duel {case}/{backend}/{n}: round {round} timed {a} ns against {b} ns of thread CPU time; run again"
-            );
-            continue;
+            let b = half(time(buf, iters, &mut peer));
+            (half(time(buf, iters, &mut ours)), b)
         }
-        if round >= plan.warm_up_rounds {
-            ratios.push(b / a);
-            if round % 2 == 0 {
-                ours_first.push(b / a);
-            } else {
-                peer_first.push(b / a);
-            }
-            ours_ns.push(a / iters as f64);
-            peer_ns.push(b / iters as f64);
-            ours_wall_best = ours_wall_best.min(a_wall);
-            peer_wall_best = peer_wall_best.min(b_wall);
-        }
-        round += 1;
+    })
+    .unwrap_or_else(|e| panic!("{case}/{backend}/{n}: {e}"));
+    if timed.rerun > 0 {
+        eprintln!(
+            "duel {case}/{backend}/{n}: {} rounds run again (a half read 0 ns of thread CPU time)",
+            timed.rerun
+        );
     }
+    let ratio = |r: &Round| r.peer.cpu_ns / r.ours.cpu_ns;
+    let ratios_where = |ours_first: bool| -> Vec<f64> {
+        let rounds = timed.counted.iter().filter(|r| r.ours_first == ours_first);
+        rounds.map(ratio).collect()
+    };
+    let each = |side: fn(&Round) -> f64| -> Vec<f64> { timed.counted.iter().map(side).collect() };
+    let best = |side: fn(&Round) -> f64| each(side).into_iter().fold(f64::INFINITY, f64::min);
+    let mut ratios: Vec<f64> = timed.counted.iter().map(ratio).collect();
     ratios.sort_by(f64::total_cmp);
     Outcome {
         case,
@@ -194,16 +179,16 @@ fn duel<T>(
         peer: peer_name,
         rounds: plan.rounds,
         iters,
-        ours_ns: median(ours_ns),
-        peer_ns: median(peer_ns),
+        ours_ns: median(each(|r| r.ours.cpu_ns)) / iters as f64,
+        peer_ns: median(each(|r| r.peer.cpu_ns)) / iters as f64,
         ratio: quantile(&ratios, 0.5),
         ratio_q1: quantile(&ratios, 0.25),
         ratio_q3: quantile(&ratios, 0.75),
         ratio_min: ratios[0],
         ratio_max: ratios[ratios.len() - 1],
-        ratio_ours_first: median(ours_first),
-        ratio_peer_first: median(peer_first),
-        wall_best_ratio: peer_wall_best / ours_wall_best,
+        ratio_ours_first: median(ratios_where(true)),
+        ratio_peer_first: median(ratios_where(false)),
+        wall_best_ratio: best(|r| r.peer.wall_ns) / best(|r| r.ours.wall_ns),
     }
 }
 

@@ -31,6 +31,8 @@ Design choices:
 
 use std::time::Duration;
 
+pub mod rounds;
+
 use criterion::{Criterion, SamplingMode};
 use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Shuffler};
 use fairdeal_inplace::Inplace;
