@@ -188,8 +188,8 @@ impl<const C: usize> IndexSampler for Chains<C> {
         F: FnMut(usize, usize),
     {
         const K: usize = 7;
-        // At most 7 bounds, each below 2^(60/7): `Batched` rolls them as one batch of 7 dice
-        // from one accepted word. Anything else goes to `Batched` itself.
+        // Exactly 7 bounds, each from 2 to 380 (380^7 < 2^60): `Batched` rolls them as one
+        // batch of 7 dice from one accepted word. Anything else goes to `Batched` itself.
         if low < 2 || high < low || high - low + 1 != K || high > 380 {
             Batched.for_each_index_descending(rng, high, low, f);
             return;
