@@ -109,15 +109,18 @@ fn thread_cpu_ns() -> f64 {
 /// would in a user's loop (the library's entry points are `#[inline]`). Called instead, each
 /// shuffle paid a call and reloaded its captured generator: 1.3 ns on the Zen 5, a fifth of a
 /// 7-card deal (6.6 instead of 5.1 ns), which also lowered the deal's ratio to a full shuffle.
-fn time<T>(buf: &mut [T], iters: u64, side: &mut impl FnMut(&mut [T])) -> (f64, f64) {
+fn time<T>(buf: &mut [T], iters: u64, side: &mut impl FnMut(&mut [T])) -> Half {
     let start = thread_cpu_ns();
     let wall = std::time::Instant::now();
     for _ in 0..iters {
         side(black_box(&mut *buf));
     }
     black_box(&*buf);
-    let wall = wall.elapsed().as_secs_f64() * 1e9;
-    (thread_cpu_ns() - start, wall)
+    let wall_ns = wall.elapsed().as_secs_f64() * 1e9;
+    Half {
+        cpu_ns: thread_cpu_ns() - start,
+        wall_ns,
+    }
 }
 
 /// Runs one duel of `ours` against `peer` on `buf` (see the module docs).
@@ -134,8 +137,8 @@ fn duel<T>(
     let mut iters = 1u64;
     loop {
         let t = time(buf, iters, &mut ours)
-            .0
-            .max(time(buf, iters, &mut peer).0);
+            .cpu_ns
+            .max(time(buf, iters, &mut peer).cpu_ns);
         if t >= plan.round.as_secs_f64() * 1e9 / 4.0 || iters >= 1 << 30 {
             let scale = (plan.round.as_secs_f64() * 1e9 / t.max(1.0)).max(1.0);
             iters = ((iters as f64 * scale) as u64).max(1);
@@ -146,13 +149,12 @@ fn duel<T>(
     // A half whose thread CPU clock did not advance (seen once on a KVM guest: a 74 µs half
     // read 0 ns) has no ratio; `alternate` runs that round again, so every ratio is finite.
     let timed = rounds::alternate(plan.warm_up_rounds, plan.rounds, |ours_first| {
-        let half = |(cpu_ns, wall_ns)| Half { cpu_ns, wall_ns };
         if ours_first {
-            let a = half(time(buf, iters, &mut ours));
-            (a, half(time(buf, iters, &mut peer)))
+            let a = time(buf, iters, &mut ours);
+            (a, time(buf, iters, &mut peer))
         } else {
-            let b = half(time(buf, iters, &mut peer));
-            (half(time(buf, iters, &mut ours)), b)
+            let b = time(buf, iters, &mut peer);
+            (time(buf, iters, &mut ours), b)
         }
     })
     .unwrap_or_else(|e| panic!("{case}/{backend}/{n}: {e}"));
@@ -167,9 +169,9 @@ fn duel<T>(
         let rounds = timed.counted.iter().filter(|r| r.ours_first == ours_first);
         rounds.map(ratio).collect()
     };
-    let each = |side: fn(&Round) -> f64| -> Vec<f64> { timed.counted.iter().map(side).collect() };
-    let best = |side: fn(&Round) -> f64| each(side).into_iter().fold(f64::INFINITY, f64::min);
-    let mut ratios: Vec<f64> = timed.counted.iter().map(ratio).collect();
+    let each = |side: fn(&Round) -> f64| timed.counted.iter().map(side);
+    let best = |side: fn(&Round) -> f64| each(side).fold(f64::INFINITY, f64::min);
+    let mut ratios: Vec<f64> = each(ratio).collect();
     ratios.sort_by(f64::total_cmp);
     Outcome {
         case,
@@ -179,8 +181,8 @@ fn duel<T>(
         peer: peer_name,
         rounds: plan.rounds,
         iters,
-        ours_ns: median(each(|r| r.ours.cpu_ns)) / iters as f64,
-        peer_ns: median(each(|r| r.peer.cpu_ns)) / iters as f64,
+        ours_ns: median(each(|r| r.ours.cpu_ns).collect()) / iters as f64,
+        peer_ns: median(each(|r| r.peer.cpu_ns).collect()) / iters as f64,
         ratio: quantile(&ratios, 0.5),
         ratio_q1: quantile(&ratios, 0.25),
         ratio_q3: quantile(&ratios, 0.75),

@@ -188,9 +188,10 @@ impl<const C: usize> IndexSampler for Chains<C> {
         F: FnMut(usize, usize),
     {
         const K: usize = 7;
-        // Exactly 7 bounds, each from 2 to 380 (380^7 < 2^60): `Batched` rolls them as one
-        // batch of 7 dice from one accepted word. Anything else goes to `Batched` itself.
-        if low < 2 || high < low || high - low + 1 != K || high > 380 {
+        // Exactly 7 bounds, each from 2 to the largest `b` with `b^7 <= 2^60` (380): `Batched`
+        // rolls them as one batch of 7 dice from one accepted word. Anything else goes to
+        // `Batched` itself.
+        if low < 2 || high < low || high - low + 1 != K || high as u64 > const { kth_root(7, 60) } {
             Batched.for_each_index_descending(rng, high, low, f);
             return;
         }

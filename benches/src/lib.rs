@@ -31,12 +31,12 @@ Design choices:
 
 use std::time::Duration;
 
-pub mod rounds;
-
 use criterion::{Criterion, SamplingMode};
 use fairdeal_core::{AlgorithmInfo, Complexity, IndexSampler, Lemire, Shuffler};
 use fairdeal_inplace::Inplace;
 use fairdeal_rng::{Backend, BackendVisitor};
+
+pub mod rounds;
 
 /// The environment variable that selects quick mode when set to anything but `0` or empty.
 pub const QUICK_ENV: &str = "FAIRDEAL_BENCH_QUICK";

@@ -1,8 +1,6 @@
 //! The round loop of a duel (`examples/duel.rs`): ours and the peer alternate which runs first,
 //! and a round whose clock did not advance is run again instead of giving an infinite ratio.
 
-use std::fmt;
-
 /// One side's half of a round: nanoseconds of thread CPU time, and of wall clock.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Half {
@@ -24,7 +22,7 @@ pub struct Round {
 }
 
 /// The counted rounds of a duel, and how many rounds were run again.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Rounds {
     /// `rounds` rounds, in the order they ran; every half's CPU time is above 0.
     pub counted: Vec<Round>,
@@ -34,23 +32,12 @@ pub struct Rounds {
 
 /// More rounds than the duel counts had a half that read 0 ns: the thread CPU clock does not
 /// advance, and the duel has no ratio to report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{rerun} rounds timed a half at 0 ns of thread CPU time")]
 pub struct StoppedClock {
     /// Rounds run again before giving up.
     pub rerun: usize,
 }
-
-impl fmt::Display for StoppedClock {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} rounds timed a half at 0 ns of thread CPU time",
-            self.rerun
-        )
-    }
-}
-
-impl std::error::Error for StoppedClock {}
 
 /// Runs `warm_up + rounds` rounds of `round(ours_first)`, which times both halves in the order
 /// given and returns `(ours, peer)`. Ours runs first in even rounds, the peer in odd ones. A
