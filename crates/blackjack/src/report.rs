@@ -73,49 +73,39 @@ pub fn game_rules_text(rules: &Rules) -> String {
     )
 }
 
-/// What `blackjack simulate` reports, whether from one run or merged from shards.
+/// What `blackjack simulate` reports, whether from one run or merged from shards: the run's
+/// description, which [`SimRun`] reads back from a shard's document, with its time and tallies.
 #[derive(Debug, Clone)]
 pub struct SimReport {
-    /// The rules dealt under.
-    pub rules: Rules,
-    /// Flat or counted betting.
-    pub betting: Betting,
-    /// The play: the chart or composition-dependent.
-    pub strategy: ExactStrategy,
-    /// The shuffling algorithm's name.
-    pub algorithm: String,
-    /// The backend's name.
-    pub backend: String,
-    /// The master seed.
-    pub seed: u64,
+    /// What was dealt: rules, betting, play, algorithm, backend, seed.
+    pub run: SimRun,
     /// The wall-clock time of the run (the shards' sum once merged).
     pub seconds: f64,
-    /// The chart's exact infinite-deck edge in percent, for comparison.
-    pub exact_infinite: f64,
     /// The tallies.
     pub result: SimResult,
 }
 
 impl SimReport {
     /// The chart's exact infinite-deck house edge in percent (positive: the house wins), the
-    /// value [`SimReport::exact_infinite`] holds.
+    /// value [`SimRun::exact_infinite`] holds.
     pub fn infinite_deck_edge(strategy: &Strategy) -> f64 {
         -100.0 * strategy.infinite_deck_return()
     }
 
     /// The `--json` document (without the `shard` field a shard adds).
     pub fn json(&self) -> Map<String, Value> {
+        let run = &self.run;
         let mut out = self.result.json_fields();
-        out.insert("rules".into(), json!(self.rules));
-        out.insert("strategy".into(), json!(self.strategy.name()));
+        out.insert("rules".into(), json!(run.rules));
+        out.insert("strategy".into(), json!(run.strategy.name()));
         out.insert(
             "strategy_infinite_deck_edge_percent".into(),
-            json!(self.exact_infinite),
+            json!(run.exact_infinite),
         );
-        out.insert("betting".into(), json!(self.betting));
-        out.insert("algorithm".into(), json!(self.algorithm));
-        out.insert("backend".into(), json!(self.backend));
-        out.insert("seed".into(), json!(self.seed));
+        out.insert("betting".into(), json!(run.betting));
+        out.insert("algorithm".into(), json!(run.algorithm));
+        out.insert("backend".into(), json!(run.backend));
+        out.insert("seed".into(), json!(run.seed));
         out.insert("seconds".into(), json!(self.seconds));
         out
     }
@@ -313,14 +303,8 @@ impl SimRun {
     /// The report of `result` under this run, taking `seconds`.
     pub fn report(&self, result: SimResult, seconds: f64) -> SimReport {
         SimReport {
-            rules: self.rules,
-            betting: self.betting,
-            strategy: self.strategy,
-            algorithm: self.algorithm.clone(),
-            backend: self.backend.clone(),
-            seed: self.seed,
+            run: self.clone(),
             seconds,
-            exact_infinite: self.exact_infinite,
             result,
         }
     }

@@ -15,7 +15,7 @@ use std::time::Instant;
 use clap::builder::RangedI64ValueParser;
 use fairdeal::Rng;
 use fairdeal::blackjack::report::{
-    Play, PlayError, SimReport, UPCARDS, card_label, dealer_document, exact_document,
+    Play, PlayError, SimReport, SimRun, UPCARDS, card_label, dealer_document, exact_document,
     game_rules_text, hand_label, strategy_document, values_frame,
 };
 use fairdeal::blackjack::{
@@ -289,17 +289,16 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
     let (result, seed, seconds) = crate::common::thread_pool(args.threads.threads)?
         .install(|| with_selection(&selection, work))?;
 
-    let report = SimReport {
+    let run = SimRun {
         rules,
         betting,
         strategy: args.strategy,
         algorithm: args.random.algorithm(SIMULATE_ALGORITHM).to_owned(),
         backend: args.random.backend().to_owned(),
         seed,
-        seconds,
         exact_infinite,
-        result,
     };
+    let report = run.report(result, seconds);
     if args.json {
         let mut doc = report.json();
         if let Some(shard) = args
@@ -320,11 +319,8 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
 
 /// `simulate`'s text report (`fairdeal merge` prints merged shards with it too).
 pub(crate) fn write_simulate_text(report: &SimReport, out: &mut impl Write) -> anyhow::Result<()> {
-    report_text(report, out)
-}
-
-fn report_text(this: &SimReport, out: &mut impl Write) -> anyhow::Result<()> {
-    let (result, seconds, seed) = (&this.result, this.seconds, this.seed);
+    let (result, seconds, this) = (&report.result, report.seconds, &report.run);
+    let seed = this.seed;
     writeln!(out, "rules: {}", this.rules)?;
     if let Betting::HiLo(r) = this.betting {
         writeln!(out, "betting: Hi-Lo, {r} units by true count")?;
