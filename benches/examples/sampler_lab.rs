@@ -33,6 +33,8 @@
 //! * `forward`, `backward`: the backend's default sampler with the Fisher-Yates order fixed
 //!   (`Order::Forward` / `Order::Backward`) at every length, where `ours` follows
 //!   `Order::fastest`; for `deck52` and `u32_N` they measure which way is faster at each size;
+//! * `checked`: the backend's default sampler with the trait's default `swap_run` (swaps with
+//!   bounds checks), the same order and swaps as `ours`: what `Batched`'s unchecked swaps buy;
 //! * `hand` (`deal7` only): `Batched`'s deal of 7 written out by hand with the count a constant
 //!   (the same cards as `ours`): what the generic driver costs on top of one batch;
 //! * `rand`: rand 0.10's `SliceRandom::shuffle` (for `deal7`: `partial_shuffle`);
@@ -100,6 +102,42 @@ impl<S: IndexSampler> IndexSampler for Fixed<S> {
     #[inline(always)]
     fn swap_run<T, R: Rng + ?Sized>(&self, rng: &mut R, data: &mut [T], low: usize, order: Order) {
         self.0.swap_run(rng, data, low, order);
+    }
+}
+
+/// A sampler `S` with the trait's default [`IndexSampler::swap_run`], which swaps with bounds
+/// checks (`checked`): the same draws, order and swaps as `S`, so what `S`'s own `swap_run`
+/// buys is `ours` against `checked` in one race.
+#[derive(Debug, Clone, Copy)]
+struct Checked<S>(S);
+
+impl<S: IndexSampler> IndexSampler for Checked<S> {
+    #[inline]
+    fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
+        self.0.index_below(rng, bound)
+    }
+
+    #[inline]
+    fn shuffle_order(&self, len: usize) -> Order {
+        self.0.shuffle_order(len)
+    }
+
+    #[inline(always)]
+    fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, f: F)
+    where
+        R: Rng + ?Sized,
+        F: FnMut(usize, usize),
+    {
+        self.0.for_each_index_descending(rng, high, low, f);
+    }
+
+    #[inline(always)]
+    fn for_each_index_ascending<R, F>(&self, rng: &mut R, low: usize, high: usize, f: F)
+    where
+        R: Rng + ?Sized,
+        F: FnMut(usize, usize),
+    {
+        self.0.for_each_index_ascending(rng, low, high, f);
     }
 }
 
@@ -468,6 +506,7 @@ fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
         "ours" => run_with(B::Sampler::default(), run, st),
         "forward" => run_with(Fixed(B::Sampler::default(), Order::Forward), run, st),
         "backward" => run_with(Fixed(B::Sampler::default(), Order::Backward), run, st),
+        "checked" => run_with(Checked(B::Sampler::default()), run, st),
         // From the end at every length: `Halves` pairs the descending bounds, and
         // `Order::fastest` would run both forward, one `index_below` per step, up to 16,384.
         "lemire" => run_with(Fixed(Lemire, Order::Backward), run, st),

@@ -1042,14 +1042,14 @@ mod tests {
     /// `usize::MAX`, for every short run near the bottom (where the tail batches are) and every
     /// run from the bottom up to 200 (the constant-bound and tabled phases).
     /// `Batched::swap_run` makes exactly the checked loop's swaps (the same permutation from
-    /// the same seed), both ways, from every low end, on every length up to 300 and across
-    /// the tabled phases; in the test profile its debug assertion also checks every index
+    /// the same seed), both ways, from the low ends 0, 1, 2, 5 and 1,025 (where inside-out's
+    /// second chunk starts), on every length up to 300 and across the tabled phases; in the test profile its debug assertion also checks every index
     /// against its bound and the length. CI runs it under valgrind.
     #[test]
     fn swap_run_makes_the_checked_swaps() {
         let lengths = (0..=300).chain([1000, 4092, 4093, 4100, 9000, 32_768, 32_780]);
         for n in lengths {
-            for low in [0, 1, 2, 5] {
+            for low in [0, 1, 2, 5, 1025] {
                 for order in [Order::Forward, Order::Backward] {
                     let seed = (n * 8 + low) as u64;
                     let mut fast: Vec<u32> = (0..n as u32).collect();
