@@ -1043,8 +1043,9 @@ mod tests {
     /// run from the bottom up to 200 (the constant-bound and tabled phases).
     /// `Batched::swap_run` makes exactly the checked loop's swaps (the same permutation from
     /// the same seed), both ways, from the low ends 0, 1, 2, 5 and 1,025 (where inside-out's
-    /// second chunk starts), on every length up to 300 and across the tabled phases; in the test profile its debug assertion also checks every index
-    /// against its bound and the length. CI runs it under valgrind.
+    /// second chunk starts), on every length up to 300 and across the tabled phases; in the
+    /// test profile its debug assertion also checks every index against its bound and the
+    /// length. CI runs it under valgrind.
     #[test]
     fn swap_run_makes_the_checked_swaps() {
         let lengths = (0..=300).chain([1000, 4092, 4093, 4100, 9000, 32_768, 32_780]);
