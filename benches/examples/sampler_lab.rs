@@ -66,60 +66,43 @@ use fairdeal_partial::Partial;
 use fairdeal_rng::{Backend, BackendVisitor};
 use rand::seq::SliceRandom;
 
-/// A sampler `S` whose Fisher-Yates order is fixed at every length (`forward`, `backward`).
+/// A sampler `S` with one thing changed: the Fisher-Yates order fixed at every length
+/// (`order`; `forward`, `backward`, `lemire`, `halves`), or, with `CHECKED`, the trait's
+/// default [`IndexSampler::swap_run`], which swaps with bounds checks (`checked`: the same
+/// draws, order and swaps as `S`, so what `S`'s own `swap_run` buys is `ours` against
+/// `checked` in one race).
 #[derive(Debug, Clone, Copy)]
-struct Fixed<S>(S, Order);
+struct Variant<S, const CHECKED: bool> {
+    sampler: S,
+    order: Option<Order>,
+}
 
-impl<S: IndexSampler> IndexSampler for Fixed<S> {
-    #[inline]
-    fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
-        self.0.index_below(rng, bound)
-    }
-
-    #[inline]
-    fn shuffle_order(&self, _len: usize) -> Order {
-        self.1
-    }
-
-    #[inline(always)]
-    fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, f: F)
-    where
-        R: Rng + ?Sized,
-        F: FnMut(usize, usize),
-    {
-        self.0.for_each_index_descending(rng, high, low, f);
-    }
-
-    #[inline(always)]
-    fn for_each_index_ascending<R, F>(&self, rng: &mut R, low: usize, high: usize, f: F)
-    where
-        R: Rng + ?Sized,
-        F: FnMut(usize, usize),
-    {
-        self.0.for_each_index_ascending(rng, low, high, f);
-    }
-
-    #[inline(always)]
-    fn swap_run<T, R: Rng + ?Sized>(&self, rng: &mut R, data: &mut [T], low: usize, order: Order) {
-        self.0.swap_run(rng, data, low, order);
+/// `sampler` running in `order` at every length.
+fn fixed<S>(sampler: S, order: Order) -> Variant<S, false> {
+    Variant {
+        sampler,
+        order: Some(order),
     }
 }
 
-/// A sampler `S` with the trait's default [`IndexSampler::swap_run`], which swaps with bounds
-/// checks (`checked`): the same draws, order and swaps as `S`, so what `S`'s own `swap_run`
-/// buys is `ours` against `checked` in one race.
-#[derive(Debug, Clone, Copy)]
-struct Checked<S>(S);
+/// `sampler` with bounds-checked swaps.
+fn checked<S>(sampler: S) -> Variant<S, true> {
+    Variant {
+        sampler,
+        order: None,
+    }
+}
 
-impl<S: IndexSampler> IndexSampler for Checked<S> {
+impl<S: IndexSampler, const CHECKED: bool> IndexSampler for Variant<S, CHECKED> {
     #[inline]
     fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
-        self.0.index_below(rng, bound)
+        self.sampler.index_below(rng, bound)
     }
 
     #[inline]
     fn shuffle_order(&self, len: usize) -> Order {
-        self.0.shuffle_order(len)
+        self.order
+            .unwrap_or_else(|| self.sampler.shuffle_order(len))
     }
 
     #[inline(always)]
@@ -128,7 +111,7 @@ impl<S: IndexSampler> IndexSampler for Checked<S> {
         R: Rng + ?Sized,
         F: FnMut(usize, usize),
     {
-        self.0.for_each_index_descending(rng, high, low, f);
+        self.sampler.for_each_index_descending(rng, high, low, f);
     }
 
     #[inline(always)]
@@ -137,7 +120,21 @@ impl<S: IndexSampler> IndexSampler for Checked<S> {
         R: Rng + ?Sized,
         F: FnMut(usize, usize),
     {
-        self.0.for_each_index_ascending(rng, low, high, f);
+        self.sampler.for_each_index_ascending(rng, low, high, f);
+    }
+
+    #[inline(always)]
+    fn swap_run<T, R: Rng + ?Sized>(&self, rng: &mut R, data: &mut [T], low: usize, order: Order) {
+        if !CHECKED {
+            return self.sampler.swap_run(rng, data, low, order);
+        }
+        // The trait's default body: the sampler's runs of bounds, each swap checked.
+        let n = data.len();
+        let swap = |bound: usize, j: usize| data.swap(bound - 1, j);
+        match order {
+            Order::Forward => self.for_each_index_ascending(rng, low, n, swap),
+            Order::Backward => self.for_each_index_descending(rng, n, low, swap),
+        }
     }
 }
 
@@ -504,13 +501,13 @@ fn run_with<S: IndexSampler, B: Backend>(s: S, run: &Run<'_>, st: &mut State<B>)
 fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
     match run.subject {
         "ours" => run_with(B::Sampler::default(), run, st),
-        "forward" => run_with(Fixed(B::Sampler::default(), Order::Forward), run, st),
-        "backward" => run_with(Fixed(B::Sampler::default(), Order::Backward), run, st),
-        "checked" => run_with(Checked(B::Sampler::default()), run, st),
+        "forward" => run_with(fixed(B::Sampler::default(), Order::Forward), run, st),
+        "backward" => run_with(fixed(B::Sampler::default(), Order::Backward), run, st),
+        "checked" => run_with(checked(B::Sampler::default()), run, st),
         // From the end at every length: `Halves` pairs the descending bounds, and
         // `Order::fastest` would run both forward, one `index_below` per step, up to 16,384.
-        "lemire" => run_with(Fixed(Lemire, Order::Backward), run, st),
-        "halves" => run_with(Fixed(Halves, Order::Backward), run, st),
+        "lemire" => run_with(fixed(Lemire, Order::Backward), run, st),
+        "halves" => run_with(fixed(Halves, Order::Backward), run, st),
         "prefix" => run_with(Chains::<7>, run, st),
         "twochain" => run_with(Chains::<2>, run, st),
         "short3" => run_with(Short::<3>, run, st),
