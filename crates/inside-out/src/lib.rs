@@ -129,8 +129,9 @@ impl<S: IndexSampler> InsideOut<S> {
     ///
     /// That is the forward Fisher-Yates run from `start + 1`, so it goes through the sampler's
     /// [`swap_run`](IndexSampler::swap_run): the same draws and swaps as the checked loop, and
-    /// with [`Batched`] its swaps without bounds checks (10.3 k instead of 15.3 k instructions for
-    /// 1,000 `u32`, wyrand; the figures of `docs/benchmarks.md`, "Instructions per call").
+    /// with [`Batched`] its swaps without bounds checks (10.7 k instead of 15.3 k instructions for
+    /// 1,000 `u32`, wyrand: `sampler_lab count wyrand io_1000 ours` against `checked` under
+    /// callgrind, as in `docs/benchmarks.md`, "Instructions per call").
     #[inline]
     fn place<T, R: Rng + ?Sized>(&self, data: &mut [T], start: usize, rng: &mut R) {
         self.sampler

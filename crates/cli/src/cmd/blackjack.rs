@@ -319,20 +319,20 @@ fn run_simulate(args: &SimulateArgs) -> anyhow::Result<()> {
 
 /// `simulate`'s text report (`fairdeal merge` prints merged shards with it too).
 pub(crate) fn write_simulate_text(report: &SimReport, out: &mut impl Write) -> anyhow::Result<()> {
-    let (result, seconds, this) = (&report.result, report.seconds, &report.run);
-    let seed = this.seed;
-    writeln!(out, "rules: {}", this.rules)?;
-    if let Betting::HiLo(r) = this.betting {
+    let (run, result, seconds) = (&report.run, &report.result, report.seconds);
+    let seed = run.seed;
+    writeln!(out, "rules: {}", run.rules)?;
+    if let Betting::HiLo(r) = run.betting {
         writeln!(out, "betting: Hi-Lo, {r} units by true count")?;
     }
     writeln!(
         out,
         "dealt {} with {} / {} (seed {seed}) in {seconds:.2} s ({:.2} M rounds/s), {} strategy",
         plural(result.rounds(), "round", "rounds"),
-        this.algorithm,
-        this.backend,
+        run.algorithm,
+        run.backend,
         result.rounds() as f64 / seconds.max(1e-9) / 1e6,
-        this.strategy,
+        run.strategy,
     )?;
     let se = result.std_error_percent();
     if se.is_finite() {
@@ -352,7 +352,7 @@ pub(crate) fn write_simulate_text(report: &SimReport, out: &mut impl Write) -> a
     writeln!(
         out,
         "strategy's exact infinite-deck edge: {:.4}% (for comparison)",
-        this.exact_infinite
+        run.exact_infinite
     )?;
     for (name, value) in result.counts.fields() {
         writeln!(out, "  {name:<18} {value}")?;
