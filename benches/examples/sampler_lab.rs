@@ -33,8 +33,9 @@
 //! * `forward`, `backward`: the backend's default sampler with the Fisher-Yates order fixed
 //!   (`Order::Forward` / `Order::Backward`) at every length, where `ours` follows
 //!   `Order::fastest`; for `deck52` and `u32_N` they measure which way is faster at each size;
-//! * `checked`: the backend's default sampler with the trait's default `swap_run` (swaps with
-//!   bounds checks), the same order and swaps as `ours`: what `Batched`'s unchecked swaps buy;
+//! * `checked`: the backend's default sampler with the trait's default `swap_run` and
+//!   `deal_run` (swaps with bounds checks), the same order and swaps as `ours`: what
+//!   `Batched`'s unchecked swaps buy;
 //! * `hand` (`deal7` only): `Batched`'s deal of 7 written out by hand with the count a constant
 //!   (the same cards as `ours`): what the generic driver costs on top of one batch;
 //! * `rand`: rand 0.10's `SliceRandom::shuffle` (for `deal7`: `partial_shuffle`);
@@ -68,9 +69,9 @@ use rand::seq::SliceRandom;
 
 /// A sampler `S` with one thing changed: the Fisher-Yates order fixed at every length
 /// (`order`; `forward`, `backward`, `lemire`, `halves`), or, with `CHECKED`, the trait's
-/// default [`IndexSampler::swap_run`], which swaps with bounds checks (`checked`: the same
-/// draws, order and swaps as `S`, so what `S`'s own `swap_run` buys is `ours` against
-/// `checked` in one race).
+/// default [`IndexSampler::swap_run`] and [`IndexSampler::deal_run`], which swap with bounds
+/// checks (`checked`: the same draws, order and swaps as `S`, so what `S`'s own runs buy is
+/// `ours` against `checked` in one race).
 #[derive(Debug, Clone, Copy)]
 struct Variant<S, const CHECKED: bool> {
     sampler: S,
@@ -135,6 +136,19 @@ impl<S: IndexSampler, const CHECKED: bool> IndexSampler for Variant<S, CHECKED> 
             Order::Forward => self.for_each_index_ascending(rng, low, n, swap),
             Order::Backward => self.for_each_index_descending(rng, n, low, swap),
         }
+    }
+
+    #[inline(always)]
+    fn deal_run<T, R: Rng + ?Sized>(&self, rng: &mut R, data: &mut [T], low: usize) {
+        if !CHECKED {
+            return self.sampler.deal_run(rng, data, low);
+        }
+        // The trait's default body, as in `swap_run`.
+        let n = data.len();
+        self.for_each_index_descending(rng, n, low, |bound, j| {
+            let i = n - bound;
+            data.swap(i, i + j);
+        });
     }
 }
 

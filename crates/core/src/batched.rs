@@ -333,6 +333,31 @@ impl IndexSampler for Batched {
             Order::Backward => self.for_each_index_descending(rng, n, low, swap),
         }
     }
+
+    /// The default's swaps without their bounds checks, as in
+    /// [`swap_run`](IndexSampler::swap_run): the same swaps in the same order, so the same
+    /// deal.
+    #[inline(always)]
+    fn deal_run<T, R: Rng + ?Sized>(&self, rng: &mut R, data: &mut [T], low: usize) {
+        let n = data.len();
+        let base = data.as_mut_ptr();
+        let swap = |bound: usize, j: usize| {
+            debug_assert!(
+                j < bound && bound <= n,
+                "bound {bound}, index {j}, length {n}"
+            );
+            let i = n - bound;
+            // SAFETY: as in `swap_run`: the driver calls this with each bound of the run from
+            // `n` down to `max(low, 1)` once, and `j` below it, so `i = n - bound` and
+            // `i + j < n - bound + bound = n` are inside `data`; `ptr::swap` allows equal
+            // pointers.
+            #[allow(unsafe_code)]
+            unsafe {
+                core::ptr::swap(base.add(i), base.add(i + j));
+            }
+        };
+        self.for_each_index_descending(rng, n, low, swap);
+    }
 }
 
 /// Whether the descending run of `count` bounds from `top` down (`1 <= count <= top - 1`) is
@@ -1067,6 +1092,30 @@ mod tests {
                     }
                     assert_eq!(fast, checked, "n {n}, low {low}, {order:?}");
                 }
+            }
+        }
+    }
+
+    /// `Batched::deal_run` makes exactly the checked loop's swaps (the same deal from the same
+    /// seed): whole runs (low ends 0, 1, 2, 5) and deals of 1, 2, 7, 52 and 100 from the front,
+    /// on every length up to 300 and across the tabled phases; its debug assertion checks
+    /// every index in the test profile. CI runs it under valgrind.
+    #[test]
+    fn deal_run_makes_the_checked_swaps() {
+        let lengths = (0..=300).chain([1000, 4092, 4093, 4100, 9000, 32_768, 32_780]);
+        for n in lengths {
+            let deals = [1, 2, 7, 52, 100].into_iter().filter(|&k| k <= n);
+            for low in [0, 1, 2, 5].into_iter().chain(deals.map(|k| n - k + 1)) {
+                let seed = (n * 8 + low) as u64;
+                let mut fast: Vec<u32> = (0..n as u32).collect();
+                let mut checked = fast.clone();
+                let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+                Batched.deal_run(&mut rng, &mut fast, low);
+                let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+                Batched.for_each_index_descending(&mut rng, n, low, |bound, j| {
+                    checked.swap(n - bound, n - bound + j);
+                });
+                assert_eq!(fast, checked, "n {n}, low {low}");
             }
         }
     }

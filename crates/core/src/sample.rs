@@ -119,6 +119,36 @@ pub trait IndexSampler {
             }
         }
     }
+
+    /// The partial Fisher-Yates that deals from the front: for each bound `b` from
+    /// `data.len()` down to `low`, swaps `data[n - b]` with `data[n - b + j]`, `j` this
+    /// sampler's index below `b`, so each position from the front receives a uniform pick of
+    /// the elements not yet dealt ([`fairdeal-partial`](https://docs.rs/fairdeal-partial)'s
+    /// loop; `low = n - k + 1` deals `k`). Nothing happens when `data.len() < low`; a `low` of
+    /// 0 is treated as 1.
+    ///
+    /// The default runs
+    /// [`for_each_index_descending`](IndexSampler::for_each_index_descending) with checked
+    /// swaps, which is exactly what any override must do. [`Batched`](crate::Batched)
+    /// overrides it with swaps that skip the bounds checks its own driver makes redundant.
+    ///
+    /// ```
+    /// use fairdeal_core::{IndexSampler, Lemire};
+    /// use rand::SeedableRng;
+    /// let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    /// let mut deck = [0u8, 1, 2, 3, 4, 5];
+    /// Lemire.deal_run(&mut rng, &mut deck, 5); // deal two: bounds 6 and 5
+    /// deck.sort();
+    /// assert_eq!(deck, [0, 1, 2, 3, 4, 5]);
+    /// ```
+    #[inline]
+    fn deal_run<T, R: Rng + ?Sized>(&self, rng: &mut R, data: &mut [T], low: usize) {
+        let n = data.len();
+        self.for_each_index_descending(rng, n, low, |bound, j| {
+            let i = n - bound;
+            data.swap(i, i + j);
+        });
+    }
 }
 
 /// The two orders of Fisher-Yates. Both draw one index below each of the bounds `2, 3, …, n`

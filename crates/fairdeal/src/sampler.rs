@@ -143,6 +143,15 @@ impl<S: IndexSampler> IndexSampler for AnySampler<S> {
             Self::Lemire => Lemire.swap_run(rng, data, low, order),
         }
     }
+
+    #[inline]
+    fn deal_run<T, R: Rng + ?Sized>(&self, rng: &mut R, data: &mut [T], low: usize) {
+        match self {
+            Self::Backend(sampler) => sampler.deal_run(rng, data, low),
+            Self::Batched => Batched.deal_run(rng, data, low),
+            Self::Lemire => Lemire.deal_run(rng, data, low),
+        }
+    }
 }
 
 #[cfg(all(test, feature = "inplace", feature = "rng"))]
