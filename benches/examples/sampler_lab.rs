@@ -48,7 +48,7 @@
 //! `u32_N` (in place on `N` `u32`), `io_N` (inside-out, in place on `N` `u32`).
 //!
 //! ```text
-//! cargo build --release -p fairdeal-benches --example sampler_lab
+//! cargo build --release -p fairdeal-benches --example sampler_lab --features lab
 //! L=target/release/examples/sampler_lab
 //! # instructions per call: (count at ITERS − count at 0) / ITERS
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null $L count wyrand deck52 ours 100000
