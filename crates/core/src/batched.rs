@@ -513,12 +513,13 @@ where
 /// The most batches a phase may have for [`ascend`] to roll them with constant bounds when
 /// it is entered at its start: the phases of 12, 11, 10 and 9 dice (1, 1, 2 and 4 batches).
 ///
-/// With constant bounds the compiler proves every swap's two indices in range (the die is the
-/// high half of a product with a constant, so below it) and drops their checks: `Inplace`'s
-/// front-to-back deck runs 439 instead of 700 instructions (wyrand) and is 1.04× faster
-/// (fastrand / ours 1.385 → 1.44, pcg64 vs rand 3.37 → 3.72); 200 elements 1.27 → 1.32. Up to
-/// 10 (the phase of 8 dice as well) ran fewer instructions but slower: 1.39 at the deck, 1.21
-/// at 200 (`sampler_lab race wyrand CASE 31 forward fastrand`, the builds alternated).
+/// With constant bounds the compiler proved every swap's two indices in range (the die is the high
+/// half of a product with a constant, so below it) and dropped their checks, when the swaps still
+/// had them (`swap_run` has none since): `Inplace`'s front-to-back deck ran 439 instead of 700
+/// instructions (wyrand) and was 1.04× faster (fastrand / ours 1.385 → 1.44, pcg64 vs rand 3.37 →
+/// 3.72); 200 elements 1.27 → 1.32. Up to 10 (the phase of 8 dice as well) ran fewer instructions
+/// but slower: 1.39 at the deck, 1.21 at 200 (`sampler_lab race wyrand CASE 31 forward fastrand`,
+/// the builds alternated).
 const CONSTANT_BATCHES: usize = 4;
 
 /// The ascending phases whose batches are tabled: `K` dice per word for `K` from this to

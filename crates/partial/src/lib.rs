@@ -177,9 +177,9 @@ impl<S: IndexSampler> Partial<S> {
     /// Forced inline, like [`shuffle_prefix`](Shuffler::shuffle_prefix): with `Batched`'s whole
     /// descending driver inside, the compiler kept `shuffle_prefix` out of line, and a 7-of-52
     /// deal paid a call, a 456-byte stack frame and six saved registers for 7 swaps. Inlined
-    /// into the caller's loop it runs 130 instead of 154 instructions and is 1.2× faster
-    /// (wyrand; the deal rows of `docs/benchmarks.md`); the poker Monte Carlo deals 1.1–1.2×
-    /// more hands per second.
+    /// into the caller's loop it ran 130 instead of 154 instructions and was 1.2× faster
+    /// (wyrand, before the deck's own path and the unchecked swaps, which took it to 74); the
+    /// poker Monte Carlo dealt 1.1–1.2× more hands per second.
     #[inline(always)]
     fn prefix_unchecked<T, R: Rng + ?Sized>(&self, data: &mut [T], k: usize, rng: &mut R) {
         if data.len() == DECK {
