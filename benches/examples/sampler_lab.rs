@@ -25,6 +25,10 @@
 //!   batches, but at most 3 (4) dice per word, so each batch is a chain of at most 3 (4)
 //!   dependent multiplies and consecutive batches are independent; bounds above 2^20 (2^15)
 //!   and the last few bounds go to `Batched`;
+//! * `ahead3`, `ahead4`: `short3`, `short4` front to back with the next batch's first word
+//!   drawn before this batch's dice (the same words for the same batches, so the same
+//!   shuffle): whether the generator's latency, and ChaCha's buffer index kept in memory, wait
+//!   behind the previous batch's swaps;
 //! * `split2`, `split3`: an experiment that changes the seeded output: the two 32-bit halves of
 //!   one 64-bit word are two independent exact batches (product at most 2^28 each, a rejected
 //!   half replaced by fresh `next_u32`s) of up to 2 (3) dice each, rolled with 32 × 32 → 64-bit
@@ -40,7 +44,10 @@
 //!   (the same cards as `ours`): what the generic driver costs on top of one batch;
 //! * `rand`: rand 0.10's `SliceRandom::shuffle` (for `deal7`: `partial_shuffle`);
 //! * `fastrand`: fastrand 2.5's `shuffle` on its own wyrand (for `deal7`: seven
-//!   `swap(i, usize(i..52))`), same seed.
+//!   `swap(i, usize(i..52))`), same seed;
+//! * `words`, `randwords`: the generator alone: per call, as many `next_u64` and `next_u32`
+//!   as `ours` (`randwords`: `rand`) draws on average for this case (counted over 64 calls
+//!   before the race), summed and nothing else: the generator's share of that subject's time.
 //!
 //! Cases: `deal7` (7 of a reused `[u8; 52]`, partial), `deal7_51` (7 of its first 51 cards: a
 //! slice that is not a full deck), `deal7x16` (7 of each of 16 reused decks in turn, so one
@@ -402,6 +409,74 @@ impl<const MAX: usize> IndexSampler for Short<MAX> {
     }
 }
 
+/// `Short<MAX>`'s batches front to back, with the next batch's first word drawn before this
+/// batch's dice are rolled (after this batch's word is accepted, so the words go to the same
+/// batches in the same order: the same dice as `short*`). From the end as `Short<MAX>`.
+#[derive(Debug, Clone, Copy, Default)]
+struct Ahead<const MAX: usize>;
+
+impl<const MAX: usize> IndexSampler for Ahead<MAX> {
+    fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
+        lemire_index_below(rng, bound)
+    }
+
+    #[inline(always)]
+    fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, f: F)
+    where
+        R: Rng + ?Sized,
+        F: FnMut(usize, usize),
+    {
+        Short::<MAX>.for_each_index_descending(rng, high, low, f);
+    }
+
+    #[inline(always)]
+    fn for_each_index_ascending<R, F>(&self, rng: &mut R, low: usize, high: usize, mut f: F)
+    where
+        R: Rng + ?Sized,
+        F: FnMut(usize, usize),
+    {
+        if low <= 1 && high >= 1 {
+            f(1, 0);
+        }
+        let high = high as u64;
+        let mut next = low.max(2) as u64;
+        let k = MAX as u64;
+        let limit = high.min(const { kth_root(MAX as u32, 60) });
+        if next + k - 1 <= limit {
+            let mut word = rng.next_u64();
+            loop {
+                let first = next;
+                let bounds: [u64; MAX] = core::array::from_fn(|i| first + i as u64);
+                let product: u64 = bounds.iter().product();
+                let mut x = word;
+                loop {
+                    let l = x.wrapping_mul(product);
+                    if l >= product || l >= product.wrapping_neg() % product {
+                        break;
+                    }
+                    x = rng.next_u64();
+                }
+                next += k;
+                let more = next + k - 1 <= limit;
+                if more {
+                    word = rng.next_u64();
+                }
+                for b in bounds {
+                    let full = u128::from(x) * u128::from(b);
+                    f(b as usize, (full >> 64) as usize);
+                    x = full as u64;
+                }
+                if !more {
+                    break;
+                }
+            }
+        }
+        if next <= high {
+            Batched.for_each_index_ascending(rng, next as usize, high as usize, f);
+        }
+    }
+}
+
 /// Two 32-bit batches of `k` dice per 64-bit word (`b^k <= 2^28` per half), `k` up to `MAX`;
 /// what is left below goes to `Batched`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -454,6 +529,71 @@ struct Run<'a> {
     iters: u64,
 }
 
+/// A generator that counts the words drawn from it.
+struct Counting<'a, R> {
+    rng: &'a mut R,
+    u64s: u64,
+    u32s: u64,
+}
+
+impl<R: Rng> rand::rand_core::TryRng for Counting<'_, R> {
+    type Error = core::convert::Infallible;
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        self.u32s += 1;
+        Ok(self.rng.next_u32())
+    }
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        self.u64s += 1;
+        Ok(self.rng.next_u64())
+    }
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), Self::Error> {
+        self.u32s += dest.len().div_ceil(4) as u64;
+        self.rng.fill_bytes(dest);
+        Ok(())
+    }
+}
+
+/// The `next_u64` and `next_u32` calls per call of `ours` (`rand`: rand's shuffle) on this
+/// case, rounded, from 64 calls on a copy of the state's data (for `words`, `randwords`).
+fn words_per_call<B: Backend>(case: &str, rand: bool, st: &mut State<B>) -> (u64, u64) {
+    const CALLS: u64 = 64;
+    let mut data = st.data.clone();
+    let mut deck = st.deck;
+    let mut rng = Counting {
+        rng: &mut st.rng,
+        u64s: 0,
+        u32s: 0,
+    };
+    for _ in 0..CALLS {
+        match (case, rand) {
+            ("deal7", false) => {
+                Partial::with_sampler(B::Sampler::default())
+                    .shuffle_prefix(&mut deck[..], 7, &mut rng)
+                    .expect("7 <= 52");
+            }
+            ("deal7", true) => {
+                black_box(deck.partial_shuffle(&mut rng, 7));
+            }
+            ("deck52", false) => {
+                Inplace::with_sampler(B::Sampler::default()).shuffle(&mut deck[..], &mut rng);
+            }
+            ("deck52", true) => deck.shuffle(&mut rng),
+            (c, false) if c.starts_with("u32_") => {
+                Inplace::with_sampler(B::Sampler::default()).shuffle(&mut data[..], &mut rng);
+            }
+            (c, true) if c.starts_with("u32_") => data.shuffle(&mut rng),
+            _ => {
+                eprintln!("sampler_lab: error: words and randwords take deal7, deck52 or u32_N");
+                std::process::exit(2);
+            }
+        }
+    }
+    (
+        (rng.u64s + CALLS / 2) / CALLS,
+        (rng.u32s + CALLS / 2) / CALLS,
+    )
+}
+
 /// The state every subject works on, kept between calls (the deck is never restored).
 struct State<B: Backend> {
     deck: [u8; 52],
@@ -461,6 +601,9 @@ struct State<B: Backend> {
     data: Vec<u32>,
     rng: B::Rng,
     fastrand: fastrand::Rng,
+    /// `(next_u64, next_u32)` calls per call for `words` and `randwords`, counted on first use.
+    words: Option<(u64, u64)>,
+    rand_words: Option<(u64, u64)>,
 }
 
 fn run_with<S: IndexSampler, B: Backend>(s: S, run: &Run<'_>, st: &mut State<B>) {
@@ -528,6 +671,8 @@ fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
         "short4" => run_with(Short::<4>, run, st),
         "short5" => run_with(Short::<5>, run, st),
         "short6" => run_with(Short::<6>, run, st),
+        "ahead3" => run_with(Ahead::<3>, run, st),
+        "ahead4" => run_with(Ahead::<4>, run, st),
         "split2" => run_with(Split::<2>, run, st),
         "split3" => run_with(Split::<3>, run, st),
         "hand" if run.case == "deal7" => {
@@ -546,6 +691,32 @@ fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
                     d.swap(i, i + (f >> 64) as usize);
                 }
             }
+        }
+        "words" | "randwords" => {
+            let rand = run.subject == "randwords";
+            let counted = if rand { st.rand_words } else { st.words };
+            let (u64s, u32s) = match counted {
+                Some(w) => w,
+                None => {
+                    let w = words_per_call(run.case, rand, st);
+                    *(if rand {
+                        &mut st.rand_words
+                    } else {
+                        &mut st.words
+                    }) = Some(w);
+                    w
+                }
+            };
+            let mut sum = 0u64;
+            for _ in 0..run.iters {
+                for _ in 0..u64s {
+                    sum = sum.wrapping_add(st.rng.next_u64());
+                }
+                for _ in 0..u32s {
+                    sum = sum.wrapping_add(u64::from(st.rng.next_u32()));
+                }
+            }
+            black_box(sum);
         }
         "rand" => match run.case {
             "deal7" => {
@@ -611,6 +782,8 @@ impl BackendVisitor for Lab {
             data: (0..n as u32).collect(),
             rng: B::seeded(fairdeal_benches::SEED),
             fastrand: fastrand::Rng::with_seed(fairdeal_benches::SEED),
+            words: None,
+            rand_words: None,
         };
         if args[0] == "count" {
             let iters = args[4].parse().expect("iters");
