@@ -49,6 +49,9 @@
 //!   as `ours` (`randwords`: `rand`) draws on average for this case (counted over 64 calls
 //!   before the race), summed and nothing else: the generator's share of that subject's time.
 //!
+//! Backends: every fairdeal backend by name, and the lab's own `blockctr` (`BlockCtr`: a
+//! generator shaped like ChaCha's, a buffer refilled by a call, at a fraction of its cost).
+//!
 //! Cases: `deal7` (7 of a reused `[u8; 52]`, partial), `deal7_51` (7 of its first 51 cards: a
 //! slice that is not a full deck), `deal7x16` (7 of each of 16 reused decks in turn, so one
 //! deal's loads do not wait for the previous deal's stores), `deck52` (`[u8; 52]`, in place),
@@ -522,6 +525,73 @@ impl<const MAX: usize> IndexSampler for Split<MAX> {
     }
 }
 
+/// The lab's own backend `blockctr`: ChaCha's shape without its cost. Words come from
+/// `rand_core`'s `BlockRng` over a 64-word buffer, as ChaCha's do (the index kept in the buffer,
+/// a refill call every 32 `next_u64`), but the refill is a cheap scalar mix of a counter that is
+/// never inlined. `ours` on it against `ours` on wyrand tells whether a buffered generator's shape
+/// (a call inside the batch loop, the index in memory) or ChaCha's block function slows the loop.
+#[derive(Debug, Clone, Copy, Default)]
+struct BlockCtr;
+
+/// [`BlockCtr`]'s refill: 64 words of a multiply-xorshift of a counter.
+#[derive(Debug, Clone)]
+struct CounterCore(u64);
+
+impl rand::rand_core::block::Generator for CounterCore {
+    type Output = [u32; 64];
+
+    #[inline(never)]
+    fn generate(&mut self, out: &mut [u32; 64]) {
+        for word in out.iter_mut() {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let z = self.0.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            *word = (z ^ (z >> 31)) as u32;
+        }
+    }
+}
+
+/// [`BlockCtr`]'s generator.
+#[derive(Debug)]
+struct BlockCtrRng(rand::rand_core::block::BlockRng<CounterCore>);
+
+impl rand::rand_core::TryRng for BlockCtrRng {
+    type Error = core::convert::Infallible;
+    #[inline]
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        Ok(self.0.next_word())
+    }
+    #[inline]
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        Ok(self.0.next_u64_from_u32())
+    }
+    #[inline]
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), Self::Error> {
+        self.0.fill_bytes(dest);
+        Ok(())
+    }
+}
+
+impl rand::SeedableRng for BlockCtrRng {
+    type Seed = [u8; 8];
+    fn from_seed(seed: [u8; 8]) -> Self {
+        Self(rand::rand_core::block::BlockRng::new(CounterCore(
+            u64::from_le_bytes(seed),
+        )))
+    }
+}
+
+impl Backend for BlockCtr {
+    type Rng = BlockCtrRng;
+    type Sampler = Batched;
+    const INFO: fairdeal_rng::BackendInfo = fairdeal_rng::BackendInfo::new(
+        "blockctr",
+        "the lab's buffered counter generator",
+        64,
+        false,
+        "batched",
+    );
+}
+
 /// What to run: `case`, `subject`, `iters` calls.
 struct Run<'a> {
     case: &'a str,
@@ -885,6 +955,10 @@ fn main() {
         std::process::exit(2);
     }
     let backend = args[1].clone();
+    if backend == BlockCtr::INFO.name {
+        Lab { args }.visit::<BlockCtr>();
+        return;
+    }
     if let Err(e) = fairdeal_rng::with_backend(&backend, Lab { args }) {
         eprintln!("sampler_lab: error: {e}");
         std::process::exit(2);
