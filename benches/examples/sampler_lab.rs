@@ -214,16 +214,32 @@ impl IndexSampler for Halves {
     }
 }
 
-/// `Batched`'s accepted word for a batch whose bounds multiply to `product`: the division only
-/// when the cheap test fails.
+/// Whether `Batched` keeps the word `x` for a batch whose bounds multiply to `product`: the
+/// division only when the cheap test fails.
+#[inline(always)]
+fn kept(x: u64, product: u64) -> bool {
+    let leftover = x.wrapping_mul(product);
+    leftover >= product || leftover >= product.wrapping_neg() % product
+}
+
+/// `Batched`'s accepted word for a batch whose bounds multiply to `product`.
 #[inline(always)]
 fn accepted_word<R: Rng + ?Sized>(rng: &mut R, product: u64) -> u64 {
     loop {
         let x = rng.next_u64();
-        let leftover = x.wrapping_mul(product);
-        if leftover >= product || leftover >= product.wrapping_neg() % product {
+        if kept(x, product) {
             return x;
         }
+    }
+}
+
+/// `Batched`'s dice of the accepted word `x` for `bounds`, handed to `f` in order.
+#[inline(always)]
+fn roll64<F: FnMut(usize, usize)>(mut x: u64, bounds: impl IntoIterator<Item = u64>, f: &mut F) {
+    for b in bounds {
+        let full = u128::from(x) * u128::from(b);
+        f(b as usize, (full >> 64) as usize);
+        x = full as u64;
     }
 }
 
@@ -294,19 +310,8 @@ fn batch64<R: Rng + ?Sized, F: FnMut(usize, usize), const K: usize>(
     bounds: [u64; K],
     f: &mut F,
 ) {
-    let product: u64 = bounds.iter().product();
-    let mut x = loop {
-        let x = rng.next_u64();
-        let l = x.wrapping_mul(product);
-        if l >= product || l >= product.wrapping_neg() % product {
-            break x;
-        }
-    };
-    for b in bounds {
-        let full = u128::from(x) * u128::from(b);
-        f(b as usize, (full >> 64) as usize);
-        x = full as u64;
-    }
+    let x = accepted_word(rng, bounds.iter().product());
+    roll64(x, bounds, f);
 }
 
 /// Whether the 32-bit `x` is kept for a 32-bit batch of product `p`.
@@ -452,11 +457,7 @@ impl<const MAX: usize> IndexSampler for Ahead<MAX> {
                 let bounds: [u64; MAX] = core::array::from_fn(|i| first + i as u64);
                 let product: u64 = bounds.iter().product();
                 let mut x = word;
-                loop {
-                    let l = x.wrapping_mul(product);
-                    if l >= product || l >= product.wrapping_neg() % product {
-                        break;
-                    }
+                while !kept(x, product) {
                     x = rng.next_u64();
                 }
                 next += k;
@@ -464,11 +465,7 @@ impl<const MAX: usize> IndexSampler for Ahead<MAX> {
                 if more {
                     word = rng.next_u64();
                 }
-                for b in bounds {
-                    let full = u128::from(x) * u128::from(b);
-                    f(b as usize, (full >> 64) as usize);
-                    x = full as u64;
-                }
+                roll64(x, bounds, &mut f);
                 if !more {
                     break;
                 }
