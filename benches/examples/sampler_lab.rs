@@ -25,10 +25,10 @@
 //!   batches, but at most 3 (4) dice per word, so each batch is a chain of at most 3 (4)
 //!   dependent multiplies and consecutive batches are independent; bounds above 2^20 (2^15)
 //!   and the last few bounds go to `Batched`;
-//! * `ahead3`, `ahead4`: `short3`, `short4` front to back with the next batch's first word
-//!   drawn before this batch's dice (the same words for the same batches, so the same
-//!   shuffle): whether the generator's latency, and ChaCha's buffer index kept in memory, wait
-//!   behind the previous batch's swaps;
+//! * `ahead3`, `ahead4`: `short3`, `short4` with the next batch's first word drawn before this
+//!   batch's dice front to back (the same words for the same batches, so the same shuffle):
+//!   whether the generator's latency, and ChaCha's buffer index kept in memory, wait behind
+//!   the previous batch's swaps;
 //! * `split2`, `split3`: an experiment that changes the seeded output: the two 32-bit halves of
 //!   one 64-bit word are two independent exact batches (product at most 2^28 each, a rejected
 //!   half replaced by fresh `next_u32`s) of up to 2 (3) dice each, rolled with 32 × 32 → 64-bit
@@ -46,8 +46,9 @@
 //! * `fastrand`: fastrand 2.5's `shuffle` on its own wyrand (for `deal7`: seven
 //!   `swap(i, usize(i..52))`), same seed;
 //! * `words`, `randwords`: the generator alone: per call, as many `next_u64` and `next_u32`
-//!   as `ours` (`randwords`: `rand`) draws on average for this case (counted over 64 calls
-//!   before the race), summed and nothing else: the generator's share of that subject's time.
+//!   as `ours` (`randwords`: `rand`) draws on average on this case (counted over 64 calls on a
+//!   copy of the data, before the race), summed and nothing else: the generator's share of that
+//!   subject's time.
 //!
 //! Backends: every fairdeal backend by name, and the lab's own `blockctr` (`BlockCtr`: a
 //! generator shaped like ChaCha's, a buffer refilled by a call, at a fraction of its cost).
@@ -358,11 +359,13 @@ fn batch32x2<R: Rng + ?Sized, F: FnMut(usize, usize), const K: usize>(
 }
 
 /// Short 64-bit batches: at most `MAX` dice per word (`b^k <= 2^60`), so a batch's chain is at
-/// most `MAX` multiplies; what is left below goes to `Batched`.
+/// most `MAX` multiplies; what is left below goes to `Batched`. With `AHEAD` (`ahead*`), the
+/// front-to-back run draws the next batch's first word before rolling this batch's dice, after
+/// this batch's word is accepted: the same words go to the same batches, so the same shuffle.
 #[derive(Debug, Clone, Copy, Default)]
-struct Short<const MAX: usize>;
+struct Short<const MAX: usize, const AHEAD: bool = false>;
 
-impl<const MAX: usize> IndexSampler for Short<MAX> {
+impl<const MAX: usize, const AHEAD: bool> IndexSampler for Short<MAX, AHEAD> {
     fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
         lemire_index_below(rng, bound)
     }
@@ -406,70 +409,22 @@ impl<const MAX: usize> IndexSampler for Short<MAX> {
         let high = high as u64;
         let mut next = low.max(2) as u64;
         let k = MAX as u64;
-        while next + k - 1 <= high && next + k - 1 <= const { kth_root(MAX as u32, 60) } {
-            let first = next;
-            batch64::<R, F, MAX>(rng, core::array::from_fn(|i| first + i as u64), &mut f);
-            next += k;
-        }
-        if next <= high {
-            Batched.for_each_index_ascending(rng, next as usize, high as usize, f);
-        }
-    }
-}
-
-/// `Short<MAX>`'s batches front to back, with the next batch's first word drawn before this
-/// batch's dice are rolled (after this batch's word is accepted, so the words go to the same
-/// batches in the same order: the same dice as `short*`). From the end as `Short<MAX>`.
-#[derive(Debug, Clone, Copy, Default)]
-struct Ahead<const MAX: usize>;
-
-impl<const MAX: usize> IndexSampler for Ahead<MAX> {
-    fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
-        lemire_index_below(rng, bound)
-    }
-
-    #[inline(always)]
-    fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, f: F)
-    where
-        R: Rng + ?Sized,
-        F: FnMut(usize, usize),
-    {
-        Short::<MAX>.for_each_index_descending(rng, high, low, f);
-    }
-
-    #[inline(always)]
-    fn for_each_index_ascending<R, F>(&self, rng: &mut R, low: usize, high: usize, mut f: F)
-    where
-        R: Rng + ?Sized,
-        F: FnMut(usize, usize),
-    {
-        if low <= 1 && high >= 1 {
-            f(1, 0);
-        }
-        let high = high as u64;
-        let mut next = low.max(2) as u64;
-        let k = MAX as u64;
         let limit = high.min(const { kth_root(MAX as u32, 60) });
-        if next + k - 1 <= limit {
-            let mut word = rng.next_u64();
-            loop {
-                let first = next;
-                let bounds: [u64; MAX] = core::array::from_fn(|i| first + i as u64);
-                let product: u64 = bounds.iter().product();
-                let mut x = word;
-                while !kept(x, product) {
-                    x = rng.next_u64();
-                }
-                next += k;
-                let more = next + k - 1 <= limit;
-                if more {
-                    word = rng.next_u64();
-                }
-                roll64(x, bounds, &mut f);
-                if !more {
-                    break;
-                }
+        // The next batch's first word, drawn ahead (`AHEAD` only).
+        let mut ahead = None;
+        while next + k - 1 <= limit {
+            let first = next;
+            let bounds: [u64; MAX] = core::array::from_fn(|i| first + i as u64);
+            let product: u64 = bounds.iter().product();
+            let mut x = ahead.take().unwrap_or_else(|| rng.next_u64());
+            while !kept(x, product) {
+                x = rng.next_u64();
             }
+            next += k;
+            if AHEAD && next + k - 1 <= limit {
+                ahead = Some(rng.next_u64());
+            }
+            roll64(x, bounds, &mut f);
         }
         if next <= high {
             Batched.for_each_index_ascending(rng, next as usize, high as usize, f);
@@ -624,36 +579,21 @@ impl<R: Rng> rand::rand_core::TryRng for Counting<'_, R> {
 /// case, rounded, from 64 calls on a copy of the state's data (for `words`, `randwords`).
 fn words_per_call<B: Backend>(case: &str, rand: bool, st: &mut State<B>) -> (u64, u64) {
     const CALLS: u64 = 64;
-    let mut data = st.data.clone();
-    let mut deck = st.deck;
+    let mut work = st.work.clone();
     let mut rng = Counting {
         rng: &mut st.rng,
         u64s: 0,
         u32s: 0,
     };
-    for _ in 0..CALLS {
-        match (case, rand) {
-            ("deal7", false) => {
-                Partial::with_sampler(B::Sampler::default())
-                    .shuffle_prefix(&mut deck[..], 7, &mut rng)
-                    .expect("7 <= 52");
-            }
-            ("deal7", true) => {
-                black_box(deck.partial_shuffle(&mut rng, 7));
-            }
-            ("deck52", false) => {
-                Inplace::with_sampler(B::Sampler::default()).shuffle(&mut deck[..], &mut rng);
-            }
-            ("deck52", true) => deck.shuffle(&mut rng),
-            (c, false) if c.starts_with("u32_") => {
-                Inplace::with_sampler(B::Sampler::default()).shuffle(&mut data[..], &mut rng);
-            }
-            (c, true) if c.starts_with("u32_") => data.shuffle(&mut rng),
-            _ => {
-                eprintln!("sampler_lab: error: words and randwords take deal7, deck52 or u32_N");
-                std::process::exit(2);
-            }
-        }
+    let run = Run {
+        case,
+        subject: if rand { "rand" } else { "ours" },
+        iters: CALLS,
+    };
+    if rand {
+        run_rand(&run, &mut work, &mut rng);
+    } else {
+        run_with(B::Sampler::default(), &run, &mut work, &mut rng);
     }
     (
         (rng.u64s + CALLS / 2) / CALLS,
@@ -661,26 +601,27 @@ fn words_per_call<B: Backend>(case: &str, rand: bool, st: &mut State<B>) -> (u64
     )
 }
 
-/// The state every subject works on, kept between calls (the deck is never restored).
-struct State<B: Backend> {
+/// The data the subjects shuffle, kept between calls (the deck is never restored).
+#[derive(Clone)]
+struct Work {
     deck: [u8; 52],
     decks: [[u8; 52]; 16],
     data: Vec<u32>,
-    rng: B::Rng,
-    fastrand: fastrand::Rng,
-    /// `(next_u64, next_u32)` calls per call for `words` and `randwords`, counted on first use.
-    words: Option<(u64, u64)>,
-    rand_words: Option<(u64, u64)>,
 }
 
-fn run_with<S: IndexSampler, B: Backend>(s: S, run: &Run<'_>, st: &mut State<B>) {
-    let State {
-        deck,
-        decks,
-        data,
-        rng,
-        ..
-    } = st;
+/// Everything the subjects work on.
+struct State<B: Backend> {
+    work: Work,
+    rng: B::Rng,
+    fastrand: fastrand::Rng,
+    /// `(next_u64, next_u32)` calls per call for `words` (`[0]`) and `randwords` (`[1]`),
+    /// counted on first use.
+    words: [Option<(u64, u64)>; 2],
+}
+
+/// The case with the sampler `s` on `rng`.
+fn run_with<S: IndexSampler, R: Rng>(s: S, run: &Run<'_>, work: &mut Work, rng: &mut R) {
+    let Work { deck, decks, data } = work;
     match run.case {
         "deal7" | "deal7_51" => {
             // `deal7_51`: a deck short of one card takes the general path, not the 52-card one.
@@ -722,32 +663,78 @@ fn run_with<S: IndexSampler, B: Backend>(s: S, run: &Run<'_>, st: &mut State<B>)
     }
 }
 
+/// The case with rand 0.10's `SliceRandom::shuffle` (for `deal7`: `partial_shuffle`) on `rng`.
+fn run_rand<R: Rng>(run: &Run<'_>, work: &mut Work, rng: &mut R) {
+    match run.case {
+        "deal7" => {
+            for _ in 0..run.iters {
+                black_box(black_box(&mut work.deck[..]).partial_shuffle(rng, 7));
+            }
+        }
+        "deck52" => {
+            for _ in 0..run.iters {
+                black_box(&mut work.deck[..]).shuffle(rng);
+            }
+        }
+        _ => {
+            for _ in 0..run.iters {
+                black_box(&mut work.data[..]).shuffle(rng);
+            }
+        }
+    }
+}
+
 fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
     match run.subject {
-        "ours" => run_with(B::Sampler::default(), run, st),
-        "forward" => run_with(fixed(B::Sampler::default(), Order::Forward), run, st),
-        "backward" => run_with(fixed(B::Sampler::default(), Order::Backward), run, st),
-        "checked" => run_with(checked(B::Sampler::default()), run, st),
+        "ours" => run_with(B::Sampler::default(), run, &mut st.work, &mut st.rng),
+        "forward" => run_with(
+            fixed(B::Sampler::default(), Order::Forward),
+            run,
+            &mut st.work,
+            &mut st.rng,
+        ),
+        "backward" => run_with(
+            fixed(B::Sampler::default(), Order::Backward),
+            run,
+            &mut st.work,
+            &mut st.rng,
+        ),
+        "checked" => run_with(
+            checked(B::Sampler::default()),
+            run,
+            &mut st.work,
+            &mut st.rng,
+        ),
         // From the end at every length: `Halves` pairs the descending bounds, and
         // `Order::fastest` would run both forward, one `index_below` per step, up to 16,384.
-        "lemire" => run_with(fixed(Lemire, Order::Backward), run, st),
-        "halves" => run_with(fixed(Halves, Order::Backward), run, st),
-        "prefix" => run_with(Chains::<7>, run, st),
-        "twochain" => run_with(Chains::<2>, run, st),
-        "short3" => run_with(Short::<3>, run, st),
-        "short4" => run_with(Short::<4>, run, st),
-        "short5" => run_with(Short::<5>, run, st),
-        "short6" => run_with(Short::<6>, run, st),
-        "ahead3" => run_with(Ahead::<3>, run, st),
-        "ahead4" => run_with(Ahead::<4>, run, st),
-        "split2" => run_with(Split::<2>, run, st),
-        "split3" => run_with(Split::<3>, run, st),
+        "lemire" => run_with(
+            fixed(Lemire, Order::Backward),
+            run,
+            &mut st.work,
+            &mut st.rng,
+        ),
+        "halves" => run_with(
+            fixed(Halves, Order::Backward),
+            run,
+            &mut st.work,
+            &mut st.rng,
+        ),
+        "prefix" => run_with(Chains::<7>, run, &mut st.work, &mut st.rng),
+        "twochain" => run_with(Chains::<2>, run, &mut st.work, &mut st.rng),
+        "short3" => run_with(Short::<3>, run, &mut st.work, &mut st.rng),
+        "short4" => run_with(Short::<4>, run, &mut st.work, &mut st.rng),
+        "short5" => run_with(Short::<5>, run, &mut st.work, &mut st.rng),
+        "short6" => run_with(Short::<6>, run, &mut st.work, &mut st.rng),
+        "ahead3" => run_with(Short::<3, true>, run, &mut st.work, &mut st.rng),
+        "ahead4" => run_with(Short::<4, true>, run, &mut st.work, &mut st.rng),
+        "split2" => run_with(Split::<2>, run, &mut st.work, &mut st.rng),
+        "split3" => run_with(Split::<3>, run, &mut st.work, &mut st.rng),
         "hand" if run.case == "deal7" => {
             // Batched's 7-of-52 deal written out with the count a constant: same word, same
             // dice, same swaps as `ours` (the checksum of `count` agrees); what the generic path
             // costs on top of it.
             for _ in 0..run.iters {
-                let d = black_box(&mut st.deck[..]);
+                let d = black_box(&mut st.work.deck[..]);
                 let n = d.len() as u64;
                 let b: [u64; 7] = std::array::from_fn(|i| n - i as u64);
                 let p: u64 = b.iter().product();
@@ -761,16 +748,11 @@ fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
         }
         "words" | "randwords" => {
             let rand = run.subject == "randwords";
-            let counted = if rand { st.rand_words } else { st.words };
-            let (u64s, u32s) = match counted {
+            let (u64s, u32s) = match st.words[usize::from(rand)] {
                 Some(w) => w,
                 None => {
                     let w = words_per_call(run.case, rand, st);
-                    *(if rand {
-                        &mut st.rand_words
-                    } else {
-                        &mut st.words
-                    }) = Some(w);
+                    st.words[usize::from(rand)] = Some(w);
                     w
                 }
             };
@@ -785,27 +767,11 @@ fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
             }
             black_box(sum);
         }
-        "rand" => match run.case {
-            "deal7" => {
-                for _ in 0..run.iters {
-                    black_box(black_box(&mut st.deck[..]).partial_shuffle(&mut st.rng, 7));
-                }
-            }
-            "deck52" => {
-                for _ in 0..run.iters {
-                    black_box(&mut st.deck[..]).shuffle(&mut st.rng);
-                }
-            }
-            _ => {
-                for _ in 0..run.iters {
-                    black_box(&mut st.data[..]).shuffle(&mut st.rng);
-                }
-            }
-        },
+        "rand" => run_rand(run, &mut st.work, &mut st.rng),
         "fastrand" => match run.case {
             "deal7" => {
                 for _ in 0..run.iters {
-                    let deck = black_box(&mut st.deck[..]);
+                    let deck = black_box(&mut st.work.deck[..]);
                     for i in 0..7 {
                         deck.swap(i, st.fastrand.usize(i..52));
                     }
@@ -813,12 +779,12 @@ fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
             }
             "deck52" => {
                 for _ in 0..run.iters {
-                    st.fastrand.shuffle(black_box(&mut st.deck[..]));
+                    st.fastrand.shuffle(black_box(&mut st.work.deck[..]));
                 }
             }
             _ => {
                 for _ in 0..run.iters {
-                    st.fastrand.shuffle(black_box(&mut st.data[..]));
+                    st.fastrand.shuffle(black_box(&mut st.work.data[..]));
                 }
             }
         },
@@ -827,7 +793,7 @@ fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
             std::process::exit(2);
         }
     }
-    black_box((&st.deck, &st.data));
+    black_box((&st.work.deck, &st.work.data));
 }
 
 /// `count` or `race` on one backend.
@@ -844,13 +810,14 @@ impl BackendVisitor for Lab {
             .split_once('_')
             .map_or(52, |(_, n)| n.parse().expect("case u32_N or io_N"));
         let mut st = State::<B> {
-            deck: std::array::from_fn(|i| i as u8),
-            decks: [std::array::from_fn(|i| i as u8); 16],
-            data: (0..n as u32).collect(),
+            work: Work {
+                deck: std::array::from_fn(|i| i as u8),
+                decks: [std::array::from_fn(|i| i as u8); 16],
+                data: (0..n as u32).collect(),
+            },
             rng: B::seeded(fairdeal_benches::SEED),
             fastrand: fastrand::Rng::with_seed(fairdeal_benches::SEED),
-            words: None,
-            rand_words: None,
+            words: [None; 2],
         };
         if args[0] == "count" {
             let iters = args[4].parse().expect("iters");
@@ -864,10 +831,11 @@ impl BackendVisitor for Lab {
             );
             // FNV-1a of the final deck and data: equal for two subjects that dealt the same.
             let sum = st
+                .work
                 .deck
                 .iter()
                 .copied()
-                .chain(st.data.iter().flat_map(|v| v.to_le_bytes()))
+                .chain(st.work.data.iter().flat_map(|v| v.to_le_bytes()))
                 .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
                     (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
                 });
