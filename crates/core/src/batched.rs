@@ -35,13 +35,15 @@ use crate::{IndexSampler, Order, lemire_index_below};
 /// [`Lemire`](crate::Lemire), and a bound of 1 takes no word (its only index is 0).
 ///
 /// For a generator that keeps a buffer of words (128 bytes or more, such as rand's `StdRng`,
-/// ChaCha12), the phases with many batches draw their words ahead, up to 32 at a time and
-/// never more than their batches will take, so the batch loop makes no call into the
-/// generator: the same words in the same order, so the same shuffles and the same generator
-/// state after them. With ChaCha12 on the Zen 3 the shuffle's lead over rand's grew 1.09× at
-/// 1,000 elements, 1.17× at 10⁴ and 1.31× at 2²⁰; the small generators (PCG, xoshiro, wyrand)
-/// were slower that way and draw word by word (`docs/notes/2026-11-27-zen3.md`, "Words drawn
-/// ahead").
+/// ChaCha12), the descending phases and the tabled ascending ones from 8 dice per word on
+/// (bounds 99 to 32,768) draw their words ahead, up to 32 at a time and never more than their
+/// batches will take, so the batch loop makes no call into the generator: the same words in
+/// the same order, so the same shuffles and the same generator state after them. (Ascending
+/// phases entered anywhere else, or beyond 32,768, still draw word by word.) With ChaCha12 on
+/// the Zen 3 the shuffle's lead over rand's grew 1.09–1.35× at 1,000 elements, 1.17–1.23× at
+/// 10⁴ and 1.25–1.31× at 2²⁰ (the lab's races and the duels, both builds alternated); the small
+/// generators (PCG, xoshiro, wyrand) were slower that way and draw word by word
+/// (`docs/notes/2026-11-27-zen3.md`, "Words drawn ahead").
 ///
 /// Batching changes which random words become which indices, so a shuffle with `Batched` is a
 /// different (equally fair) permutation from the one [`Lemire`](crate::Lemire) gives for the
