@@ -141,40 +141,40 @@ fn one_word_per_index_breaks_the_bounds() {
     assert!(mean_words(&Lemire, 52, Run::Down { low: 46 }, 1000, 5) > 1.0);
 }
 
-/// A generator that notes each word it hands out, so a run's bounds can be cut into the
-/// batches each word served.
-struct Marking<'a, R> {
-    inner: R,
-    fresh: &'a core::cell::Cell<bool>,
+/// Hands out the words `2^64 - 1` and `1` in turn. Both are kept for any product of bounds
+/// (`x · P mod 2^64` is `2^64 - P`, resp. `P`, never below `2^64 mod P`); every die rolled
+/// from the first is its bound minus one, every die from the second is 0. So consecutive
+/// batches alternate between the two, and the dice show where each batch begins, however far
+/// ahead of its batches the sampler draws its words.
+struct Alternating {
+    high: bool,
 }
 
-impl<R: Rng> TryRng for Marking<'_, R> {
+impl TryRng for Alternating {
     type Error = Infallible;
     fn try_next_u32(&mut self) -> Result<u32, Infallible> {
         unreachable!("batches draw 64-bit words")
     }
     fn try_next_u64(&mut self) -> Result<u64, Infallible> {
-        self.fresh.set(true);
-        Ok(self.inner.next_u64())
+        self.high = !self.high;
+        Ok(if self.high { u64::MAX } else { 1 })
     }
     fn try_fill_bytes(&mut self, _: &mut [u8]) -> Result<(), Infallible> {
         unreachable!("batches draw 64-bit words")
     }
 }
 
-/// The batches (lists of bounds) of one descending run `n, n - 1, …, 2` of `Batched`: the
-/// dice are handed on in order, so a batch starts at each die after a fresh word. A redrawn
-/// batch is one batch (the rejected word serves no die).
+/// The batches (lists of bounds) of one descending run `n, n - 1, …, 2` of `Batched`: a batch
+/// starts where the dice switch between highest and 0 (see [`Alternating`]).
 fn batches_of(n: usize) -> Vec<Vec<u64>> {
-    let fresh = core::cell::Cell::new(false);
-    let mut rng = Marking {
-        inner: ChaCha12Rng::seed_from_u64(1),
-        fresh: &fresh,
-    };
     let mut out: Vec<Vec<u64>> = Vec::new();
-    Batched.for_each_index_descending(&mut rng, n, 2, |bound, _| {
-        if fresh.replace(false) || out.is_empty() {
+    let mut last_high = None;
+    Batched.for_each_index_descending(&mut Alternating { high: false }, n, 2, |bound, die| {
+        let high = die == bound - 1;
+        assert!(high || die == 0, "bound {bound}, die {die}");
+        if last_high != Some(high) {
             out.push(Vec::new());
+            last_high = Some(high);
         }
         out.last_mut().expect("pushed").push(bound as u64);
     });
