@@ -119,7 +119,7 @@ impl Batched {
                 .ok_or(BatchError::ProductTooLarge)?;
         }
         let mut dice = [0usize; K];
-        let x = draw_accepted(&mut || rng.next_u64(), product);
+        let x = draw_accepted(|| rng.next_u64(), product);
         let mut slots = dice.iter_mut();
         roll(x, wide, |_, die| {
             if let Some(slot) = slots.next() {
@@ -407,7 +407,7 @@ where
             match count {
                 $($k => {
                     let bounds = core::array::from_fn(|i| top - i as u64);
-                    batch::<_, F, $k, WHOLE>(&mut || rng.next_u64(), bounds, f)
+                    batch::<R, F, $k, WHOLE>(rng, bounds, f)
                 })*
                 // 0: nothing left.
                 _ => {}
@@ -432,7 +432,7 @@ where
             match count {
                 $($k => {
                     let bounds = core::array::from_fn(|i| first + i as u64);
-                    batch::<_, F, $k, HALVES>(&mut || rng.next_u64(), bounds, f)
+                    batch::<R, F, $k, HALVES>(rng, bounds, f)
                 })*
                 _ => {}
             }
@@ -485,8 +485,7 @@ where
     // `top + 1 - low`, written so that it cannot overflow (top >= low - 1, low >= 2).
     while *top > floor && top.wrapping_sub(low).wrapping_add(1) >= K as u64 {
         let t = *top;
-        let bounds = core::array::from_fn(|i| t - i as u64);
-        batch::<_, F, K, WHOLE>(&mut || rng.next_u64(), bounds, f);
+        batch::<R, F, K, WHOLE>(rng, core::array::from_fn(|i| t - i as u64), f);
         *top -= K as u64;
     }
 }
@@ -562,7 +561,7 @@ where
             } else {
                 (ASCENT_PRODUCTS[at], ASCENT_THRESHOLDS[at])
             };
-            batch_of_threshold::<_, F, K>(&mut || rng.next_u64(), bounds, product, threshold, f);
+            batch_of_threshold::<R, F, K>(rng, bounds, product, threshold, f);
             *next = first + K as u64;
             m += 1;
         }
@@ -572,7 +571,7 @@ where
     while *next <= last && last - *next >= K as u64 - 1 {
         let first = *next;
         let bounds = core::array::from_fn(|i| first + i as u64);
-        batch::<_, F, K, HALVES>(&mut || rng.next_u64(), bounds, f);
+        batch::<R, F, K, HALVES>(rng, bounds, f);
         // Overflow means the bound u64::MAX itself was just rolled: the run is complete.
         match first.checked_add(K as u64) {
             Some(n) => *next = n,
@@ -707,12 +706,12 @@ const fn ascent_phases() -> ([u64; MAX_DICE + 1], [usize; MAX_DICE + 1]) {
 /// 10^4 and 2^20 (`sampler_lab race wyrand CASE 31 ours fastrand`, both builds alternated;
 /// `docs/benchmarks.md`).
 #[inline(always)]
-fn batch<G, F, const K: usize, const TWO_LOOPS: bool>(word: &mut G, bounds: [u64; K], f: &mut F)
+fn batch<R, F, const K: usize, const TWO_LOOPS: bool>(rng: &mut R, bounds: [u64; K], f: &mut F)
 where
-    G: FnMut() -> u64,
+    R: Rng + ?Sized,
     F: FnMut(usize, usize),
 {
-    let x = draw_accepted(word, bounds.iter().product());
+    let x = draw_accepted(|| rng.next_u64(), bounds.iter().product());
     roll_batch::<F, K, TWO_LOOPS>(x, bounds, f);
 }
 
@@ -739,18 +738,18 @@ where
 /// `x · product mod 2^64 >= threshold`, one test and no division behind it. The same words are
 /// kept and the same dice rolled as [`batch`] would; always in halves (the ascending drivers').
 #[inline(always)]
-fn batch_of_threshold<G, F, const K: usize>(
-    word: &mut G,
+fn batch_of_threshold<R, F, const K: usize>(
+    rng: &mut R,
     bounds: [u64; K],
     product: u64,
     threshold: u64,
     f: &mut F,
 ) where
-    G: FnMut() -> u64,
+    R: Rng + ?Sized,
     F: FnMut(usize, usize),
 {
     let x = loop {
-        let x = word();
+        let x = rng.next_u64();
         if x.wrapping_mul(product) >= threshold {
             break x;
         }
@@ -851,7 +850,7 @@ fn accepted<W: Word>(leftover: W, product: W) -> bool {
 /// Draws words from `word` until one is [`accepted`] for a batch with bound product `product`
 /// (at least 1), and returns it: the word to [`roll`] that batch from.
 #[inline(always)]
-fn draw_accepted<W: Word>(word: &mut impl FnMut() -> W, product: W) -> W {
+fn draw_accepted<W: Word>(mut word: impl FnMut() -> W, product: W) -> W {
     loop {
         let x = word();
         if accepted(x.wrapping_mul(product), product) {
@@ -1115,7 +1114,7 @@ mod tests {
                     let product = batch.iter().product();
                     let mut draws = 0;
                     let x = draw_accepted(
-                        &mut || {
+                        || {
                             draws += 1;
                             reference.next_u64()
                         },
