@@ -189,4 +189,98 @@ mod tests {
             );
         }
     }
+
+    /// A sampler that records which of its methods was called, each answering as [`Lemire`]
+    /// (and `shuffle_order` with the order `Lemire` would not pick), so that a method
+    /// [`AnySampler`] did not forward would show: its trait default runs instead, and either
+    /// calls another method or records nothing.
+    #[derive(Default)]
+    struct Recorder {
+        calls: core::cell::RefCell<Vec<&'static str>>,
+    }
+
+    impl Recorder {
+        fn record(&self, method: &'static str) {
+            self.calls.borrow_mut().push(method);
+        }
+    }
+
+    impl IndexSampler for Recorder {
+        fn index_below<R: Rng + ?Sized>(&self, rng: &mut R, bound: usize) -> usize {
+            self.record("index_below");
+            Lemire.index_below(rng, bound)
+        }
+
+        fn shuffle_order(&self, len: usize) -> Order {
+            self.record("shuffle_order");
+            match Lemire.shuffle_order(len) {
+                Order::Forward => Order::Backward,
+                Order::Backward => Order::Forward,
+            }
+        }
+
+        fn for_each_index_descending<R, F>(&self, rng: &mut R, high: usize, low: usize, f: F)
+        where
+            R: Rng + ?Sized,
+            F: FnMut(usize, usize),
+        {
+            self.record("for_each_index_descending");
+            Lemire.for_each_index_descending(rng, high, low, f);
+        }
+
+        fn for_each_index_ascending<R, F>(&self, rng: &mut R, low: usize, high: usize, f: F)
+        where
+            R: Rng + ?Sized,
+            F: FnMut(usize, usize),
+        {
+            self.record("for_each_index_ascending");
+            Lemire.for_each_index_ascending(rng, low, high, f);
+        }
+
+        fn swap_run<T, R: Rng + ?Sized>(
+            &self,
+            rng: &mut R,
+            data: &mut [T],
+            low: usize,
+            order: Order,
+        ) {
+            self.record("swap_run");
+            Lemire.swap_run(rng, data, low, order);
+        }
+
+        fn deal_run<T, R: Rng + ?Sized>(&self, rng: &mut R, data: &mut [T], low: usize) {
+            self.record("deal_run");
+            Lemire.deal_run(rng, data, low);
+        }
+    }
+
+    /// Every method of `AnySampler::Backend` reaches the backend's own method, not the trait's
+    /// default: a sampler's overrides may be faster, or (as `shuffle_order`) answer otherwise.
+    #[test]
+    fn the_backend_sampler_gets_every_call() {
+        let sampler = AnySampler::Backend(Recorder::default());
+        let AnySampler::Backend(recorder) = &sampler else {
+            unreachable!()
+        };
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(9);
+        let mut data = [0u8; 20];
+        let order = sampler.shuffle_order(20);
+        assert_ne!(order, Lemire.shuffle_order(20));
+        let _ = sampler.index_below(&mut rng, 7);
+        sampler.for_each_index_descending(&mut rng, 20, 2, |_, _| {});
+        sampler.for_each_index_ascending(&mut rng, 2, 20, |_, _| {});
+        sampler.swap_run(&mut rng, &mut data, 2, order);
+        sampler.deal_run(&mut rng, &mut data, 5);
+        assert_eq!(
+            *recorder.calls.borrow(),
+            [
+                "shuffle_order",
+                "index_below",
+                "for_each_index_descending",
+                "for_each_index_ascending",
+                "swap_run",
+                "deal_run",
+            ]
+        );
+    }
 }
