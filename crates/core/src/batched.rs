@@ -454,33 +454,27 @@ where
     F: FnMut(usize, usize),
 {
     if draws_ahead(rng) {
-        let mut words = [0; AHEAD_WORDS];
-        loop {
-            if *top <= floor {
-                return;
+        let batches_left = |&top: &u64| {
+            // One batch per `K` bounds above `floor`, and one per `K` bounds down to `low`
+            // (`top + 1 - low`, written so that it cannot overflow: top >= low - 1, low >= 2).
+            if top <= floor {
+                0
+            } else {
+                (top - floor)
+                    .div_ceil(K as u64)
+                    .min(top.wrapping_sub(low).wrapping_add(1) / K as u64)
             }
-            // The batches left: one per `K` bounds above `floor`, and one per `K` bounds down
-            // to `low` (`top + 1 - low`, written so that it cannot overflow: top >= low - 1,
-            // low >= 2).
-            let left = (*top - floor)
-                .div_ceil(K as u64)
-                .min(top.wrapping_sub(low).wrapping_add(1) / K as u64);
-            if left == 0 {
-                return;
+        };
+        draw_ahead(rng, top, batches_left, |top, x| {
+            let t = *top;
+            let bounds: [u64; K] = core::array::from_fn(|i| t - i as u64);
+            let product = bounds.iter().product();
+            if accepted(x.wrapping_mul(product), product) {
+                roll_batch::<F, K, WHOLE>(x, bounds, f);
+                *top -= K as u64;
             }
-            let words = &mut words[..left.min(AHEAD_WORDS as u64) as usize];
-            draw_words(rng, words);
-            for &x in words.iter() {
-                let t = *top;
-                let bounds: [u64; K] = core::array::from_fn(|i| t - i as u64);
-                let product = bounds.iter().product();
-                // A rejected word is skipped: the batch takes the next one.
-                if accepted(x.wrapping_mul(product), product) {
-                    roll_batch::<F, K, WHOLE>(x, bounds, f);
-                    *top -= K as u64;
-                }
-            }
-        }
+        });
+        return;
     }
     // `top + 1 - low`, written so that it cannot overflow (top >= low - 1, low >= 2).
     while *top > floor && top.wrapping_sub(low).wrapping_add(1) >= K as u64 {
@@ -511,34 +505,28 @@ where
 {
     if ASCENT_LEN[K] > CONSTANT_BATCHES && *next == ASCENT_START[K] && draws_ahead(rng) {
         // As below (a tabled phase entered at its start whose bounds are not constants), with
-        // the words drawn ahead.
-        let mut m = 0;
-        let mut words = [0; AHEAD_WORDS];
-        loop {
-            let first = *next;
-            // The batches left: the phase's, and those whose largest bound is at most `last`.
-            let fit = if first + (K as u64 - 1) > last {
+        // the words drawn ahead. The state: the next bound and how many batches are rolled.
+        let batches_left = |&(next, m): &(u64, usize)| {
+            // The phase's batches, and those whose largest bound is at most `last`.
+            let fit = if next + (K as u64 - 1) > last {
                 0
             } else {
-                ((last - first + 1) / K as u64) as usize
+                ((last - next + 1) / K as u64) as usize
             };
-            let left = (ASCENT_LEN[K] - m).min(fit);
-            if left == 0 {
-                return;
+            (ASCENT_LEN[K] - m).min(fit) as u64
+        };
+        let mut state = (*next, 0);
+        draw_ahead(rng, &mut state, batches_left, |(next, m), x| {
+            let at = ASCENT_AT[K] + *m;
+            if x.wrapping_mul(ASCENT_PRODUCTS[at]) >= ASCENT_THRESHOLDS[at] {
+                let first = *next;
+                roll_batch::<F, K, HALVES>(x, core::array::from_fn(|i| first + i as u64), f);
+                *next = first + K as u64;
+                *m += 1;
             }
-            let words = &mut words[..left.min(AHEAD_WORDS)];
-            draw_words(rng, words);
-            for &x in words.iter() {
-                let at = ASCENT_AT[K] + m;
-                // A rejected word is skipped: the batch takes the next one.
-                if x.wrapping_mul(ASCENT_PRODUCTS[at]) >= ASCENT_THRESHOLDS[at] {
-                    let first = *next;
-                    roll_batch::<F, K, HALVES>(x, core::array::from_fn(|i| first + i as u64), f);
-                    *next = first + K as u64;
-                    m += 1;
-                }
-            }
-        }
+        });
+        *next = state.0;
+        return;
     }
     if ASCENT_LEN[K] > 0 && *next == ASCENT_START[K] {
         // Entered at its start: every batch of the phase is tabled, product and threshold.
@@ -760,7 +748,7 @@ fn batch_of_threshold<R, F, const K: usize>(
     roll(x, second.iter().copied(), hand_on);
 }
 
-/// How many words [`draw_words`] draws at most at a time: a phase's batches take their words
+/// How many words [`draw_ahead`] draws at most at a time: a phase's batches take their words
 /// in chunks of this many (256 bytes on the stack).
 const AHEAD_WORDS: usize = 32;
 
@@ -768,7 +756,7 @@ const AHEAD_WORDS: usize = 32;
 /// its words ahead ([`draws_ahead`]): 128 bytes, 16 words.
 const BUFFERED_FROM_BYTES: usize = 128;
 
-/// Whether the drivers draw a chunk's words ahead ([`draw_words`]) for this generator: when it
+/// Whether the drivers draw a chunk's words ahead ([`draw_ahead`]) for this generator: when it
 /// is at least [`BUFFERED_FROM_BYTES`] large, as a generator that keeps a buffer of words is
 /// (rand's `StdRng` holds 64 ChaCha words beside its key, a Mersenne Twister 624 words). Such a
 /// generator refills its buffer inside `next_u64`, and a batch loop that holds that call keeps
@@ -782,19 +770,40 @@ fn draws_ahead<R: ?Sized>(rng: &R) -> bool {
     core::mem::size_of_val(rng) >= BUFFERED_FROM_BYTES
 }
 
-/// Fills `words` with the generator's next words, in one tight loop before a chunk of batches
-/// takes them in order, so that the batch loop holds no call into the generator.
+/// Rolls a phase's batches from words drawn ahead: `state` is where the phase stands,
+/// `batches_left(state)` how many batches it has left (0 ends it), and `offer(state, word)`
+/// rolls the next batch from `word` and advances `state` if the batch accepts the word, or
+/// leaves `state` as it is (a rejected word is skipped: its batch takes the next word). The
+/// words come a chunk of up to [`AHEAD_WORDS`] at a time, drawn in one tight loop, so the batch
+/// loop holds no call into the generator.
 ///
-/// The callers draw no more words than the chunk's batches will take (each takes at least
-/// one) and roll a batch from each word kept; a rejected word is skipped, so its batch takes
-/// the next word, and a chunk whose words run out leaves its last batches to the next chunk.
-/// The words are thus the generator's stream in the same order, every word drawn is used, and
-/// the generator is left where drawing one word per batch leaves it: the same shuffles, and
-/// the same state after them.
+/// A chunk holds no more words than batches are left (each batch takes at least one), and a
+/// chunk whose words run out leaves its last batches to the next chunk. The words are thus the
+/// generator's stream in the same order, every word drawn is used, and the generator is left
+/// where drawing one word per batch leaves it: the same shuffles, and the same state after
+/// them.
 #[inline(always)]
-fn draw_words<R: Rng + ?Sized>(rng: &mut R, words: &mut [u64]) {
-    for word in words {
-        *word = rng.next_u64();
+fn draw_ahead<R, S>(
+    rng: &mut R,
+    state: &mut S,
+    batches_left: impl Fn(&S) -> u64,
+    mut offer: impl FnMut(&mut S, u64),
+) where
+    R: Rng + ?Sized,
+{
+    let mut words = [0; AHEAD_WORDS];
+    loop {
+        let left = batches_left(state);
+        if left == 0 {
+            return;
+        }
+        let words = &mut words[..left.min(AHEAD_WORDS as u64) as usize];
+        for word in words.iter_mut() {
+            *word = rng.next_u64();
+        }
+        for &x in words.iter() {
+            offer(state, x);
+        }
     }
 }
 
