@@ -54,6 +54,12 @@ pub(crate) struct BenchArgs {
     /// criterion, no valgrind. (A wall-clock run also runs the duels for its targets table.)
     #[arg(long, conflicts_with_all = ["wall_only", "instructions_only", "baseline"])]
     pub(crate) duel: bool,
+    /// With --duel: run the duels this many times and read each at the host's fastest state,
+    /// for a shared machine whose slower states read our lead too high: of the runs within 10 %
+    /// of the duel's fastest (ours + peer time per call), the one with the median ratio.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "duel",
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub(crate) runs: u32,
 }
 
 struct Env {
@@ -451,6 +457,9 @@ fn command_line(args: &BenchArgs) -> String {
     if args.duel {
         s.push_str(" --duel");
     }
+    if args.runs > 1 {
+        s.push_str(&format!(" --runs {}", args.runs));
+    }
     s
 }
 
@@ -464,7 +473,16 @@ fn duels_only(env: &Env, args: &BenchArgs, filter: Option<&Regex>) -> Result<Exi
     let machine = Machine::detect();
     let load_text = |l: Option<f64>| l.map_or_else(|| "unknown".to_owned(), |l| format!("{l:.2}"));
     let load_before = fairdeal::fairness::comparison::load_average();
-    let mut duels = duel::run(&env.cargo, &env.root, args.quick)?;
+    let mut duels = if args.runs > 1 {
+        let mut runs = Vec::new();
+        for i in 1..=args.runs {
+            eprintln!("xtask: duel run {i} of {}", args.runs);
+            runs.push(duel::run(&env.cargo, &env.root, args.quick)?);
+        }
+        duel::fastest_state(&runs)
+    } else {
+        duel::run(&env.cargo, &env.root, args.quick)?
+    };
     if let Some(re) = filter {
         duels.retain(|d| re.is_match(&d.id()));
     }
@@ -566,7 +584,13 @@ mod tests {
             let flag = format!("--{long}");
             let mut argv = vec!["bench".to_owned(), flag.clone()];
             if arg.get_action().takes_values() {
-                argv.push("some-value".to_owned());
+                // A count is a number, recorded when above its default of 1.
+                let value = if long == "runs" { "3" } else { "some-value" };
+                argv.push(value.to_owned());
+            }
+            if long == "runs" {
+                // `--runs` requires `--duel`.
+                argv.push("--duel".to_owned());
             }
             let matches = command.clone().try_get_matches_from(&argv).unwrap();
             let args = BenchArgs::from_arg_matches(&matches).unwrap();

@@ -582,6 +582,7 @@ mod tests {
             ratio_ours_first: None,
             ratio_peer_first: None,
             wall_best_ratio: None,
+            state: None,
         }
     }
 
