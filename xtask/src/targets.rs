@@ -563,27 +563,7 @@ mod tests {
     }
 
     fn duel(case: &str, backend: &str, ours: &str, peer: &str, n: u64, ns: (f64, f64)) -> Duel {
-        let ratio = ns.1 / ns.0;
-        Duel {
-            case: case.into(),
-            backend: backend.into(),
-            n,
-            ours: ours.into(),
-            peer: peer.into(),
-            rounds: 21,
-            iters: 100,
-            ours_ns: ns.0,
-            peer_ns: ns.1,
-            ratio,
-            ratio_q1: ratio * 0.99,
-            ratio_q3: ratio * 1.01,
-            ratio_min: ratio * 0.9,
-            ratio_max: ratio * 1.1,
-            ratio_ours_first: None,
-            ratio_peer_first: None,
-            wall_best_ratio: None,
-            state: None,
-        }
+        Duel::sample((case, backend, ours, peer), n, ns)
     }
 
     fn find<'a>(rows: &'a [TargetRow], label_part: &str, backend: &str, n: u64) -> &'a TargetRow {
