@@ -63,6 +63,7 @@ pub mod cleanup;
 mod error;
 pub mod exec;
 pub mod gnu;
+mod pages;
 pub mod plan;
 pub mod publish;
 pub mod shard;
@@ -73,6 +74,8 @@ use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use fairdeal_core::{Batched, IndexSampler, Rng, SeedableRng, Shuffler};
+
+use crate::pages::PageBuf;
 
 pub use budget::{
     ARENA_RESERVATION, BudgetError, DEFAULT_FRACTION, FALLBACK_BUDGET, MIN_BUDGET, MemoryBudget,
@@ -679,8 +682,8 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         })
     }
 
-    /// Reads a bucket into `spare`'s buffers (grown as needed, never zeroed beyond what they
-    /// held), checks it, and shuffles the ranges of its records.
+    /// Reads a bucket into `spare`'s buffers (replaced by larger ones as needed, never zeroed
+    /// beyond what the mapping gave), checks it, and shuffles the ranges of its records.
     fn prepare_bucket<G>(
         &self,
         file: &SpillFile,
@@ -695,13 +698,12 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         let len = usize::try_from(bucket.bytes).map_err(|_| ExternalError::OutOfMemory {
             bytes: bucket.bytes,
         })?;
-        if spare.data.len() < len {
-            spare
-                .data
-                .try_reserve_exact(len - spare.data.len())
-                .map_err(|_| ExternalError::OutOfMemory { bytes: len as u64 })?;
+        if spare.data.capacity() < len {
+            // Freed before the larger one is mapped: never both at once.
+            spare.data = PageBuf::default();
+            spare.data = PageBuf::with_capacity(len)?;
         }
-        spare.data.resize(len, 0);
+        spare.data.set_len(len);
         file.read_segment_into(sealed, &mut spare.data)?;
         spare.records.clear();
         spare
@@ -840,7 +842,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
 /// A bucket read back and shuffled, as the ranges of its records in its bytes.
 #[derive(Default)]
 struct Prepared {
-    data: Vec<u8>,
+    data: PageBuf,
     records: Vec<(usize, usize)>,
 }
 

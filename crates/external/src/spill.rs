@@ -14,69 +14,78 @@ use std::path::PathBuf;
 
 use fairdeal_core::{IndexSampler, Rng, SeedableRng};
 
+use crate::pages::PageBuf;
 use crate::{
     Bucket, BucketWriter, ExternalError, ExternalShuffle, FAN_OUT, INDEX_BYTES_PER_RECORD, Labels,
     Progress, Run, Summary, stream_chunks, write_gathered,
 };
 
-/// Bytes of one block of an in-memory bucket.
+/// Bytes of the first block of an in-memory bucket; each further block is twice the one
+/// before, up to a [huge page](crate::pages::HUGE_PAGE) ([`MemoryBucket::next_block`]).
 pub(crate) const BLOCK_BYTES: usize = 256 << 10;
 
 /// A bucket held in memory: blocks of whole records. A record never spans two blocks, so each
 /// block is indexed on its own and no bucket is ever copied into one piece.
 #[derive(Default)]
 struct MemoryBucket {
-    blocks: Vec<Vec<u8>>,
+    blocks: Vec<PageBuf>,
 }
 
 impl MemoryBucket {
+    /// The size of this bucket's next block: [`BLOCK_BYTES`], then doubling up to a
+    /// [huge page](crate::pages::HUGE_PAGE) from the fourth block on. A bucket that stays small (an input just past
+    /// the scatter's threshold spreads over 32) takes little more memory than its records; a
+    /// large one has most of its records in huge pages.
+    fn next_block(&self) -> usize {
+        BLOCK_BYTES << self.blocks.len().min(3)
+    }
+
     /// The capacity (bytes) that appending `piece` to the record being built, of which `open`
-    /// bytes are already in the last block, would allocate.
+    /// bytes are already in the last block, would allocate, as [`PageBuf::capacity_for`]
+    /// rounds it (`usize::MAX` if that overflows: no budget holds it).
     fn extra_capacity(&self, piece: usize, open: usize) -> usize {
+        let rounded = |bytes: usize| PageBuf::capacity_for(bytes).unwrap_or(usize::MAX);
         match self.blocks.last() {
             Some(last) if last.capacity() - last.len() >= piece => 0,
             // A record longer than a block grows its own block by doubling.
             Some(last) if open > 0 && last.len() == open => {
-                (last.len() + piece).max(2 * last.capacity()) - last.capacity()
+                rounded((last.len() + piece).max(2 * last.capacity())) - last.capacity()
             }
-            _ => BLOCK_BYTES.max(open + piece),
+            _ => rounded(self.next_block().max(open + piece)),
         }
     }
 
     /// Appends `piece` as [`MemoryBucket::extra_capacity`] describes; returns the capacity
-    /// actually added.
+    /// added, which is that.
     fn append(&mut self, piece: &[u8], open: usize) -> Result<usize, ExternalError> {
         let extra = self.extra_capacity(piece.len(), open);
-        let out_of_memory = |bytes: usize| ExternalError::OutOfMemory {
-            bytes: bytes as u64,
-        };
         match self.blocks.last_mut() {
             Some(last) if extra == 0 => {
                 last.extend_from_slice(piece);
                 return Ok(0);
             }
             Some(last) if open > 0 && last.len() == open => {
+                // The record fills its block: a larger one takes its bytes and its place.
                 let before = last.capacity();
-                last.try_reserve_exact(before + extra - last.len())
-                    .map_err(|_| out_of_memory(before + extra))?;
-                last.extend_from_slice(piece);
-                return Ok(last.capacity() - before);
+                let mut grown = PageBuf::with_capacity(before + extra)?;
+                grown.extend_from_slice(last);
+                grown.extend_from_slice(piece);
+                let added = grown.capacity() - before;
+                *last = grown;
+                return Ok(added);
             }
             _ => {}
         }
-        let mut block = Vec::new();
-        block
-            .try_reserve_exact(extra)
-            .map_err(|_| out_of_memory(extra))?;
+        let mut fresh = PageBuf::with_capacity(extra)?;
         if let Some(last) = self.blocks.last_mut() {
             // Move the record's start along so that it stays in one block.
             let start = last.len() - open;
-            block.extend_from_slice(&last[start..]);
+            fresh.extend_from_slice(&last[start..]);
             last.truncate(start);
         }
-        block.extend_from_slice(piece);
-        let added = block.capacity();
-        self.blocks.push(block);
+        fresh.extend_from_slice(piece);
+        let added = fresh.capacity();
+        self.blocks.push(fresh);
         Ok(added)
     }
 }
@@ -396,6 +405,48 @@ mod tests {
             self.served += n;
             Ok(n)
         }
+    }
+
+    /// A bucket's blocks double from 256 KiB to a huge page and stay there; a record that
+    /// outgrows its block doubles that block; and the capacity `extra_capacity` promises (what
+    /// the budget is asked for) is exactly what `append` adds, with whole records per block.
+    #[test]
+    fn blocks_double_to_a_huge_page_and_the_budget_sees_what_they_take() {
+        let mut bucket = MemoryBucket::default();
+        let record = [b'r'; 1000];
+        let mut held = 0;
+        let mut records = 0;
+        while bucket.blocks.len() < 6 {
+            let extra = bucket.extra_capacity(record.len(), 0);
+            assert_eq!(bucket.append(&record, 0).unwrap(), extra);
+            held += extra;
+            records += 1;
+        }
+        let capacities: Vec<usize> = bucket.blocks.iter().map(|b| b.capacity()).collect();
+        let kib = 1 << 10;
+        assert_eq!(
+            capacities,
+            [256 * kib, 512 * kib, 1024 * kib, 2048 * kib, 2048 * kib, 2048 * kib]
+        );
+        assert_eq!(held, capacities.iter().sum::<usize>());
+        // Every block holds whole records only.
+        let stored: usize = bucket.blocks.iter().map(|b| b.len()).sum();
+        assert_eq!(stored, records * record.len());
+        assert!(bucket.blocks.iter().all(|b| b.len() % record.len() == 0));
+
+        // A record longer than a huge page, appended in pieces: its block doubles (rounded to
+        // whole huge pages) and keeps the record in one piece.
+        let mut long = MemoryBucket::default();
+        let piece = vec![b'p'; 700 << 10];
+        let mut open = 0;
+        for _ in 0..8 {
+            let extra = long.extra_capacity(piece.len(), open);
+            assert_eq!(long.append(&piece, open).unwrap(), extra);
+            open += piece.len();
+        }
+        assert_eq!(long.blocks.len(), 1);
+        assert_eq!(long.blocks[0].len(), 8 * piece.len());
+        assert_eq!(long.blocks[0].capacity() % crate::pages::HUGE_PAGE, 0);
     }
 
     /// The records of `bytes`, sorted.

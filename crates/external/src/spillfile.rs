@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::ExternalError;
+use crate::pages::PageBuf;
 
 /// The parent directory for temporary files: `explicit` (`-T DIR`), else `$TMPDIR` when set
 /// and not empty, else `/tmp` (an empty `TMPDIR` does not mean the current directory).
@@ -172,11 +173,11 @@ impl SpillFile {
     ///
     /// [`ExternalError::OutOfMemory`], [`ExternalError::TempRead`], and
     /// [`ExternalError::TempDamaged`] when the file no longer holds what was written.
-    pub(crate) fn read_segment(&self, segment: &Sealed) -> Result<Vec<u8>, ExternalError> {
+    pub(crate) fn read_segment(&self, segment: &Sealed) -> Result<PageBuf, ExternalError> {
         let len = usize::try_from(segment.bytes).map_err(|_| ExternalError::OutOfMemory {
             bytes: segment.bytes,
         })?;
-        let mut data = crate::try_buffer(len)?;
+        let mut data = PageBuf::zeroed(len)?;
         self.read_segment_into(segment, &mut data)?;
         Ok(data)
     }
@@ -460,8 +461,8 @@ mod tests {
         file.append(&mut b, b"two\n")?;
         file.append(&mut a, b"three\n")?;
         let (a, b) = (a.seal(), b.seal());
-        assert_eq!(file.read_segment(&a)?, b"one\nthree\n");
-        assert_eq!(file.read_segment(&b)?, b"two\n");
+        assert_eq!(&*file.read_segment(&a)?, b"one\nthree\n");
+        assert_eq!(&*file.read_segment(&b)?, b"two\n");
         Ok(())
     }
 
@@ -479,7 +480,7 @@ mod tests {
         }
         let sealed: Vec<Sealed> = segments.into_iter().map(Segment::seal).collect();
         for (s, sealed) in sealed.iter().enumerate() {
-            assert_eq!(file.read_segment(sealed).unwrap(), expected[s]);
+            assert_eq!(&*file.read_segment(sealed).unwrap(), expected[s]);
             let mut streamed = Vec::new();
             file.segment_reader(sealed)
                 .read_to_end(&mut streamed)
@@ -533,7 +534,7 @@ mod tests {
         let mut segment = Segment::new();
         file.append(&mut segment, &[b'x'; 10_000]).unwrap();
         let sealed = segment.seal();
-        assert_eq!(file.read_segment(&sealed).unwrap(), vec![b'x'; 10_000]);
+        assert_eq!(&*file.read_segment(&sealed).unwrap(), vec![b'x'; 10_000]);
     }
 
     #[test]
