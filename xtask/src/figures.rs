@@ -207,32 +207,14 @@ pub(crate) fn write_duel_plots(dir: &Path, duels: &[Duel]) -> Result<Vec<(String
 mod tests {
     use super::*;
 
+    /// A duel of `ratio` (ours at 10 ns per call), `ours` as each case names it.
     fn duel(case: &str, backend: &str, n: u64, peer: &str, ratio: f64) -> Duel {
-        Duel {
-            case: case.to_owned(),
-            backend: backend.to_owned(),
-            n,
-            ours: if case == CASE_DEAL {
-                "partial"
-            } else {
-                "inplace"
-            }
-            .to_owned(),
-            peer: peer.to_owned(),
-            rounds: 21,
-            iters: 100,
-            ours_ns: 10.0,
-            peer_ns: 10.0 * ratio,
-            ratio,
-            ratio_q1: ratio * 0.95,
-            ratio_q3: ratio * 1.04,
-            ratio_min: ratio * 0.8,
-            ratio_max: ratio * 1.2,
-            ratio_ours_first: None,
-            ratio_peer_first: None,
-            wall_best_ratio: None,
-            state: None,
-        }
+        let ours = if case == CASE_DEAL {
+            "partial"
+        } else {
+            "inplace"
+        };
+        Duel::sample((case, backend, ours, peer), n, (10.0, 10.0 * ratio))
     }
 
     /// One figure per (ours, peer) pairing, groups named by case and size, and each duel's
