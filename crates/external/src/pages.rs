@@ -15,7 +15,7 @@ use std::ops::{Deref, DerefMut};
 
 use memmap2::MmapMut;
 
-use crate::ExternalError;
+use crate::error::ExternalError;
 
 /// The size of a transparent huge page on x86-64 and of the usual one on AArch64: buffers this
 /// long or longer are advised to use huge pages, and are rounded up to a multiple of it.

@@ -423,11 +423,8 @@ mod tests {
             records += 1;
         }
         let capacities: Vec<usize> = bucket.blocks.iter().map(|b| b.capacity()).collect();
-        let kib = 1 << 10;
-        assert_eq!(
-            capacities,
-            [256 * kib, 512 * kib, 1024 * kib, 2048 * kib, 2048 * kib, 2048 * kib]
-        );
+        let kib = [256, 512, 1024, 2048, 2048, 2048];
+        assert_eq!(capacities, kib.map(|k| k << 10));
         assert_eq!(held, capacities.iter().sum::<usize>());
         // Every block holds whole records only.
         let stored: usize = bucket.blocks.iter().map(|b| b.len()).sum();
