@@ -331,6 +331,14 @@ fn stream_chunks<R: Read + Send>(
     })
 }
 
+impl From<pages::OutOfPages> for ExternalError {
+    fn from(e: pages::OutOfPages) -> Self {
+        Self::OutOfMemory {
+            bytes: e.bytes as u64,
+        }
+    }
+}
+
 /// A zeroed buffer of `len` bytes, or [`ExternalError::OutOfMemory`].
 fn try_buffer(len: usize) -> Result<Vec<u8>, ExternalError> {
     let mut buf = Vec::new();

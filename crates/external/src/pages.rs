@@ -15,11 +15,17 @@ use std::ops::{Deref, DerefMut};
 
 use memmap2::MmapMut;
 
-use crate::error::ExternalError;
-
 /// The size of a transparent huge page on x86-64 and of the usual one on AArch64: buffers this
 /// long or longer are advised to use huge pages, and are rounded up to a multiple of it.
 pub(crate) const HUGE_PAGE: usize = 2 << 20;
+
+/// A [`PageBuf`] of `bytes` bytes could not be mapped (the crate's error type reports it as
+/// out of memory).
+#[derive(Debug)]
+pub(crate) struct OutOfPages {
+    /// The capacity asked for.
+    pub(crate) bytes: usize,
+}
 
 /// A byte vector of fixed capacity in an anonymous, private memory mapping: [`len`](Self::len)
 /// bytes are in use, and it grows only by being replaced (the in-memory buckets and the
@@ -39,16 +45,14 @@ impl PageBuf {
     ///
     /// # Errors
     ///
-    /// [`ExternalError::OutOfMemory`] when the mapping cannot be made.
-    pub(crate) fn with_capacity(capacity: usize) -> Result<Self, ExternalError> {
+    /// [`OutOfPages`] when the mapping cannot be made.
+    pub(crate) fn with_capacity(capacity: usize) -> Result<Self, OutOfPages> {
         if capacity == 0 {
             return Ok(Self::default());
         }
-        let out_of_memory = || ExternalError::OutOfMemory {
-            bytes: capacity as u64,
-        };
-        let capacity = Self::capacity_for(capacity).ok_or_else(out_of_memory)?;
-        let map = MmapMut::map_anon(capacity).map_err(|_| out_of_memory())?;
+        let out_of_pages = || OutOfPages { bytes: capacity };
+        let capacity = Self::capacity_for(capacity).ok_or_else(out_of_pages)?;
+        let map = MmapMut::map_anon(capacity).map_err(|_| out_of_pages())?;
         #[cfg(target_os = "linux")]
         if capacity >= HUGE_PAGE {
             // Advice only: a kernel without transparent huge pages refuses it, and the
@@ -77,7 +81,7 @@ impl PageBuf {
     /// # Errors
     ///
     /// As [`with_capacity`](Self::with_capacity).
-    pub(crate) fn zeroed(len: usize) -> Result<Self, ExternalError> {
+    pub(crate) fn zeroed(len: usize) -> Result<Self, OutOfPages> {
         let mut buf = Self::with_capacity(len)?;
         buf.len = len;
         Ok(buf)
@@ -197,13 +201,8 @@ mod tests {
 
     #[test]
     fn an_impossible_size_is_out_of_memory_not_a_panic() {
-        assert!(matches!(
-            PageBuf::with_capacity(usize::MAX),
-            Err(ExternalError::OutOfMemory { .. })
-        ));
-        assert!(matches!(
-            PageBuf::with_capacity(usize::MAX / 2),
-            Err(ExternalError::OutOfMemory { .. })
-        ));
+        for bytes in [usize::MAX, usize::MAX / 2] {
+            assert_eq!(PageBuf::with_capacity(bytes).unwrap_err().bytes, bytes);
+        }
     }
 }
