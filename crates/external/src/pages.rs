@@ -16,7 +16,7 @@ use std::ops::{Deref, DerefMut};
 use memmap2::MmapMut;
 
 /// The size of a transparent huge page on x86-64 and of the usual one on AArch64: buffers this
-/// long or longer are advised to use huge pages, and are rounded up to a multiple of it.
+/// long or longer are advised to use huge pages.
 pub(crate) const HUGE_PAGE: usize = 2 << 20;
 
 /// A [`PageBuf`] of `bytes` bytes could not be mapped (the crate's error type reports it as
@@ -39,9 +39,9 @@ pub(crate) struct PageBuf {
 }
 
 impl PageBuf {
-    /// An empty buffer with room for at least `capacity` bytes: exactly `capacity` below
-    /// [`HUGE_PAGE`], rounded up to a multiple of it from there (which is then advised to use
-    /// huge pages).
+    /// An empty buffer with room for exactly `capacity` bytes, advised to use huge pages from
+    /// [`HUGE_PAGE`] on (a length that is not a multiple of it has its tail in small pages;
+    /// [`whole_huge_pages`](Self::whole_huge_pages) rounds a size up).
     ///
     /// # Errors
     ///
@@ -50,9 +50,7 @@ impl PageBuf {
         if capacity == 0 {
             return Ok(Self::default());
         }
-        let out_of_pages = || OutOfPages { bytes: capacity };
-        let capacity = Self::capacity_for(capacity).ok_or_else(out_of_pages)?;
-        let map = MmapMut::map_anon(capacity).map_err(|_| out_of_pages())?;
+        let map = MmapMut::map_anon(capacity).map_err(|_| OutOfPages { bytes: capacity })?;
         #[cfg(target_os = "linux")]
         if capacity >= HUGE_PAGE {
             // Advice only: a kernel without transparent huge pages refuses it, and the
@@ -65,18 +63,17 @@ impl PageBuf {
         })
     }
 
-    /// The capacity [`with_capacity`](Self::with_capacity) gives for `capacity` bytes (`None`
-    /// if rounding it up overflows): what a budget counts.
-    pub(crate) const fn capacity_for(capacity: usize) -> Option<usize> {
-        if capacity >= HUGE_PAGE {
-            capacity.checked_next_multiple_of(HUGE_PAGE)
+    /// `bytes` rounded up to whole huge pages from [`HUGE_PAGE`] on, unchanged below it
+    /// (`None` if that overflows): a size that wastes no part of a huge page.
+    pub(crate) const fn whole_huge_pages(bytes: usize) -> Option<usize> {
+        if bytes >= HUGE_PAGE {
+            bytes.checked_next_multiple_of(HUGE_PAGE)
         } else {
-            Some(capacity)
+            Some(bytes)
         }
     }
 
-    /// A buffer of `len` bytes (zero) with room for exactly that, or more as
-    /// [`with_capacity`](Self::with_capacity) rounds.
+    /// A buffer of `len` bytes (zero) with room for exactly that.
     ///
     /// # Errors
     ///
@@ -153,17 +150,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_small_buffer_has_its_exact_capacity_and_a_large_one_whole_huge_pages() {
-        assert_eq!(PageBuf::with_capacity(0).unwrap().capacity(), 0);
-        assert_eq!(PageBuf::with_capacity(1000).unwrap().capacity(), 1000);
+    fn a_buffer_has_the_capacity_asked_and_whole_huge_pages_round_up_from_one() {
+        for bytes in [0, 1000, HUGE_PAGE, HUGE_PAGE + 1] {
+            assert_eq!(PageBuf::with_capacity(bytes).unwrap().capacity(), bytes);
+        }
+        assert_eq!(PageBuf::whole_huge_pages(1000), Some(1000));
+        assert_eq!(PageBuf::whole_huge_pages(HUGE_PAGE), Some(HUGE_PAGE));
         assert_eq!(
-            PageBuf::with_capacity(HUGE_PAGE + 1).unwrap().capacity(),
-            2 * HUGE_PAGE
+            PageBuf::whole_huge_pages(HUGE_PAGE + 1),
+            Some(2 * HUGE_PAGE)
         );
-        assert_eq!(
-            PageBuf::with_capacity(HUGE_PAGE).unwrap().capacity(),
-            HUGE_PAGE
-        );
+        assert_eq!(PageBuf::whole_huge_pages(usize::MAX), None);
     }
 
     #[test]

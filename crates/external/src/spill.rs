@@ -41,10 +41,10 @@ impl MemoryBucket {
     }
 
     /// The capacity (bytes) that appending `piece` to the record being built, of which `open`
-    /// bytes are already in the last block, would allocate, as [`PageBuf::capacity_for`]
-    /// rounds it (`usize::MAX` if that overflows: no budget holds it).
+    /// bytes are already in the last block, would allocate: whole huge pages from one on
+    /// ([`PageBuf::whole_huge_pages`]; `usize::MAX` if that overflows: no budget holds it).
     fn extra_capacity(&self, piece: usize, open: usize) -> usize {
-        let rounded = |bytes: usize| PageBuf::capacity_for(bytes).unwrap_or(usize::MAX);
+        let rounded = |bytes: usize| PageBuf::whole_huge_pages(bytes).unwrap_or(usize::MAX);
         match self.blocks.last() {
             Some(last) if last.capacity() - last.len() >= piece => 0,
             // A record longer than a block grows its own block by doubling.
