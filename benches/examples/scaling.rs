@@ -28,7 +28,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use fairdeal_benches::{Compat06, SEED};
+use fairdeal_benches::{Compat06, SEED, rounds};
 use fairdeal_parallel::{Parallel, Phase, Profile, Step};
 use fairdeal_rng::{Backend, BackendVisitor};
 use rip_shuffle::{RipShuffleParallel, RipShuffleSequential};
@@ -164,8 +164,6 @@ fn median(values: &[f64]) -> f64 {
     }
 }
 
-/// rip / ours of each round (the two calls of a round ran back to back): the duel's paired
-/// ratios, whose median and range are the comparison's result and spread.
 /// How the exchange steps are named in the output.
 fn step_name(step: Step) -> &'static str {
     match step {
@@ -175,12 +173,65 @@ fn step_name(step: Step) -> &'static str {
     }
 }
 
+/// rip / ours of each round (the two calls of a round ran back to back): the duel's paired
+/// ratios, whose median and range are the comparison's result and spread.
 fn round_ratios(ours: &Series, rip: &Series) -> Vec<f64> {
     ours.0.iter().zip(&rip.0).map(|(o, r)| r / o).collect()
 }
 
+/// The rounds run in the host's fastest state ([`rounds::fastest_rounds`]: within 10 % of the
+/// fastest round's ours + rip time), as `cargo xtask bench --duel --runs N` reads its duels.
+#[derive(Debug, Clone, PartialEq)]
+struct Fastest {
+    /// The indices of those rounds, in round order.
+    rounds: Vec<usize>,
+    /// The median of their rip / ours ratios, and the lowest and highest.
+    ratio: f64,
+    low: f64,
+    high: f64,
+    /// The median of our ns per element over those rounds.
+    ours: f64,
+}
+
+fn fastest(ours: &Series, rip: &Series) -> Fastest {
+    let rounds = rounds::fastest_rounds(&ours.0, &rip.0);
+    let ratios: Vec<f64> = rounds.iter().map(|&i| rip.0[i] / ours.0[i]).collect();
+    let ours_kept: Vec<f64> = rounds.iter().map(|&i| ours.0[i]).collect();
+    Fastest {
+        ratio: median(&ratios),
+        low: ratios.iter().copied().fold(f64::INFINITY, f64::min),
+        high: ratios.iter().copied().fold(0.0, f64::max),
+        ours: median(&ours_kept),
+        rounds,
+    }
+}
+
+impl Fastest {
+    /// As a table cell: `1.41 [1.38–1.45] (3 of 7)`.
+    fn cell(&self, of: usize) -> String {
+        format!(
+            "{:.2} [{:.2}–{:.2}] ({} of {of})",
+            self.ratio,
+            self.low,
+            self.high,
+            self.rounds.len()
+        )
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "rounds": self.rounds,
+            "rip_over_ours_median": self.ratio,
+            "rip_over_ours_min": self.low,
+            "rip_over_ours_max": self.high,
+            "ours_ns_per_element_median": self.ours,
+        })
+    }
+}
+
 /// One row of the scaling table: both sides' best / median (spread), the median of the
-/// per-round ratios with their range, and `last` in the last column.
+/// per-round ratios with their range, the same over the rounds in the host's fastest state
+/// ([`fastest`]), and `last` in the last column.
 fn print_row(label: &str, ours: &Series, rip: &Series, last: &str) {
     let ratios = round_ratios(ours, rip);
     let (lo, hi) = ratios
@@ -189,7 +240,7 @@ fn print_row(label: &str, ours: &Series, rip: &Series, last: &str) {
             (lo.min(r), hi.max(r))
         });
     println!(
-        "| {label} | {:.2} / {:.2} ({:.0} %) | {:.2} / {:.2} ({:.0} %) | {:.2} [{lo:.2}–{hi:.2}] | {last} |",
+        "| {label} | {:.2} / {:.2} ({:.0} %) | {:.2} / {:.2} ({:.0} %) | {:.2} [{lo:.2}–{hi:.2}] | {} | {last} |",
         ours.best(),
         ours.median(),
         ours.spread() * 100.0,
@@ -197,6 +248,7 @@ fn print_row(label: &str, ours: &Series, rip: &Series, last: &str) {
         rip.median(),
         rip.spread() * 100.0,
         median(&ratios),
+        fastest(ours, rip).cell(ours.0.len()),
     );
 }
 
@@ -352,6 +404,7 @@ fn main() {
                     "ours_ns_per_element": {"best": m.ours[i].best(), "median": m.ours[i].median(), "worst": m.ours[i].worst(), "rounds": m.ours[i].0},
                     "rip_ns_per_element": {"best": m.rip[i].best(), "median": m.rip[i].median(), "worst": m.rip[i].worst(), "rounds": m.rip[i].0},
                     "rip_over_ours_per_round": round_ratios(&m.ours[i], &m.rip[i]),
+                    "fastest_state": fastest(&m.ours[i], &m.rip[i]).json(),
                     "phases_ms": Phase::ALL.iter().map(|&ph| serde_json::json!({
                         "phase": ph.name(),
                         "serial": ph.is_serial(),
@@ -370,6 +423,7 @@ fn main() {
                 "ours_ns_per_element": {"best": m.seq.0.best(), "median": m.seq.0.median(), "worst": m.seq.0.worst(), "rounds": m.seq.0.0},
                 "rip_seq_ns_per_element": {"best": m.seq.1.best(), "median": m.seq.1.median(), "worst": m.seq.1.worst(), "rounds": m.seq.1.0},
                 "rip_over_ours_per_round": round_ratios(&m.seq.0, &m.seq.1),
+                "fastest_state": fastest(&m.seq.0, &m.seq.1).json(),
             },
             "serial_fraction": serial_fraction,
             "out_of_place": Step::ALL.iter().map(|&step| {
@@ -388,13 +442,19 @@ fn main() {
     );
     println!(
         "| threads | fairdeal `Parallel::shuffle` best / median (spread) | rip_shuffle `par_shuffle` \
-         best / median (spread) | rip / ours, median of rounds [min–max] | ours: speed-up over 1 \
-         thread (medians) |"
+         best / median (spread) | rip / ours, median of rounds [min–max] | rip / ours in the \
+         host's fastest rounds [min–max] (kept) | ours: speed-up over 1 thread (medians; fastest \
+         rounds) |"
     );
-    println!("|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|");
     let ours1 = m.ours[base].median();
+    let fast1 = fastest(&m.ours[base], &m.rip[base]).ours;
     for (i, &t) in o.threads.iter().enumerate() {
-        let speedup = format!("{:.2}", ours1 / m.ours[i].median());
+        let speedup = format!(
+            "{:.2}; {:.2}",
+            ours1 / m.ours[i].median(),
+            fast1 / fastest(&m.ours[i], &m.rip[i]).ours
+        );
         print_row(&t.to_string(), &m.ours[i], &m.rip[i], &speedup);
     }
     let (ours, rip) = &m.seq;
@@ -406,7 +466,8 @@ fn main() {
     );
     println!(
         "\n(spread = (worst − best) / median over the rounds; a round runs ours and rip_shuffle \
-         back to back, alternating which goes first)"
+         back to back, alternating which goes first; the fastest rounds are those whose ours + \
+         rip_shuffle time is within 10 % of the fastest round's)"
     );
     println!(
         "\nPhase profile (one profiled call per thread count; ms wall, and busy ms summed over threads):\n"

@@ -79,9 +79,42 @@ pub fn alternate(
     Ok(out)
 }
 
+/// A round is in the host's fastest state when its ours + peer time is at most this factor
+/// above the fastest round's: the 10 % with which `cargo xtask bench --duel --runs N` keeps a
+/// duel's runs.
+pub const FASTEST_STATE_SLACK: f64 = 1.1;
+
+/// The indices, in order, of the rounds run in the host's fastest state: those whose
+/// `ours[i] + peer[i]` is at most [`FASTEST_STATE_SLACK`] times the least such sum (none for no
+/// rounds; pairs beyond the shorter slice are ignored).
+///
+/// On a shared virtual machine the host moves between states lasting a tenth of a second or
+/// more, and in a slower one the side with more instructions or memory traffic slows more, so a
+/// median over every round can read a ratio high (`docs/notes/2026-11-27-zen3.md`, "The host's
+/// states"). Long rounds (a shuffle of 10^8 elements each) can be sorted by state one by one.
+pub fn fastest_rounds(ours: &[f64], peer: &[f64]) -> Vec<usize> {
+    let sums: Vec<f64> = ours.iter().zip(peer).map(|(o, p)| o + p).collect();
+    let least = sums.iter().copied().fold(f64::INFINITY, f64::min);
+    (0..sums.len())
+        .filter(|&i| sums[i] <= FASTEST_STATE_SLACK * least)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fastest_rounds_are_those_within_ten_percent_of_the_fastest() {
+        // Rounds 1 and 3 ran in a slow state (sums 30 and 40); round 4's sum, 21.9, is within
+        // 10 % of round 0's 20.0, round 2's 22.5 is not.
+        let ours = [8.0, 10.0, 9.0, 10.0, 9.9];
+        let peer = [12.0, 20.0, 13.5, 30.0, 12.0];
+        assert_eq!(fastest_rounds(&ours, &peer), [0, 4]);
+        // Equal sums are all kept; no rounds, no indices.
+        assert_eq!(fastest_rounds(&[1.0, 2.0], &[2.0, 1.0]), [0, 1]);
+        assert!(fastest_rounds(&[], &[]).is_empty());
+    }
 
     fn half(cpu_ns: f64) -> Half {
         Half {
