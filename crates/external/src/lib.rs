@@ -60,6 +60,7 @@ pub struct ReadmeDoctests;
 
 mod budget;
 pub mod cleanup;
+mod ends;
 mod error;
 pub mod exec;
 pub mod gnu;
@@ -75,6 +76,7 @@ use std::path::{Path, PathBuf};
 
 use fairdeal_core::{Batched, IndexSampler, Rng, SeedableRng, Shuffler};
 
+use crate::ends::Ends;
 use crate::pages::PageBuf;
 
 pub use budget::{
@@ -524,8 +526,10 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
             if matches!(source, Source::Input) {
                 run.progress.read(n as u64);
             }
-            let mut chunk = &buf[..n];
-            while !chunk.is_empty() {
+            let chunk = &buf[..n];
+            let mut ends = Ends::new(self.separator, chunk);
+            let mut start = 0;
+            while start < chunk.len() {
                 let bucket = match open_record {
                     Some(bucket) => bucket,
                     None => {
@@ -534,18 +538,13 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
                         bucket
                     }
                 };
-                match memchr::memchr(self.separator, chunk) {
-                    Some(end) => {
-                        writer.append(bucket, &chunk[..=end], run)?;
-                        chunk = &chunk[end + 1..];
-                        open_record = None;
-                    }
-                    None => {
-                        writer.append(bucket, chunk, run)?;
-                        chunk = &[];
-                        open_record = Some(bucket);
-                    }
-                }
+                let (end, done) = match ends.next() {
+                    Some(end) => (end + 1, true),
+                    None => (chunk.len(), false),
+                };
+                writer.append(bucket, &chunk[start..end], run)?;
+                open_record = (!done).then_some(bucket);
+                start = end;
             }
         }
         if let Some(bucket) = open_record {
@@ -721,7 +720,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
                 bytes: bucket.records * INDEX_BYTES_PER_RECORD,
             })?;
         let mut start = 0;
-        for end in memchr::memchr_iter(self.separator, &spare.data) {
+        for end in Ends::new(self.separator, &spare.data) {
             spare.records.push((start, end + 1));
             start = end + 1;
         }
@@ -751,7 +750,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
                 bytes: bucket.records * INDEX_BYTES_PER_RECORD,
             })?;
         let mut start = 0;
-        for end in memchr::memchr_iter(self.separator, &data) {
+        for end in Ends::new(self.separator, &data) {
             records.push(&data[start..=end]);
             start = end + 1;
         }

@@ -14,6 +14,7 @@ use std::path::PathBuf;
 
 use fairdeal_core::{IndexSampler, Rng, SeedableRng};
 
+use crate::ends::Ends;
 use crate::pages::PageBuf;
 use crate::{
     Bucket, BucketWriter, ExternalError, ExternalShuffle, FAN_OUT, INDEX_BYTES_PER_RECORD, Labels,
@@ -196,14 +197,16 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
     /// Labels the records starting in `chunk` and appends every byte to its record's bucket.
     fn scatter_chunk<G: Rng>(
         &self,
-        mut chunk: &[u8],
+        chunk: &[u8],
         top: &mut TopLevel<'_>,
         open_record: &mut Option<(usize, usize)>,
         labels: &mut Labels,
         run: &mut Run<'_, impl Write>,
         rng: &mut G,
     ) -> Result<(), ExternalError> {
-        while !chunk.is_empty() {
+        let mut ends = Ends::new(self.separator, chunk);
+        let mut start = 0;
+        while start < chunk.len() {
             let (bucket, open) = match *open_record {
                 Some(open) => open,
                 None => {
@@ -213,13 +216,14 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
                     (bucket, 0)
                 }
             };
-            let (piece, rest, done) = match memchr::memchr(self.separator, chunk) {
-                Some(end) => (&chunk[..=end], &chunk[end + 1..], true),
-                None => (chunk, &[][..], false),
+            let (end, done) = match ends.next() {
+                Some(end) => (end + 1, true),
+                None => (chunk.len(), false),
             };
+            let piece = &chunk[start..end];
             top.put(bucket, piece, open, self.budget, run)?;
             *open_record = (!done).then_some((bucket, open + piece.len()));
-            chunk = rest;
+            start = end;
         }
         Ok(())
     }
@@ -291,7 +295,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
             })?;
         for block in &stored.blocks {
             let mut start = 0;
-            for end in memchr::memchr_iter(self.separator, block) {
+            for end in Ends::new(self.separator, block) {
                 records.push(&block[start..=end]);
                 start = end + 1;
             }

@@ -15,6 +15,7 @@ use super::{
     unhex,
 };
 use crate::MemoryBudget;
+use crate::ends::Ends;
 
 /// A chunk's manifest, read and checked against the run and against its spill file's length.
 fn load_spill(dir: &RunDir, run: &RunManifest, chunk: u64) -> Result<SpillManifest, ShardError> {
@@ -215,7 +216,7 @@ fn gather_bucket<G: Rng + SeedableRng + Send>(
             bytes: lines * crate::INDEX_BYTES_PER_RECORD,
         })?;
     let mut start = 0;
-    for end in memchr::memchr_iter(sep, data) {
+    for end in Ends::new(sep, data) {
         records.push((start, end + 1));
         start = end + 1;
     }

@@ -12,6 +12,7 @@ use super::{
     FORMAT, LABELS, STAGING_BYTES, ShardError, Tally, TaskSummary, check_task, hex, io_error, share,
 };
 use crate::MemoryBudget;
+use crate::ends::Ends;
 
 /// Scatter task `task` of `tasks`: labels and spills its share of the chunks.
 ///
@@ -184,7 +185,7 @@ fn spill_chunk<G: Rng + SeedableRng>(
     let mut counts = vec![0usize; buckets];
     // The labels go through an `IndexSampler` like every other draw: `Lemire`, one word per
     // label (none for one bucket), the sampler a run's bytes were defined with.
-    for end in memchr::memchr_iter(sep, data) {
+    for end in Ends::new(sep, data) {
         let label = LABEL_SAMPLER.index_below(&mut rng, buckets);
         counts[label] += 1;
         labels.push(label as u32);
