@@ -29,6 +29,7 @@ use fairdeal_rng::{
 };
 
 use crate::MemoryBudget;
+use crate::ends::Ends as RecordEnds;
 use crate::plan::{self, PlanError};
 
 mod quote;
@@ -529,7 +530,7 @@ impl Lines {
         let read = &self.bytes[start..];
         let count = memchr::memchr_iter(separator, read).count();
         self.ends.reserve_exact(count, self.bytes.len())?;
-        for at in memchr::memchr_iter(separator, read) {
+        for at in RecordEnds::new(separator, read) {
             self.ends.push(start + at + 1)?;
         }
         Ok(true)
