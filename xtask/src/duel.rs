@@ -68,7 +68,8 @@ pub(crate) struct FastestState {
 }
 
 /// A run is in the fastest state when its time per call (ours + peer) is at most this factor
-/// above the duel's fastest run.
+/// above the duel's fastest run. The `scaling` example keeps its rounds with the same slack
+/// (`fairdeal_benches::rounds::FASTEST_STATE_SLACK`; the xtask does not depend on that crate).
 pub(crate) const FASTEST_STATE_SLACK: f64 = 1.1;
 
 /// Each duel read at the host's fastest state over several runs of the duel program (`runs`,
