@@ -81,6 +81,46 @@ impl Iterator for Ends<'_> {
     }
 }
 
+/// `data` cut after each separator, for the scatters: `(piece, true)` for each piece up to and
+/// including a separator, then `(rest, false)` for the bytes after the last one, if any (a
+/// record that goes on in the next buffer).
+#[derive(Debug, Clone)]
+pub(crate) struct Pieces<'a> {
+    data: &'a [u8],
+    ends: Ends<'a>,
+    /// Where the next piece starts.
+    start: usize,
+}
+
+impl<'a> Pieces<'a> {
+    /// The pieces of `data` cut after each `separator`.
+    pub(crate) fn new(separator: u8, data: &'a [u8]) -> Self {
+        Self {
+            data,
+            ends: Ends::new(separator, data),
+            start: 0,
+        }
+    }
+}
+
+impl<'a> Iterator for Pieces<'a> {
+    type Item = (&'a [u8], bool);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.start >= self.data.len() {
+            return None;
+        }
+        let (end, ends_a_record) = match self.ends.next() {
+            Some(end) => (end + 1, true),
+            None => (self.data.len(), false),
+        };
+        let piece = &self.data[self.start..end];
+        self.start = end;
+        Some((piece, ends_a_record))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,6 +161,41 @@ mod tests {
             assert!(!ours.is_empty());
             assert_eq!(ours, theirs, "separator {separator:#04x}");
         }
+    }
+
+    #[test]
+    fn pieces_cut_after_each_separator_and_keep_the_rest() {
+        let pieces = |data: &'static [u8]| Pieces::new(b'\n', data).collect::<Vec<_>>();
+        assert_eq!(pieces(b""), []);
+        assert_eq!(pieces(b"\n"), [(&b"\n"[..], true)]);
+        assert_eq!(
+            pieces(b"a\n\nbc"),
+            [(&b"a\n"[..], true), (b"\n", true), (b"bc", false)]
+        );
+        assert_eq!(pieces(b"abc"), [(&b"abc"[..], false)]);
+        // Across blocks: the pieces put back together are the input, each ends a record
+        // exactly when it ends with the one separator it holds.
+        let data: Vec<u8> = (0..500u32)
+            .map(|i| {
+                if i % 37 == 5 || i % 11 == 0 {
+                    b'\n'
+                } else {
+                    b'x'
+                }
+            })
+            .collect();
+        let all: Vec<(&[u8], bool)> = Pieces::new(b'\n', &data).collect();
+        let joined: Vec<u8> = all
+            .iter()
+            .flat_map(|(piece, _)| piece.iter().copied())
+            .collect();
+        assert_eq!(joined, data);
+        for &(piece, done) in &all {
+            let separators = piece.iter().filter(|&&b| b == b'\n').count();
+            assert_eq!(separators, usize::from(done));
+            assert_eq!(done, piece.ends_with(b"\n"));
+        }
+        assert!(!all.last().unwrap().1, "the input ends in an open record");
     }
 
     #[test]

@@ -76,7 +76,7 @@ use std::path::{Path, PathBuf};
 
 use fairdeal_core::{Batched, IndexSampler, Rng, SeedableRng, Shuffler};
 
-use crate::ends::Ends;
+use crate::ends::{Ends, Pieces};
 use crate::pages::PageBuf;
 
 pub use budget::{
@@ -526,10 +526,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
             if matches!(source, Source::Input) {
                 run.progress.read(n as u64);
             }
-            let chunk = &buf[..n];
-            let mut ends = Ends::new(self.separator, chunk);
-            let mut start = 0;
-            while start < chunk.len() {
+            for (piece, done) in Pieces::new(self.separator, &buf[..n]) {
                 let bucket = match open_record {
                     Some(bucket) => bucket,
                     None => {
@@ -538,13 +535,8 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
                         bucket
                     }
                 };
-                let (end, done) = match ends.next() {
-                    Some(end) => (end + 1, true),
-                    None => (chunk.len(), false),
-                };
-                writer.append(bucket, &chunk[start..end], run)?;
+                writer.append(bucket, piece, run)?;
                 open_record = (!done).then_some(bucket);
-                start = end;
             }
         }
         if let Some(bucket) = open_record {

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use fairdeal_core::{IndexSampler, Rng, SeedableRng};
 
-use crate::ends::Ends;
+use crate::ends::{Ends, Pieces};
 use crate::pages::PageBuf;
 use crate::{
     Bucket, BucketWriter, ExternalError, ExternalShuffle, FAN_OUT, INDEX_BYTES_PER_RECORD, Labels,
@@ -204,9 +204,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         run: &mut Run<'_, impl Write>,
         rng: &mut G,
     ) -> Result<(), ExternalError> {
-        let mut ends = Ends::new(self.separator, chunk);
-        let mut start = 0;
-        while start < chunk.len() {
+        for (piece, done) in Pieces::new(self.separator, chunk) {
             let (bucket, open) = match *open_record {
                 Some(open) => open,
                 None => {
@@ -216,14 +214,8 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
                     (bucket, 0)
                 }
             };
-            let (end, done) = match ends.next() {
-                Some(end) => (end + 1, true),
-                None => (chunk.len(), false),
-            };
-            let piece = &chunk[start..end];
             top.put(bucket, piece, open, self.budget, run)?;
             *open_record = (!done).then_some((bucket, open + piece.len()));
-            start = end;
         }
         Ok(())
     }
