@@ -81,6 +81,18 @@ impl Iterator for Ends<'_> {
     }
 }
 
+/// The byte range `(start, end)` of each record of `data` that ends with `separator` (the
+/// separator included, at `end - 1`), in order, for indexing a bucket whose records all end
+/// with one: bytes after the last separator are no record here.
+pub(crate) fn record_spans(separator: u8, data: &[u8]) -> impl Iterator<Item = (usize, usize)> {
+    let mut start = 0;
+    Ends::new(separator, data).map(move |end| {
+        let span = (start, end + 1);
+        start = end + 1;
+        span
+    })
+}
+
 /// `data` cut after each separator, for the scatters: `(piece, true)` for each piece up to and
 /// including a separator, then `(rest, false)` for the bytes after the last one, if any (a
 /// record that goes on in the next buffer).
@@ -196,6 +208,42 @@ mod tests {
             assert_eq!(done, piece.ends_with(b"\n"));
         }
         assert!(!all.last().unwrap().1, "the input ends in an open record");
+    }
+
+    #[test]
+    fn record_spans_are_the_terminated_pieces() {
+        let spans = |data: &'static [u8]| record_spans(b'\n', data).collect::<Vec<_>>();
+        assert_eq!(spans(b""), []);
+        assert_eq!(spans(b"abc"), [], "no separator, no record");
+        assert_eq!(spans(b"a\n\nbc\nd"), [(0, 2), (2, 3), (3, 6)]);
+        // Across blocks, with and without an open tail: the ranges of the pieces that end a
+        // record, in order.
+        let data: Vec<u8> = (0..700u32)
+            .map(|i| {
+                if i % 41 == 3 || i % 13 == 0 {
+                    b'\n'
+                } else {
+                    b'y'
+                }
+            })
+            .collect();
+        for len in [data.len(), 660, 651] {
+            let data = &data[..len];
+            let mut expected = Vec::new();
+            let mut start = 0;
+            for (piece, done) in Pieces::new(b'\n', data) {
+                if done {
+                    expected.push((start, start + piece.len()));
+                }
+                start += piece.len();
+            }
+            assert!(expected.len() > 50);
+            assert_eq!(
+                record_spans(b'\n', data).collect::<Vec<_>>(),
+                expected,
+                "{len}"
+            );
+        }
     }
 
     #[test]

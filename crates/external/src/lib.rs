@@ -76,7 +76,7 @@ use std::path::{Path, PathBuf};
 
 use fairdeal_core::{Batched, IndexSampler, Rng, SeedableRng, Shuffler};
 
-use crate::ends::{Ends, Pieces};
+use crate::ends::{Pieces, record_spans};
 use crate::pages::PageBuf;
 
 pub use budget::{
@@ -711,11 +711,9 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
             .map_err(|_| ExternalError::OutOfMemory {
                 bytes: bucket.records * INDEX_BYTES_PER_RECORD,
             })?;
-        let mut start = 0;
-        for end in Ends::new(self.separator, &spare.data) {
-            spare.records.push((start, end + 1));
-            start = end + 1;
-        }
+        spare
+            .records
+            .extend(record_spans(self.separator, &spare.data));
         // Ranges are the size of the `&[u8]` slices `shuffle_bucket` shuffles, and the
         // permutation depends only on the length and the generator: the same order.
         fairdeal_parallel::Parallel::with_sampler(self.sampler).shuffle(&mut spare.records, rng);
@@ -741,11 +739,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
             .map_err(|_| ExternalError::OutOfMemory {
                 bytes: bucket.records * INDEX_BYTES_PER_RECORD,
             })?;
-        let mut start = 0;
-        for end in Ends::new(self.separator, &data) {
-            records.push(&data[start..=end]);
-            start = end + 1;
-        }
+        records.extend(record_spans(self.separator, &data).map(|(start, end)| &data[start..end]));
         fairdeal_parallel::Parallel::with_sampler(self.sampler).shuffle(&mut records, rng);
         write_gathered(records.len(), |i| records[i], &mut run.output)
             .map_err(ExternalError::Output)?;

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use fairdeal_core::{IndexSampler, Rng, SeedableRng};
 
-use crate::ends::{Ends, Pieces};
+use crate::ends::{Pieces, record_spans};
 use crate::pages::PageBuf;
 use crate::{
     Bucket, BucketWriter, ExternalError, ExternalShuffle, FAN_OUT, INDEX_BYTES_PER_RECORD, Labels,
@@ -286,11 +286,8 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
                 bytes: bucket.records * INDEX_BYTES_PER_RECORD,
             })?;
         for block in &stored.blocks {
-            let mut start = 0;
-            for end in Ends::new(self.separator, block) {
-                records.push(&block[start..=end]);
-                start = end + 1;
-            }
+            records
+                .extend(record_spans(self.separator, block).map(|(start, end)| &block[start..end]));
         }
         debug_assert_eq!(records.len() as u64, bucket.records);
         fairdeal_parallel::Parallel::with_sampler(self.sampler).shuffle(&mut records, child);

@@ -15,7 +15,7 @@ use super::{
     unhex,
 };
 use crate::MemoryBudget;
-use crate::ends::Ends;
+use crate::ends::record_spans;
 
 /// A chunk's manifest, read and checked against the run and against its spill file's length.
 fn load_spill(dir: &RunDir, run: &RunManifest, chunk: u64) -> Result<SpillManifest, ShardError> {
@@ -215,11 +215,7 @@ fn gather_bucket<G: Rng + SeedableRng + Send>(
         .map_err(|_| ShardError::OutOfMemory {
             bytes: lines * crate::INDEX_BYTES_PER_RECORD,
         })?;
-    let mut start = 0;
-    for end in Ends::new(sep, data) {
-        records.push((start, end + 1));
-        start = end + 1;
-    }
+    records.extend(record_spans(sep, data));
     if records.len() as u64 != lines {
         return Err(ShardError::Mismatch {
             path: dir.spill_dir(),
