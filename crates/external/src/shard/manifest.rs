@@ -2,7 +2,7 @@
 //! writes, and [`plan`].
 
 use std::fs::{self, File, Metadata};
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -403,7 +403,7 @@ pub(super) fn read_json<T: for<'de> Deserialize<'de>>(
 /// writer leaves no name behind (bar the fallback's, see there).
 pub(super) fn write_atomic(
     path: &Path,
-    fill: impl FnOnce(&mut BufWriter<&File>) -> io::Result<()>,
+    fill: impl FnOnce(&mut crate::publish::Staging<'_>) -> io::Result<()>,
 ) -> Result<(), ShardError> {
     write_staged(path, fill, false).map(|_| ())
 }
@@ -412,14 +412,14 @@ pub(super) fn write_atomic(
 /// of two writers racing for it exactly one succeeds. Returns whether this call created it.
 fn create_atomic(
     path: &Path,
-    fill: impl FnOnce(&mut BufWriter<&File>) -> io::Result<()>,
+    fill: impl FnOnce(&mut crate::publish::Staging<'_>) -> io::Result<()>,
 ) -> Result<bool, ShardError> {
     write_staged(path, fill, true)
 }
 
 fn write_staged(
     path: &Path,
-    fill: impl FnOnce(&mut BufWriter<&File>) -> io::Result<()>,
+    fill: impl FnOnce(&mut crate::publish::Staging<'_>) -> io::Result<()>,
     exclusive: bool,
 ) -> Result<bool, ShardError> {
     use crate::publish::{PrivateError, write_private};
@@ -441,7 +441,9 @@ pub(super) fn create_json<T: Serialize>(path: &Path, value: &T) -> Result<bool, 
     create_atomic(path, json_filler(value))
 }
 
-fn json_filler<T: Serialize>(value: &T) -> impl FnOnce(&mut BufWriter<&File>) -> io::Result<()> {
+fn json_filler<T: Serialize>(
+    value: &T,
+) -> impl FnOnce(&mut crate::publish::Staging<'_>) -> io::Result<()> {
     move |w| {
         serde_json::to_writer_pretty(&mut *w, value)?;
         w.write_all(b"\n")

@@ -262,7 +262,7 @@ fn write_grouped(
     if grouped == Grouped::InOrder {
         use std::os::unix::fs::FileExt as _;
         write_atomic(path, |w| {
-            let file: &File = w.get_ref();
+            let file: &File = w.get_ref().file();
             // Where each bucket's next bytes go: its range starts where the ranges of the
             // buckets before it end.
             let mut at: Vec<u64> = Vec::with_capacity(buckets);
