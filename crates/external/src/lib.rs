@@ -704,6 +704,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         }
         spare.data.set_len(len);
         file.read_segment_into(sealed, &mut spare.data)?;
+        file.discard(sealed);
         spare.records.clear();
         spare
             .records
@@ -733,6 +734,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         G: Rng + SeedableRng + Send,
     {
         let data = file.read_segment(sealed)?;
+        file.discard(sealed);
         let mut records: Vec<&[u8]> = Vec::new();
         records
             .try_reserve_exact(bucket.records as usize)

@@ -210,6 +210,25 @@ impl SpillFile {
         segment.verify(xxhash_rust::xxh3::xxh3_64(out), &self.dir)
     }
 
+    /// Gives back the disk space and page cache of a segment read for the last time: its bytes
+    /// read as zeros from now on (a hole), and the rest of the file is unchanged. A bucket read
+    /// back whole is discarded at once, so the pages of a level's file are freed bucket by
+    /// bucket, by whoever reads it, not all at the end by the writer of the output; and pages
+    /// no longer needed are never written to disk. Where the file system cannot punch holes,
+    /// nothing happens (the space is freed when the file is emptied or closed).
+    pub(crate) fn discard(&self, segment: &Sealed) {
+        #[cfg(target_os = "linux")]
+        for &(start, len) in &segment.extents {
+            use rustix::fs::FallocateFlags;
+            let punch = FallocateFlags::PUNCH_HOLE | FallocateFlags::KEEP_SIZE;
+            if rustix::fs::fallocate(&self.file, punch, start, len).is_err() {
+                return;
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = segment;
+    }
+
     /// A reader of a sealed segment that streams it in order and, at its end, fails with
     /// an [`io::ErrorKind::InvalidData`] error (wrapping [`ExternalError::TempDamaged`])
     /// instead of returning end-of-file if the bytes differ from those written.
@@ -489,6 +508,34 @@ mod tests {
         }
         // Nothing named is ever in the directory.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    /// A discarded segment is gone (its bytes read as zeros, so it no longer verifies) and
+    /// every other segment, interleaved with it at unaligned offsets in the same pages, reads
+    /// back whole. The test directory's file system punches holes (ext4, xfs, btrfs, tmpfs).
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_discarded_segment_leaves_the_others_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut file = SpillFile::anonymous_in(dir.path()).unwrap();
+        let mut segments: Vec<Segment> = (0..3).map(|_| Segment::new()).collect();
+        let mut expected: Vec<Vec<u8>> = vec![Vec::new(); 3];
+        for i in 0..40_000u32 {
+            let piece = format!("line {i}\n");
+            let s = (i % 3) as usize;
+            file.append(&mut segments[s], piece.as_bytes()).unwrap();
+            expected[s].extend_from_slice(piece.as_bytes());
+        }
+        let sealed: Vec<Sealed> = segments.into_iter().map(Segment::seal).collect();
+        assert_eq!(&*file.read_segment(&sealed[1]).unwrap(), expected[1]);
+        file.discard(&sealed[1]);
+        assert!(matches!(
+            file.read_segment(&sealed[1]),
+            Err(ExternalError::TempDamaged { .. })
+        ));
+        for s in [0, 2] {
+            assert_eq!(&*file.read_segment(&sealed[s]).unwrap(), expected[s]);
+        }
     }
 
     /// Damage done through a second handle to the same (anonymous) file, as a disk error or
