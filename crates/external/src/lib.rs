@@ -24,8 +24,10 @@
 //!
 //! Resources: one temporary file per level of the scatter in use (the 32 buckets of a level
 //! are segments of one spill file; see [`MAX_OPEN_FILES`]), memory within the budget plus
-//! [`BUFFER_BYTES`] of buffers, and temporary disk space about the input's size (a level's
-//! file is emptied as soon as its buckets have been written). Spill files are private (0600),
+//! [`BUFFER_BYTES`] of buffers, and temporary disk space about the input's size (each bucket
+//! read back whole is discarded from its level's file at once, so with the output on the same
+//! disk the two together stay near the input's size, not twice it; the file is emptied as soon
+//! as its buckets have been written). Spill files are private (0600),
 //! anonymous (`O_TMPFILE`, or unlinked as soon as created: nothing is left behind however the
 //! process ends, SIGKILL included) and every bucket's length and checksum are checked when it
 //! is read back ([`ExternalError::TempDamaged`]).
