@@ -24,10 +24,10 @@
 //!
 //! Resources: one temporary file per level of the scatter in use (the 32 buckets of a level
 //! are segments of one spill file; see [`MAX_OPEN_FILES`]), memory within the budget plus
-//! [`BUFFER_BYTES`] of buffers, and temporary disk space about the input's size (each bucket
-//! read back whole is discarded from its level's file at once, so with the output on the same
-//! disk the two together stay near the input's size, not twice it; the file is emptied as soon
-//! as its buckets have been written). Spill files are private (0600),
+//! [`BUFFER_BYTES`] of buffers, and temporary disk space about the input's size (the file is
+//! emptied as soon as its buckets have been written; where its disk could not also hold an
+//! output as large, each bucket read back whole is discarded from it at once, so the two
+//! together need about the input's size, not twice it). Spill files are private (0600),
 //! anonymous (`O_TMPFILE`, or unlinked as soon as created: nothing is left behind however the
 //! process ends, SIGKILL included) and every bucket's length and checksum are checked when it
 //! is read back ([`ExternalError::TempDamaged`]).
@@ -964,6 +964,9 @@ impl BucketWriter {
             self.buffers[b] = Vec::new();
         }
         run.summary.bucket_files += self.buckets.iter().filter(|b| b.records > 0).count() as u64;
+        if let Some(file) = &mut self.file {
+            file.plan_discards();
+        }
         Ok(Level {
             file: self.file,
             buckets: self

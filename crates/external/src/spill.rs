@@ -453,11 +453,13 @@ mod tests {
     }
 
     /// Runs `shuffle_spilling` on a pool of `threads` threads (the first 10,000 bytes as the
-    /// prefix): the output or error, the thread that ran it and the threads of the reads.
+    /// prefix), its spill file discarding each bucket read back if `discard`: the output or
+    /// error, the thread that ran it and the threads of the reads.
     fn run(
         threads: usize,
         data: &[u8],
         fail_at: Option<usize>,
+        discard: bool,
     ) -> (Result<Vec<u8>, ExternalError>, ThreadId, Vec<ThreadId>) {
         let dir = tempfile::tempdir().unwrap();
         let noted = Arc::new(Mutex::new(Vec::new()));
@@ -473,6 +475,7 @@ mod tests {
             .build()
             .unwrap();
         let (result, caller) = pool.install(|| {
+            crate::spillfile::tests::ALWAYS_DISCARD.set(discard);
             let mut output = Vec::new();
             let path = dir.path().to_path_buf();
             let result = shuffle
@@ -488,6 +491,7 @@ mod tests {
                     assert!(summary.bucket_files > 0, "the input spills");
                     output
                 });
+            crate::spillfile::tests::ALWAYS_DISCARD.set(false);
             (result, std::thread::current().id())
         });
         let reads = noted.lock().unwrap().clone();
@@ -497,12 +501,12 @@ mod tests {
     #[test]
     fn the_input_is_read_ahead_on_a_second_thread_only_on_two_or_more_threads() {
         let data = input();
-        let (one, caller, reads) = run(1, &data, None);
+        let (one, caller, reads) = run(1, &data, None, false);
         assert!(
             reads.iter().all(|&t| t == caller),
             "one thread reads itself"
         );
-        let (two, caller, reads) = run(2, &data, None);
+        let (two, caller, reads) = run(2, &data, None, false);
         assert!(reads.len() > 100, "{} reads", reads.len());
         assert!(
             reads.iter().all(|&t| t != caller),
@@ -513,11 +517,27 @@ mod tests {
         assert_eq!(sorted(&one), sorted(&data), "a permutation of the input");
     }
 
+    /// Buckets discarded from the spill file as they are read back (as where the disk is
+    /// short of space) give the same output: each is read whole before it is discarded.
+    #[test]
+    fn discarding_the_buckets_read_back_changes_no_byte() {
+        use std::sync::atomic::Ordering::Relaxed;
+        let data = input();
+        for threads in [1, 2] {
+            let (kept, ..) = run(threads, &data, None, false);
+            let before = crate::spillfile::tests::DISCARDED.load(Relaxed);
+            let (discarded, ..) = run(threads, &data, None, true);
+            let count = crate::spillfile::tests::DISCARDED.load(Relaxed) - before;
+            assert!(count >= 32, "{threads} threads: {count} buckets discarded");
+            assert_eq!(kept.unwrap(), discarded.unwrap(), "{threads} threads");
+        }
+    }
+
     #[test]
     fn a_read_error_on_the_read_ahead_thread_is_an_input_error() {
         let data = input();
         for threads in [1, 2] {
-            let (result, _, reads) = run(threads, &data, Some(400_000));
+            let (result, _, reads) = run(threads, &data, Some(400_000), false);
             let error = result.unwrap_err();
             assert!(
                 matches!(&error, ExternalError::Input(e) if e.to_string() == "the disk went away"),

@@ -91,6 +91,8 @@ pub(crate) struct SpillFile {
     dir: PathBuf,
     /// Bytes appended so far: where the next append goes.
     len: u64,
+    /// Whether [`SpillFile::discard`] gives segments back ([`SpillFile::plan_discards`]).
+    discards: bool,
 }
 
 /// Bytes of one contiguous run of a segment: `(offset, length)`.
@@ -109,6 +111,7 @@ impl SpillFile {
             file: anonymous_file(dir)?,
             dir: dir.to_path_buf(),
             len: 0,
+            discards: false,
         })
     }
 
@@ -210,13 +213,36 @@ impl SpillFile {
         segment.verify(xxhash_rust::xxh3::xxh3_64(out), &self.dir)
     }
 
-    /// Gives back the disk space and page cache of a segment read for the last time: its bytes
-    /// read as zeros from now on (a hole), and the rest of the file is unchanged. A bucket read
-    /// back whole is discarded at once, so the pages of a level's file are freed bucket by
-    /// bucket, by whoever reads it, not all at the end by the writer of the output; and pages
-    /// no longer needed are never written to disk. Where the file system cannot punch holes,
-    /// nothing happens (the space is freed when the file is emptied or closed).
+    /// Decides, once the file is complete, whether [`SpillFile::discard`] gives segments back:
+    /// when its file system has less space free than the file's size ([`discard_pays`]), or
+    /// that space is unknown. Each discard costs a system call per extent (about 12,900 per
+    /// GB of 64 KiB bucket buffers, 5–10 % more CPU time on the Zen 3), so the file keeps its
+    /// segments when an output as large fits beside it.
+    pub(crate) fn plan_discards(&mut self) {
+        #[cfg(target_os = "linux")]
+        let free = rustix::fs::fstatvfs(&self.file)
+            .ok()
+            .map(|fs| fs.f_bavail.saturating_mul(fs.f_frsize));
+        #[cfg(not(target_os = "linux"))]
+        let free = None;
+        self.discards = discard_pays(free, self.len);
+        #[cfg(test)]
+        if tests::ALWAYS_DISCARD.get() {
+            self.discards = true;
+        }
+    }
+
+    /// Gives back the disk space and page cache of a segment read for the last time, if
+    /// [`SpillFile::plan_discards`] decided so: its bytes read as zeros from now on (a hole),
+    /// and the rest of the file is unchanged. A bucket read back whole is discarded at once,
+    /// so the level's file shrinks as the output grows: with both on one disk they need about
+    /// the input's size, not twice it, and pages no longer needed are never written to disk.
+    /// Where the file system cannot punch holes, nothing happens (the space is freed when the
+    /// file is emptied or closed).
     pub(crate) fn discard(&self, segment: &Sealed) {
+        if !self.discards {
+            return;
+        }
         #[cfg(target_os = "linux")]
         for &(start, len) in &segment.extents {
             use rustix::fs::FallocateFlags;
@@ -225,6 +251,8 @@ impl SpillFile {
                 return;
             }
         }
+        #[cfg(test)]
+        tests::DISCARDED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         #[cfg(not(target_os = "linux"))]
         let _ = segment;
     }
@@ -266,6 +294,13 @@ impl SpillFile {
             }
         })
     }
+}
+
+/// Whether a spill file of `len` bytes should give its segments back as they are read: when
+/// the space `free` on its file system (`None`: unknown) could not also hold an output as
+/// large.
+fn discard_pays(free: Option<u64>, len: u64) -> bool {
+    free.is_none_or(|free| free < len)
 }
 
 /// The [`ExternalError`] for an error reading a spill file in `dir` through a
@@ -469,8 +504,17 @@ impl Read for SegmentReader<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    thread_local! {
+        /// Every file planned on this thread discards, whatever its disk's free space.
+        pub(crate) static ALWAYS_DISCARD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// Segments discarded (holes punched) by this process's tests.
+    pub(crate) static DISCARDED: std::sync::atomic::AtomicU64 =
+        std::sync::atomic::AtomicU64::new(0);
 
     #[test]
     fn segments_interleave_in_one_file() -> Result<(), ExternalError> {
@@ -528,6 +572,12 @@ mod tests {
         }
         let sealed: Vec<Sealed> = segments.into_iter().map(Segment::seal).collect();
         assert_eq!(&*file.read_segment(&sealed[1]).unwrap(), expected[1]);
+        // Planned with the free space of this test's disk: the file keeps its segments.
+        file.plan_discards();
+        assert!(!file.discards, "a 300 KB file fits the test's disk");
+        file.discard(&sealed[1]);
+        assert_eq!(&*file.read_segment(&sealed[1]).unwrap(), expected[1]);
+        file.discards = true;
         file.discard(&sealed[1]);
         assert!(matches!(
             file.read_segment(&sealed[1]),
@@ -536,6 +586,16 @@ mod tests {
         for s in [0, 2] {
             assert_eq!(&*file.read_segment(&sealed[s]).unwrap(), expected[s]);
         }
+    }
+
+    #[test]
+    fn segments_are_discarded_only_where_an_output_as_large_would_not_fit() {
+        assert!(!discard_pays(Some(10 << 30), 1 << 30));
+        assert!(!discard_pays(Some(1 << 30), 1 << 30));
+        assert!(discard_pays(Some((1 << 30) - 1), 1 << 30));
+        assert!(discard_pays(Some(0), 1));
+        assert!(!discard_pays(Some(0), 0));
+        assert!(discard_pays(None, 0), "unknown space: discard");
     }
 
     /// Damage done through a second handle to the same (anonymous) file, as a disk error or
