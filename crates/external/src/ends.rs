@@ -187,15 +187,7 @@ mod tests {
         assert_eq!(pieces(b"abc"), [(&b"abc"[..], false)]);
         // Across blocks: the pieces put back together are the input, each ends a record
         // exactly when it ends with the one separator it holds.
-        let data: Vec<u8> = (0..500u32)
-            .map(|i| {
-                if i % 37 == 5 || i % 11 == 0 {
-                    b'\n'
-                } else {
-                    b'x'
-                }
-            })
-            .collect();
+        let data = separated(500, |i| i % 37 == 5 || i % 11 == 0);
         let all: Vec<(&[u8], bool)> = Pieces::new(b'\n', &data).collect();
         let joined: Vec<u8> = all
             .iter()
@@ -210,6 +202,13 @@ mod tests {
         assert!(!all.last().unwrap().1, "the input ends in an open record");
     }
 
+    /// `len` bytes, a newline at each `i` where `newline(i)`, else `x`.
+    fn separated(len: u32, newline: impl Fn(u32) -> bool) -> Vec<u8> {
+        (0..len)
+            .map(|i| if newline(i) { b'\n' } else { b'x' })
+            .collect()
+    }
+
     #[test]
     fn record_spans_are_the_terminated_pieces() {
         let spans = |data: &'static [u8]| record_spans(b'\n', data).collect::<Vec<_>>();
@@ -218,15 +217,7 @@ mod tests {
         assert_eq!(spans(b"a\n\nbc\nd"), [(0, 2), (2, 3), (3, 6)]);
         // Across blocks, with and without an open tail: the ranges of the pieces that end a
         // record, in order.
-        let data: Vec<u8> = (0..700u32)
-            .map(|i| {
-                if i % 41 == 3 || i % 13 == 0 {
-                    b'\n'
-                } else {
-                    b'y'
-                }
-            })
-            .collect();
+        let data = separated(700, |i| i % 41 == 3 || i % 13 == 0);
         for len in [data.len(), 660, 651] {
             let data = &data[..len];
             let mut expected = Vec::new();

@@ -529,19 +529,29 @@ pub(crate) mod tests {
         Ok(())
     }
 
+    /// `records` records (`record {i}\n`) appended one by one to three segments of `file`,
+    /// record `i` to segment `segment_of(i)`: the sealed segments and the bytes of each.
+    fn interleaved(
+        file: &mut SpillFile,
+        records: u32,
+        segment_of: impl Fn(u32) -> usize,
+    ) -> (Vec<Sealed>, Vec<Vec<u8>>) {
+        let mut segments: Vec<Segment> = (0..3).map(|_| Segment::new()).collect();
+        let mut expected: Vec<Vec<u8>> = vec![Vec::new(); 3];
+        for i in 0..records {
+            let piece = format!("record {i}\n");
+            let s = segment_of(i);
+            file.append(&mut segments[s], piece.as_bytes()).unwrap();
+            expected[s].extend_from_slice(piece.as_bytes());
+        }
+        (segments.into_iter().map(Segment::seal).collect(), expected)
+    }
+
     #[test]
     fn interleaved_segments_read_back_whole() {
         let dir = tempfile::tempdir().unwrap();
         let mut file = SpillFile::anonymous_in(dir.path()).unwrap();
-        let mut segments: Vec<Segment> = (0..3).map(|_| Segment::new()).collect();
-        let mut expected: Vec<Vec<u8>> = vec![Vec::new(); 3];
-        for i in 0..300u32 {
-            let piece = format!("record {i}\n");
-            let s = (i * 7 % 3) as usize;
-            file.append(&mut segments[s], piece.as_bytes()).unwrap();
-            expected[s].extend_from_slice(piece.as_bytes());
-        }
-        let sealed: Vec<Sealed> = segments.into_iter().map(Segment::seal).collect();
+        let (sealed, expected) = interleaved(&mut file, 300, |i| (i * 7 % 3) as usize);
         for (s, sealed) in sealed.iter().enumerate() {
             assert_eq!(&*file.read_segment(sealed).unwrap(), expected[s]);
             let mut streamed = Vec::new();
@@ -562,15 +572,7 @@ pub(crate) mod tests {
     fn a_discarded_segment_leaves_the_others_whole() {
         let dir = tempfile::tempdir().unwrap();
         let mut file = SpillFile::anonymous_in(dir.path()).unwrap();
-        let mut segments: Vec<Segment> = (0..3).map(|_| Segment::new()).collect();
-        let mut expected: Vec<Vec<u8>> = vec![Vec::new(); 3];
-        for i in 0..40_000u32 {
-            let piece = format!("line {i}\n");
-            let s = (i % 3) as usize;
-            file.append(&mut segments[s], piece.as_bytes()).unwrap();
-            expected[s].extend_from_slice(piece.as_bytes());
-        }
-        let sealed: Vec<Sealed> = segments.into_iter().map(Segment::seal).collect();
+        let (sealed, expected) = interleaved(&mut file, 40_000, |i| (i % 3) as usize);
         assert_eq!(&*file.read_segment(&sealed[1]).unwrap(), expected[1]);
         // Planned with the free space of this test's disk: the file keeps its segments.
         file.plan_discards();
