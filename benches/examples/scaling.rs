@@ -15,8 +15,16 @@
 //! against rip_shuffle's `seq_shuffle` (its sequential shuffle), `--rounds` rounds, timed in the
 //! thread's CPU time (a preemption by another process does not count).
 //!
+//! Every round also times two memory streams over the same N `u32`s on each pool, each thread
+//! taking an equal share: a read (a sum) and a copy into a second buffer (a rotate per element,
+//! so plain stores rather than `memcpy`'s). What they gain from more threads is what the
+//! memory system gives work that only streams: a shuffle that gains less is held back by
+//! memory bandwidth; one that gains more is not bandwidth-bound.
+//!
 //! Then the phase profile (`Parallel::shuffle_profiled`, one call per thread count, after the
-//! rounds): wall time per phase, and busy time per phase summed over the threads. The serial
+//! rounds): wall time per phase, and busy time per phase summed over the threads, with the
+//! total busy time over the one-thread call's (the work that running side by side adds, which
+//! bounds the speed-up at threads / that ratio). The serial
 //! fraction is the one-thread time of the phases that run on one thread whatever the pool
 //! (`draw`, `plan`) over the one-thread total; the projection for p threads is Amdahl's,
 //! `T1 / (serial + (T1 − serial) / p)`. It assumes the parallel phases scale perfectly, which
@@ -31,6 +39,7 @@ use std::time::{Duration, Instant};
 use fairdeal_benches::{Compat06, SEED, rounds};
 use fairdeal_parallel::{Parallel, Phase, Profile, Step};
 use fairdeal_rng::{Backend, BackendVisitor};
+use rayon::prelude::*;
 use rip_shuffle::{RipShuffleParallel, RipShuffleSequential};
 
 /// The thread counts of the Amdahl projection.
@@ -258,6 +267,39 @@ struct Measured {
     /// One thread, no pool: `shuffle_sequential` and rip_shuffle's `seq_shuffle`.
     seq: (Series, Series),
     profiles: Vec<Profile>,
+    /// Per thread count, ns per element of each round's read and copy streams ([`streams`]).
+    reads: Vec<Series>,
+    copies: Vec<Series>,
+}
+
+/// Bytes moved per element by the read stream (a `u32` read) and the copy (read and written).
+const READ_BYTES: f64 = 4.0;
+const COPY_BYTES: f64 = 8.0;
+
+/// One read and one copy of `data` on `pool`, each thread taking an equal share: their wall
+/// times. The copy writes `copy` (as long as `data`).
+fn streams(pool: &rayon::ThreadPool, data: &[u32], copy: &mut [u32]) -> (Duration, Duration) {
+    let share = data.len().div_ceil(pool.current_num_threads()).max(1);
+    let start = Instant::now();
+    let sum = pool.install(|| {
+        data.par_chunks(share)
+            .map(|part| part.iter().fold(0u32, |a, &x| a.wrapping_add(x)))
+            .reduce(|| 0, u32::wrapping_add)
+    });
+    black_box(sum);
+    let read = start.elapsed();
+    let start = Instant::now();
+    pool.install(|| {
+        copy.par_chunks_mut(share)
+            .zip(data.par_chunks(share))
+            .for_each(|(to, from)| {
+                for (t, f) in to.iter_mut().zip(from) {
+                    *t = f.rotate_left(1);
+                }
+            });
+    });
+    black_box(&copy);
+    (read, start.elapsed())
 }
 
 struct Run<'a>(&'a Options);
@@ -286,10 +328,14 @@ impl BackendVisitor for Run<'_> {
             rip: o.threads.iter().map(|_| Series::default()).collect(),
             seq: (Series::default(), Series::default()),
             profiles: Vec::new(),
+            reads: o.threads.iter().map(|_| Series::default()).collect(),
+            copies: o.threads.iter().map(|_| Series::default()).collect(),
         };
+        let mut copy = vec![0u32; o.n];
         // One warm-up call of each (page faults of the first touch, thread start-up).
         pools[0].install(|| ours_shuffle.shuffle(&mut data, &mut ours_rng));
         pools[0].install(|| data.par_shuffle(&mut rip_rng));
+        streams(&pools[0], &data, &mut copy);
         for round in 0..o.rounds {
             for (i, pool) in pools.iter().enumerate() {
                 let mut ours = |data: &mut Vec<u32>| {
@@ -313,6 +359,9 @@ impl BackendVisitor for Run<'_> {
                 };
                 m.ours[i].0.push(a);
                 m.rip[i].0.push(b);
+                let (read, copied) = streams(pool, &data, &mut copy);
+                m.reads[i].0.push(per_element(read));
+                m.copies[i].0.push(per_element(copied));
                 if !o.json {
                     eprintln!(
                         "round {}/{}, {:>3} threads: ours {a:6.2} ns/elem, rip_shuffle {b:6.2} ns/elem",
@@ -374,6 +423,19 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
+/// The busy time of every phase, summed over the threads: the work a profiled call did.
+fn busy_total(p: &Profile) -> Duration {
+    Phase::ALL.iter().flat_map(|&ph| p.busy(ph)).sum()
+}
+
+/// A stream's GB/s per round and their median, from ns per element and the bytes each moves.
+fn gb_per_s(bytes: f64, s: &Series) -> serde_json::Value {
+    serde_json::json!({
+        "median": bytes / s.median(),
+        "rounds": s.0.iter().map(|ns| bytes / ns).collect::<Vec<_>>(),
+    })
+}
+
 fn main() {
     let o = parse_options();
     let m =
@@ -405,6 +467,9 @@ fn main() {
                     "rip_ns_per_element": {"best": m.rip[i].best(), "median": m.rip[i].median(), "worst": m.rip[i].worst(), "rounds": m.rip[i].0},
                     "rip_over_ours_per_round": round_ratios(&m.ours[i], &m.rip[i]),
                     "fastest_state": fastest(&m.ours[i], &m.rip[i]).json(),
+                    "read_gb_per_s": gb_per_s(READ_BYTES, &m.reads[i]),
+                    "copy_gb_per_s": gb_per_s(COPY_BYTES, &m.copies[i]),
+                    "busy_total_ms": ms(busy_total(p)),
                     "phases_ms": Phase::ALL.iter().map(|&ph| serde_json::json!({
                         "phase": ph.name(),
                         "serial": ph.is_serial(),
@@ -470,6 +535,34 @@ fn main() {
          rip_shuffle time is within 10 % of the fastest round's)"
     );
     println!(
+        "\nMemory streams over the same {} u32 in every round (GB/s, median [min–max] of the rounds; \
+         a copy counts its bytes read and written):\n",
+        o.n
+    );
+    println!(
+        "| threads | read | copy | speed-up over 1 thread (medians): read / copy / our shuffle |"
+    );
+    println!("|---|---|---|---|");
+    let (read1, copy1) = (m.reads[base].median(), m.copies[base].median());
+    for (i, &t) in o.threads.iter().enumerate() {
+        let cell = |bytes: f64, s: &Series| {
+            format!(
+                "{:.1} [{:.1}–{:.1}]",
+                bytes / s.median(),
+                bytes / s.worst(),
+                bytes / s.best()
+            )
+        };
+        println!(
+            "| {t} | {} | {} | {:.2} / {:.2} / {:.2} |",
+            cell(READ_BYTES, &m.reads[i]),
+            cell(COPY_BYTES, &m.copies[i]),
+            read1 / m.reads[i].median(),
+            copy1 / m.copies[i].median(),
+            ours1 / m.ours[i].median(),
+        );
+    }
+    println!(
         "\nPhase profile (one profiled call per thread count; ms wall, and busy ms summed over threads):\n"
     );
     print!("| phase | serial? |");
@@ -496,7 +589,13 @@ fn main() {
     }
     print!("| total | |");
     for p in &m.profiles {
-        print!(" {:.1} |", ms(p.total()));
+        print!(" {:.1} / {:.1} |", ms(p.total()), ms(busy_total(p)));
+    }
+    println!();
+    print!("| busy over one thread's (speed-up bound: threads / this) | |");
+    for (p, &t) in m.profiles.iter().zip(&o.threads) {
+        let work = busy_total(p).as_secs_f64() / busy_total(one).as_secs_f64();
+        print!(" {work:.2} ({:.2}) |", t as f64 / work);
     }
     println!();
     println!(
