@@ -64,7 +64,8 @@ const DEFAULT_BACKEND: &str = "pcg64";
 fn usage_text() -> String {
     format!(
         "usage: scaling [--n N] [--threads 1,2,4] [--rounds R] [--backend NAME] [--json]
-  --n N            elements (u32) to shuffle, 1..={MAX_N} (default {DEFAULT_N})
+  --n N            elements (u32) to shuffle, 1..={MAX_N} (default {DEFAULT_N}); memory: twice N u32
+                   (the data, and the copy stream's second buffer)
   --threads LIST   thread counts, each 1..={MAX_THREADS} (default 1, 2, 4, ... up to the core count)
   --rounds R       interleaved rounds, 1..={MAX_ROUNDS} (default {DEFAULT_ROUNDS})
   --backend NAME   generator (default {DEFAULT_BACKEND})
