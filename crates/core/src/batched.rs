@@ -36,14 +36,19 @@ use crate::{IndexSampler, Order, lemire_index_below};
 ///
 /// For a generator that keeps a buffer of words (128 bytes or more, such as rand's `StdRng`,
 /// ChaCha12), the descending phases and the tabled ascending ones from 8 dice per word on
-/// (bounds 99 to 32,768) draw their words ahead, up to 32 at a time and never more than their
-/// batches will take, so the batch loop makes no call into the generator: the same words in
-/// the same order, so the same shuffles and the same generator state after them. (Ascending
-/// phases entered anywhere else, or beyond 32,768, still draw word by word.) With ChaCha12 on
-/// the Zen 3 the shuffle's lead over rand's grew 1.09–1.35× at 1,000 elements, 1.17–1.23× at
-/// 10⁴ and 1.25–1.31× at 2²⁰ (the lab's races and the duels, both builds alternated); the small
-/// generators (PCG, xoshiro, wyrand) were slower that way and draw word by word
-/// (`docs/notes/2026-11-27-zen3.md`, "Words drawn ahead").
+/// (bounds 99 to 32,768) draw their words ahead, up to 32 at a time with one `fill_bytes` call
+/// (read as little-endian `u64`s) and never more than their batches will take, so the batch
+/// loop makes no call into the generator. For a generator whose `fill_bytes` bytes are those of
+/// its `next_u64` words, as rand's ChaCha generators' are, these are the same words in the same
+/// order, so the same shuffles and the same generator state after them; for one whose streams
+/// differ (rand_mt's 32-bit `Mt`), the shuffles come from its `fill_bytes` stream, equally
+/// uniform. (Ascending phases entered anywhere else, or beyond 32,768, still draw word by
+/// word with `next_u64`.) With ChaCha12 on the Zen 3 the shuffle's lead over rand's grew
+/// 1.09–1.35× at 1,000 elements, 1.17–1.23× at 10⁴ and 1.25–1.31× at 2²⁰ (the lab's races and
+/// the duels, both builds alternated), and reading a chunk with `fill_bytes` instead of one
+/// `next_u64` per word added about 4 % at 10⁴; the small generators (PCG, xoshiro, wyrand) were
+/// slower drawn ahead and draw word by word (`docs/notes/2026-11-27-zen3.md`, "Words drawn
+/// ahead").
 ///
 /// Batching changes which random words become which indices, so a shuffle with `Batched` is a
 /// different (equally fair) permutation from the one [`Lemire`](crate::Lemire) gives for the
@@ -774,14 +779,21 @@ fn draws_ahead<R: ?Sized>(rng: &R) -> bool {
 /// `batches_left(state)` how many batches it has left (0 ends it), and `offer(state, word)`
 /// rolls the next batch from `word` and advances `state` if the batch accepts the word, or
 /// leaves `state` as it is (a rejected word is skipped: its batch takes the next word). The
-/// words come a chunk of up to [`AHEAD_WORDS`] at a time, drawn in one tight loop, so the batch
-/// loop holds no call into the generator.
+/// words come a chunk of up to [`AHEAD_WORDS`] at a time, read with one `fill_bytes` call as
+/// little-endian 64-bit words, so the batch loop holds no call into the generator, and a
+/// buffered generator copies its words out in one go instead of checking its position word by
+/// word (ChaCha12 at 10⁴ elements: about 2 of 17.5 instructions per element fewer, the Zen 3
+/// note).
 ///
 /// A chunk holds no more words than batches are left (each batch takes at least one), and a
-/// chunk whose words run out leaves its last batches to the next chunk. The words are thus the
-/// generator's stream in the same order, every word drawn is used, and the generator is left
-/// where drawing one word per batch leaves it: the same shuffles, and the same state after
-/// them.
+/// chunk whose words run out leaves its last batches to the next chunk, so every word drawn is
+/// used. For a generator whose `fill_bytes` gives the little-endian bytes of the words its
+/// `next_u64` would return (rand's ChaCha generators, so `StdRng`, and every generator of
+/// `fairdeal-rng` that is drawn ahead: their tests check it), these are the words
+/// one word per batch draws, in the same order, and the generator is left where that leaves it:
+/// the same shuffles, and the same state after them. `rand_core` does not require that
+/// agreement; a generator whose streams differ (rand_mt's 32-bit `Mt`, whose `next_u64` puts its
+/// first `u32` high) gets shuffles rolled from its `fill_bytes` stream instead, as uniform.
 #[inline(always)]
 fn draw_ahead<R, S>(
     rng: &mut R,
@@ -791,18 +803,17 @@ fn draw_ahead<R, S>(
 ) where
     R: Rng + ?Sized,
 {
-    let mut words = [0; AHEAD_WORDS];
+    let mut bytes = [0; AHEAD_WORDS * 8];
     loop {
         let left = batches_left(state);
         if left == 0 {
             return;
         }
-        let words = &mut words[..left.min(AHEAD_WORDS as u64) as usize];
-        for word in words.iter_mut() {
-            *word = rng.next_u64();
-        }
-        for &x in words.iter() {
-            offer(state, x);
+        let bytes = &mut bytes[..left.min(AHEAD_WORDS as u64) as usize * 8];
+        rng.fill_bytes(bytes);
+        for word in bytes.chunks_exact(8) {
+            let word: [u8; 8] = word.try_into().expect("chunks of 8 bytes");
+            offer(state, u64::from_le_bytes(word));
         }
     }
 }
@@ -871,6 +882,8 @@ fn draw_accepted<W: Word>(mut word: impl FnMut() -> W, product: W) -> W {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::format;
+    use alloc::string::String;
     use alloc::vec;
     use alloc::vec::Vec;
     use rand::SeedableRng;
@@ -1067,7 +1080,27 @@ mod tests {
     struct Zeros<const PAD: usize> {
         rng: rand_pcg::Pcg64,
         count: u8,
+        /// Whether `fill_bytes` gives other words than `next_u64`.
+        swapped: bool,
         _pad: [u8; PAD],
+    }
+
+    impl<const PAD: usize> Zeros<PAD> {
+        fn new(seed: u64, swapped: bool) -> Self {
+            Zeros {
+                rng: rand_pcg::Pcg64::seed_from_u64(seed),
+                count: 0,
+                swapped,
+                _pad: [0; PAD],
+            }
+        }
+
+        /// The next word as the drivers read it when they draw ahead: from `fill_bytes`.
+        fn filled_word(&mut self) -> u64 {
+            let mut bytes = [0; 8];
+            self.fill_bytes(&mut bytes);
+            u64::from_le_bytes(bytes)
+        }
     }
 
     impl<const PAD: usize> rand_core::TryRng for Zeros<PAD> {
@@ -1080,17 +1113,31 @@ mod tests {
             let word = self.rng.next_u64();
             Ok(if self.count == 0 { 0 } else { word })
         }
-        fn try_fill_bytes(&mut self, _: &mut [u8]) -> Result<(), Self::Error> {
-            unreachable!("batches draw 64-bit words")
+        /// The little-endian bytes of the `next_u64` words, or with `swapped` of those words
+        /// with their halves exchanged (as rand_mt's 32-bit `Mt` gives them): whole words only,
+        /// as the drivers ask for.
+        fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+            assert_eq!(dst.len() % 8, 0, "batches draw whole 64-bit words");
+            for chunk in dst.chunks_exact_mut(8) {
+                let word = self.try_next_u64()?;
+                let word = if self.swapped {
+                    word.rotate_left(32)
+                } else {
+                    word
+                };
+                chunk.copy_from_slice(&word.to_le_bytes());
+            }
+            Ok(())
         }
     }
 
-    /// Runs both drivers on `Zeros<PAD>` across every kind of phase and compares each with one
-    /// word per batch, drawn when the batch is rolled: the batches of [`batches`], each rolled
-    /// with [`draw_accepted`] and [`roll`] straight from a copy of the generator. The dice and
-    /// the generator's state after the run must be the same. Returns how many words the
-    /// reference rejected.
-    fn check_against_one_by_one<const PAD: usize>() -> usize {
+    /// Runs both drivers on `Zeros<PAD>` (its `fill_bytes` words `swapped` or not) across every
+    /// kind of phase and compares each with one word per batch, drawn with `next_u64` when the
+    /// batch is rolled: the batches of [`batches`], each rolled with [`draw_accepted`] and
+    /// [`roll`] straight from a copy of the generator. The dice and the generator's state after
+    /// the run must be the same. Returns how many words the reference rejected, or the first
+    /// difference.
+    fn check_against_one_by_one<const PAD: usize>(swapped: bool) -> Result<usize, String> {
         let mut rejected = 0;
         for (high, low) in [
             (52, 2),
@@ -1100,12 +1147,7 @@ mod tests {
             (1 << 20, 1 << 19),
         ] {
             for ascending in [false, true] {
-                let seed = (high ^ low) as u64;
-                let mut rng = Zeros {
-                    rng: rand_pcg::Pcg64::seed_from_u64(seed),
-                    count: 0,
-                    _pad: [0; PAD],
-                };
+                let mut rng = Zeros::<PAD>::new((high ^ low) as u64, swapped);
                 let mut reference = rng.clone();
                 let mut dice = Vec::new();
                 let visit = |bound: usize, die: usize| {
@@ -1132,15 +1174,17 @@ mod tests {
                     rejected += draws - 1;
                     roll(x, batch, |bound, die| expected.push((bound, die)));
                 }
-                assert_eq!(dice, expected, "{high}..{low} ascending={ascending}");
-                assert_eq!(
-                    rng.next_u64(),
-                    reference.next_u64(),
-                    "{high}..{low} ascending={ascending}: the generator's state after the run"
-                );
+                if dice != expected {
+                    return Err(format!("{high}..{low} ascending={ascending}: other dice"));
+                }
+                if rng.next_u64() != reference.next_u64() {
+                    return Err(format!(
+                        "{high}..{low} ascending={ascending}: the generator's state after the run"
+                    ));
+                }
             }
         }
-        rejected
+        Ok(rejected)
     }
 
     /// Every word a run draws is used, in the generator's order: for a generator whose words
@@ -1149,16 +1193,26 @@ mod tests {
     /// state, also when words are rejected.
     #[test]
     fn words_drawn_ahead_are_the_words_one_by_one() {
-        let large = Zeros::<BUFFERED_FROM_BYTES> {
-            rng: rand_pcg::Pcg64::seed_from_u64(0),
-            count: 0,
-            _pad: [0; BUFFERED_FROM_BYTES],
-        };
+        let large = Zeros::<BUFFERED_FROM_BYTES>::new(0, false);
         assert!(draws_ahead(&large));
         assert!(!draws_ahead(&large.rng));
         // The rejection path ran: a third of the words are 0.
-        assert!(check_against_one_by_one::<BUFFERED_FROM_BYTES>() > 1000);
-        assert!(check_against_one_by_one::<0>() > 1000);
+        assert!(check_against_one_by_one::<BUFFERED_FROM_BYTES>(false).unwrap() > 1000);
+        assert!(check_against_one_by_one::<0>(false).unwrap() > 1000);
+    }
+
+    /// The words drawn ahead are read with `fill_bytes`: for a generator whose `fill_bytes`
+    /// words differ from its `next_u64` words (here with their halves exchanged), the
+    /// comparison above fails where the words are drawn ahead, and still holds where they are
+    /// drawn word by word. So that comparison can fail, and a generator's `fill_bytes` must
+    /// agree with its `next_u64` for the shuffles to be those of one word per batch.
+    #[test]
+    fn words_drawn_ahead_are_read_with_fill_bytes() {
+        let mut swapped = Zeros::<0>::new(7, true);
+        let mut plain = Zeros::<0>::new(7, false);
+        assert_eq!(swapped.filled_word(), plain.next_u64().rotate_left(32));
+        assert!(check_against_one_by_one::<BUFFERED_FROM_BYTES>(true).is_err());
+        assert!(check_against_one_by_one::<0>(true).unwrap() > 1000);
     }
 
     /// rand's `StdRng` (ChaCha12, a buffer of 64 words) has its words drawn ahead; the small
