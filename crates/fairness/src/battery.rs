@@ -219,14 +219,17 @@ impl BatteryReport {
         let tests: Vec<BatteryTest> = reports
             .into_iter()
             .zip(judgements.into_iter().zip(adjusted))
-            .map(|((name, report), (judgement, adjusted_p))| BatteryTest {
-                name,
-                p_value: judgement.p_value,
-                has_power: judgement.min_p_value * m <= alpha,
-                judgement,
-                adjusted_p,
-                certified: report.certify(adjusted_p <= alpha, equivalence),
-                report,
+            .map(|((name, report), (judgement, adjusted_p))| {
+                let has_power = judgement.min_p_value * m <= alpha;
+                BatteryTest {
+                    name,
+                    p_value: judgement.p_value,
+                    has_power,
+                    judgement,
+                    adjusted_p,
+                    certified: report.certify(adjusted_p <= alpha, has_power, equivalence),
+                    report,
+                }
             })
             .collect();
         let decided_by = tests

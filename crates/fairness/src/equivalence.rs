@@ -223,19 +223,26 @@ impl FairnessReport {
     }
 
     /// This report's verdict and what it certifies, given whether a valid test rejected it at
-    /// alpha: unfair when it did; else fair when [`certified_bound`](Self::certified_bound) is
-    /// within the tolerance `equivalence` gives its test; else insufficient, with the samples
-    /// needed. A repeat test (which bounds no cell) is fair when it does not reject, and
-    /// states instead how many equally likely outputs the source has at least
-    /// ([`outputs_lower_bound`]).
-    pub fn certify(&self, rejected: bool, equivalence: &Equivalence) -> Certified {
+    /// alpha, and whether it could have (`could_reject`: its smallest possible p-value clears
+    /// the level): unfair when it did; else fair when
+    /// [`certified_bound`](Self::certified_bound) is within the tolerance `equivalence` gives
+    /// its test; else insufficient, with the samples needed. A repeat test (which bounds no
+    /// cell) is fair when it does not reject though it could have, and states instead how many
+    /// equally likely outputs the source has at least ([`outputs_lower_bound`]); one that
+    /// could not reject (one line, or two of a small deck) is insufficient.
+    pub fn certify(
+        &self,
+        rejected: bool,
+        could_reject: bool,
+        equivalence: &Equivalence,
+    ) -> Certified {
         let tolerance = equivalence.tolerance_for(self.test);
         let confidence = equivalence.confidence;
         let bound = self.certified_bound(confidence);
         let verdict = match (rejected, bound, tolerance) {
             (true, ..) => Verdict::Unfair,
             (false, Some(bound), Some(tolerance)) if bound <= tolerance => Verdict::Fair,
-            (false, None, _) => Verdict::Fair,
+            (false, None, _) if could_reject => Verdict::Fair,
             _ => Verdict::Insufficient,
         };
         let samples_needed = (verdict == Verdict::Insufficient)

@@ -6,6 +6,7 @@ use fairdeal_core::{IndexSampler, Lemire, SeedableRng};
 use rand::rngs::ChaCha12Rng;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{Binomial, DiscreteCDF};
+use statrs::function::gamma::ln_gamma;
 
 use crate::adjacency::adjacency_report;
 use crate::equivalence::uniform_cells;
@@ -175,7 +176,7 @@ impl FairnessReport {
                 upper_p: self.p_value,
                 lower_p: None,
                 p_value: self.p_value,
-                min_p_value: 0.0,
+                min_p_value: repeat_min_p_value(self.n, self.df, self.trials),
                 samples_needed: None,
                 cell_p: None,
             };
@@ -203,6 +204,18 @@ impl FairnessReport {
         judged.samples_needed = Some((MIN_EXPECTED_COUNT * cells).ceil() as u64);
         judged
     }
+}
+
+/// The smallest p-value the repeat test can give on `trials` lines, keys of `k` of `n` items
+/// (`N = n!/(n - k)!` equally likely keys): every line the same key, `R = trials - 1` repeats,
+/// with probability `N · N^-trials = N^-(trials - 1)`. 1 for at most one line, which cannot
+/// repeat anything.
+fn repeat_min_p_value(n: usize, k: u64, trials: u64) -> f64 {
+    if trials <= 1 || k > n as u64 {
+        return 1.0;
+    }
+    let ln_keys = ln_gamma(n as f64 + 1.0) - ln_gamma((n as u64 - k) as f64 + 1.0);
+    (-((trials - 1) as f64) * ln_keys).exp()
 }
 
 fn two_sided(upper: f64, lower: Option<f64>) -> f64 {

@@ -140,6 +140,23 @@ fn the_repeat_test_catches_500_repeats_in_10000_deals() {
     assert!(repeated.p_value < REJECT);
 }
 
+/// The repeat test is fair only where it could have rejected: one line cannot repeat anything,
+/// so it is insufficient there (as the other tests are), not fair. From three lines of ten
+/// items it could (three alike: p = (10!)^-2), and a fair file passes it as fair. The negative
+/// control is the 1000 alike lines above, and 500 repeats below.
+#[test]
+fn a_repeat_test_that_could_not_reject_is_insufficient() {
+    let one = audit(10, &fair_lines(10, 1, 3));
+    let repeated = one.test(TestName::RepeatedOrders).unwrap();
+    assert!(!repeated.has_power, "{repeated:?}");
+    assert_eq!(repeated.verdict(), Verdict::Insufficient);
+    assert_eq!(one.verdict, Verdict::Insufficient);
+    let three = audit(10, &fair_lines(10, 3, 3));
+    let repeated = three.test(TestName::RepeatedOrders).unwrap();
+    assert!(repeated.has_power, "{repeated:?}");
+    assert_eq!(repeated.verdict(), Verdict::Fair);
+}
+
 #[test]
 fn the_repeat_test_passes_fair_decks_and_hands() {
     let mut rng = Pcg64::seed_from_u64(6);
