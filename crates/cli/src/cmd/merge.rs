@@ -56,9 +56,11 @@ const MAX_FILE_BYTES: u64 = 256 << 20;
     fairdeal merge bj-*.json            # the report of --rounds 30000000 --seed 7, exactly\n  \
     parallel fairdeal fairness --n 5 --trials 10000000 --seed 1 --shard {}/8 --json '>' f-{}.json ::: $(seq 8)\n  \
     fairdeal merge --json f-*.json\n\n\
-    Exit status: 0 merged; 1 a file cannot be read or the output cannot be written; 2 the \
-    files are not the complete set of shards of one run (a file that is not a shard's --json \
-    output, shards of different runs, a shard missing or given twice).")]
+    Exit status: 0 merged (for a judge's shards, `fairness` or `poker table`: merged and \
+    fair); 3 / 4 the merged judge's verdict is unfair / insufficient, as the unsharded run \
+    exits; 1 a file cannot be read or the output cannot be written; 2 the files are not the \
+    complete set of shards of one run (a file that is not a shard's --json output, shards of \
+    different runs, a shard missing or given twice).")]
 pub(crate) struct Args {
     /// The `--json` outputs of shards 1/N … N/N of one run, in any order.
     #[arg(value_name = "FILE", required = true, num_args = 1..)]
