@@ -142,19 +142,23 @@ fn the_repeat_test_catches_500_repeats_in_10000_deals() {
 
 /// The repeat test is fair only where it could have rejected: one line cannot repeat anything,
 /// so it is insufficient there (as the other tests are), not fair. From three lines of ten
-/// items it could (three alike: p = (10!)^-2), and a fair file passes it as fair. The negative
-/// control is the 1000 alike lines above, and 500 repeats below.
+/// items it can (three alike: p = (10!)^-2), so three different lines pass it as fair and
+/// three alike fail it.
 #[test]
 fn a_repeat_test_that_could_not_reject_is_insufficient() {
-    let one = audit(10, &fair_lines(10, 1, 3));
+    let lines = fair_lines(10, 3, 3);
+    let one = audit(10, &lines[..1]);
     let repeated = one.test(TestName::RepeatedOrders).unwrap();
     assert!(!repeated.has_power, "{repeated:?}");
     assert_eq!(repeated.verdict(), Verdict::Insufficient);
     assert_eq!(one.verdict, Verdict::Insufficient);
-    let three = audit(10, &fair_lines(10, 3, 3));
+    let three = audit(10, &lines);
     let repeated = three.test(TestName::RepeatedOrders).unwrap();
     assert!(repeated.has_power, "{repeated:?}");
     assert_eq!(repeated.verdict(), Verdict::Fair);
+    let alike = audit(10, &[lines[0].clone(), lines[0].clone(), lines[0].clone()]);
+    let repeated = alike.test(TestName::RepeatedOrders).unwrap();
+    assert_eq!(repeated.verdict(), Verdict::Unfair, "{repeated:?}");
 }
 
 #[test]

@@ -347,8 +347,8 @@ fn batched_backends_fill_bytes_as_they_draw_words() {
 
 /// rand_mt's 32-bit Mersenne Twister, the generator `Batched`'s docs name as one whose streams
 /// differ: its `next_u64` puts the first 32-bit word high, its `fill_bytes` writes it first,
-/// little-endian (so read as a `u64` it lands low).
-/// The check above fails on it (its negative control).
+/// little-endian (so read as a `u64` it lands low). The check above fails on it: its negative
+/// control.
 #[test]
 fn rand_mt_fill_bytes_differs_from_its_next_u64() {
     let mut filled = rand_mt::Mt::new(5489);
