@@ -36,19 +36,19 @@ use crate::{IndexSampler, Order, lemire_index_below};
 ///
 /// For a generator that keeps a buffer of words (128 bytes or more, such as rand's `StdRng`,
 /// ChaCha12), the descending phases and the tabled ascending ones from 8 dice per word on
-/// (bounds 99 to 32,768) draw their words ahead, up to 32 at a time with one `fill_bytes` call
-/// (read as little-endian `u64`s) and never more than their batches will take, so the batch
-/// loop makes no call into the generator. For a generator whose `fill_bytes` bytes are those of
-/// its `next_u64` words, as rand's ChaCha generators' are, these are the same words in the same
-/// order, so the same shuffles and the same generator state after them; for one whose streams
-/// differ (rand_mt's 32-bit `Mt`), the shuffles come from its `fill_bytes` stream, equally
-/// uniform. (Ascending phases entered anywhere else, or beyond 32,768, still draw word by
-/// word with `next_u64`.) With ChaCha12 on the Zen 3 the shuffle's lead over rand's grew
-/// 1.09–1.35× at 1,000 elements, 1.17–1.23× at 10⁴ and 1.25–1.31× at 2²⁰ (the lab's races and
-/// the duels, both builds alternated), and reading a chunk with `fill_bytes` instead of one
-/// `next_u64` per word added about 4 % at 10⁴; the small generators (PCG, xoshiro, wyrand) were
-/// slower drawn ahead and draw word by word (`docs/notes/2026-11-27-zen3.md`, "Words drawn
-/// ahead").
+/// (bounds 99 to 32,768) draw their words ahead, up to 32 at a time (from 8 on with one
+/// `fill_bytes` call, read as little-endian `u64`s) and never more than their batches will
+/// take, so the batch loop makes no call into the generator. For a generator whose
+/// `fill_bytes` bytes are those of its `next_u64` words, as rand's ChaCha generators' are,
+/// these are the same words in the same order, so the same shuffles and the same generator
+/// state after them; for one whose streams differ (rand_mt's 32-bit `Mt`), the shuffles come
+/// partly from its `fill_bytes` stream, equally uniform. (Ascending phases entered anywhere
+/// else, or beyond 32,768, still draw word by word with `next_u64`.) With ChaCha12 on the Zen 3
+/// the shuffle's lead over rand's grew 1.09–1.35× at 1,000 elements, 1.17–1.23× at 10⁴ and
+/// 1.25–1.31× at 2²⁰ (the lab's races and the duels, both builds alternated), and reading the
+/// chunks with `fill_bytes` instead of one `next_u64` per word about 4 % more at 10⁴; the small
+/// generators (PCG, xoshiro, wyrand) were slower drawn ahead and draw word by word
+/// (`docs/notes/2026-11-27-zen3.md`, "Words drawn ahead").
 ///
 /// Batching changes which random words become which indices, so a shuffle with `Batched` is a
 /// different (equally fair) permutation from the one [`Lemire`](crate::Lemire) gives for the
@@ -757,6 +757,13 @@ fn batch_of_threshold<R, F, const K: usize>(
 /// in chunks of this many (256 bytes on the stack).
 const AHEAD_WORDS: usize = 32;
 
+/// The fewest words [`draw_ahead`] reads with one `fill_bytes` call; a shorter chunk is drawn
+/// word by word. Below it the zeroed buffer and the copy cost more than the generator's
+/// per-word checks: read with `fill_bytes` throughout, ChaCha12's 52-element shuffle ran
+/// 2.6 % (front to back) and 15 % (from the end) more instructions, with this limit 0.6 % and
+/// 1 % (the Zen 3 note).
+const FILL_FROM_WORDS: usize = 8;
+
 /// The size from which a generator is taken to keep a buffer of words, and the drivers draw
 /// its words ahead ([`draws_ahead`]): 128 bytes, 16 words.
 const BUFFERED_FROM_BYTES: usize = 128;
@@ -779,11 +786,12 @@ fn draws_ahead<R: ?Sized>(rng: &R) -> bool {
 /// `batches_left(state)` how many batches it has left (0 ends it), and `offer(state, word)`
 /// rolls the next batch from `word` and advances `state` if the batch accepts the word, or
 /// leaves `state` as it is (a rejected word is skipped: its batch takes the next word). The
-/// words come a chunk of up to [`AHEAD_WORDS`] at a time, read with one `fill_bytes` call as
-/// little-endian 64-bit words, so the batch loop holds no call into the generator, and a
-/// buffered generator copies its words out in one go instead of checking its position word by
-/// word (ChaCha12 at 10⁴ elements: about 2 of 17.5 instructions per element fewer, the Zen 3
-/// note).
+/// words come a chunk of up to [`AHEAD_WORDS`] at a time, drawn before the batches are rolled,
+/// so the batch loop holds no call into the generator. A chunk of [`FILL_FROM_WORDS`] or more
+/// is read with one `fill_bytes` call as little-endian 64-bit words, so a buffered generator
+/// copies its words out in one go instead of checking its position word by word (ChaCha12 at
+/// 10⁴ elements: 1.8 of 17.5 instructions per element fewer, the Zen 3 note); a shorter one
+/// with `next_u64`.
 ///
 /// A chunk holds no more words than batches are left (each batch takes at least one), and a
 /// chunk whose words run out leaves its last batches to the next chunk, so every word drawn is
@@ -793,7 +801,8 @@ fn draws_ahead<R: ?Sized>(rng: &R) -> bool {
 /// one word per batch draws, in the same order, and the generator is left where that leaves it:
 /// the same shuffles, and the same state after them. `rand_core` does not require that
 /// agreement; a generator whose streams differ (rand_mt's 32-bit `Mt`, whose `next_u64` puts its
-/// first `u32` high) gets shuffles rolled from its `fill_bytes` stream instead, as uniform.
+/// first `u32` high) gets shuffles rolled partly from its `fill_bytes` stream instead, as
+/// uniform.
 #[inline(always)]
 fn draw_ahead<R, S>(
     rng: &mut R,
@@ -803,17 +812,27 @@ fn draw_ahead<R, S>(
 ) where
     R: Rng + ?Sized,
 {
-    let mut bytes = [0; AHEAD_WORDS * 8];
+    let mut words = [0; AHEAD_WORDS];
     loop {
         let left = batches_left(state);
         if left == 0 {
             return;
         }
-        let bytes = &mut bytes[..left.min(AHEAD_WORDS as u64) as usize * 8];
-        rng.fill_bytes(bytes);
-        for word in bytes.chunks_exact(8) {
-            let word: [u8; 8] = word.try_into().expect("chunks of 8 bytes");
-            offer(state, u64::from_le_bytes(word));
+        let words = &mut words[..left.min(AHEAD_WORDS as u64) as usize];
+        if words.len() >= FILL_FROM_WORDS {
+            let mut bytes = [0; AHEAD_WORDS * 8];
+            let bytes = &mut bytes[..words.len() * 8];
+            rng.fill_bytes(bytes);
+            for (word, bytes) in words.iter_mut().zip(bytes.chunks_exact(8)) {
+                *word = u64::from_le_bytes(bytes.try_into().expect("chunks of 8 bytes"));
+            }
+        } else {
+            for word in words.iter_mut() {
+                *word = rng.next_u64();
+            }
+        }
+        for &x in words.iter() {
+            offer(state, x);
         }
     }
 }
