@@ -6,13 +6,13 @@ use fairdeal_core::{IndexSampler, Lemire, SeedableRng};
 use rand::rngs::ChaCha12Rng;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{Binomial, DiscreteCDF};
-use statrs::function::gamma::ln_gamma;
 
 use crate::adjacency::adjacency_report;
 use crate::equivalence::uniform_cells;
 use crate::permutation::permutation_report;
 use crate::position::position_report;
 use crate::rank::factorial;
+use crate::repeat::ln_outcomes;
 use crate::stats::chi_square_lower_p_value;
 use crate::{FairnessReport, MIN_EXPECTED_COUNT, TestKind};
 
@@ -214,8 +214,7 @@ fn repeat_min_p_value(n: usize, k: u64, trials: u64) -> f64 {
     if trials <= 1 || k > n as u64 {
         return 1.0;
     }
-    let ln_keys = ln_gamma(n as f64 + 1.0) - ln_gamma((n as u64 - k) as f64 + 1.0);
-    (-((trials - 1) as f64) * ln_keys).exp()
+    (-((trials - 1) as f64) * ln_outcomes(n, k as usize)).exp()
 }
 
 fn two_sided(upper: f64, lower: Option<f64>) -> f64 {
