@@ -13,8 +13,9 @@
 //! program reads and writes the standard streams through [`stdin`] and [`stdout`], which fail
 //! with "Bad file descriptor" for a stream that was closed. The placeholder is for everything
 //! else: the runtime polls it as invalid and opens its `/dev/null` on a higher descriptor,
-//! which nothing uses, and reopening the stream by name (`-o /dev/stdout`) fails (`/` is a
-//! directory) instead of writing to `/dev/null`. Descriptor 2 is left
+//! which nothing uses, and reopening the stream by name (`-o /dev/stdout`) fails instead of
+//! writing to `/dev/null`: [`refuse_closed_stream`] words that "Bad file descriptor" before
+//! the open would say "Is a directory" (`/`). Descriptor 2 is left
 //! to the runtime: with no stderr there is nowhere to say anything.
 
 use std::io::{self, Read, Write};
@@ -86,6 +87,40 @@ static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 /// The error a closed descriptor gives: `EBADF`, "Bad file descriptor".
 fn bad_descriptor() -> io::Error {
     io::Error::from_raw_os_error(rustix::io::Errno::BADF.raw_os_error())
+}
+
+/// Refuses a `path` that names a standard stream the caller closed (`/dev/stdin`,
+/// `/dev/fd/1`, `/proc/self/fd/0`) with "Bad file descriptor", as GNU `shuf -o /dev/stdout >&-`
+/// does: it would reach the stream's placeholder, and opening that says "Is a directory".
+///
+/// Such a path is a symbolic link (the `/proc` link of the descriptor, or one leading there)
+/// to the placeholder itself; `/` named directly, or through an ordinary link, is not refused.
+/// Costs nothing unless a stream was closed.
+pub(crate) fn refuse_closed_stream(path: &std::path::Path) -> io::Result<()> {
+    let (stdin, stdout) = (io::stdin(), io::stdout());
+    let closed: Vec<BorrowedFd<'_>> = [
+        (&STDIN_CLOSED, stdin.as_fd()),
+        (&STDOUT_CLOSED, stdout.as_fd()),
+    ]
+    .into_iter()
+    .filter(|(closed, _)| closed.load(Ordering::Relaxed))
+    .map(|(_, fd)| fd)
+    .collect();
+    if closed.is_empty() || !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_symlink()) {
+        return Ok(());
+    }
+    let Ok(target) = rustix::fs::stat(path) else {
+        return Ok(());
+    };
+    let names_placeholder = closed.into_iter().any(|fd| {
+        rustix::fs::fstat(fd)
+            .is_ok_and(|stat| (stat.st_dev, stat.st_ino) == (target.st_dev, target.st_ino))
+    });
+    if names_placeholder {
+        Err(bad_descriptor())
+    } else {
+        Ok(())
+    }
 }
 
 /// Standard input, or a reader that fails with "Bad file descriptor" when the caller closed it

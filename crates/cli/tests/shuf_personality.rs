@@ -490,7 +490,7 @@ fn a_closed_stdin_or_stdout_fails_as_in_gnu_shuf() {
     let Some(gnu) = reference() else { return };
     let (dir, ours) = workspace("shuf-closed");
     std::fs::write(dir.join("in"), "a\nb\n").unwrap();
-    let cases: [(u8, &[&str]); 8] = [
+    let cases: [(u8, &[&str]); 11] = [
         (0, &[]),
         (0, &["-n", "1"]),
         (0, &["-"]),
@@ -501,6 +501,11 @@ fn a_closed_stdin_or_stdout_fails_as_in_gnu_shuf() {
         // stdin that is not read is none either.
         (1, &["-n", "0", "-i", "1-3"]),
         (0, &["-i", "1-3", "-o", "out"]),
+        // The closed stream named as a file: "Bad file descriptor", not the placeholder's
+        // "Is a directory" (probe row P2).
+        (1, &["-i", "1-3", "-o", "/dev/stdout"]),
+        (1, &["-e", "a", "-o", "/dev/fd/1"]),
+        (0, &["/dev/stdin"]),
     ];
     for (fd, args) in cases {
         let run = |program: &Path| {

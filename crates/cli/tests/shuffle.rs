@@ -366,7 +366,7 @@ fn a_closed_stdin_or_stdout_is_an_error_not_an_empty_run() {
     let file = scratch("closed-input.txt");
     std::fs::write(&file, "a\nb\n").unwrap();
     let file = file.to_str().unwrap();
-    let failing: [(u8, &[&str], &str); 8] = [
+    let failing: [(u8, &[&str], &str); 12] = [
         (
             0,
             &["shuffle"],
@@ -394,10 +394,32 @@ fn a_closed_stdin_or_stdout_is_an_error_not_an_empty_run() {
             "cannot write output: Bad file descriptor",
         ),
         (1, &["--help"], "cannot write output: Bad file descriptor"),
+        // The closed stream named as a file: "Bad file descriptor", not "Is a directory"
+        // (its placeholder is an `O_PATH` descriptor of `/`).
         (
             1,
             &["shuffle", "-i", "1-3", "-o", "/dev/stdout"],
-            "/dev/stdout",
+            "cannot create output file '/dev/stdout': Bad file descriptor",
+        ),
+        (
+            0,
+            &["shuffle", "/dev/stdin"],
+            "cannot read '/dev/stdin': Bad file descriptor",
+        ),
+        (
+            0,
+            &["shuffle", "-i", "1-3", "--random-source", "/proc/self/fd/0"],
+            "/proc/self/fd/0: Bad file descriptor",
+        ),
+        (
+            0,
+            &["audit", "/dev/fd/0"],
+            "cannot open '/dev/fd/0': Bad file descriptor",
+        ),
+        (
+            0,
+            &["merge", "/dev/stdin", "/dev/stdin"],
+            "cannot read '/dev/stdin': Bad file descriptor",
         ),
     ];
     for (fd, args, message) in failing {
@@ -411,6 +433,12 @@ fn a_closed_stdin_or_stdout_is_an_error_not_an_empty_run() {
         let line = run.error();
         assert!(line.contains(message), "fd {fd} closed, {args:?}: {line}");
     }
+    // `/` named as itself is a directory, closed streams or not: only the stream's own links
+    // are refused as closed.
+    let run = common::run_with_closed(0, bin, &["shuffle", "/"]);
+    assert_eq!(run.status, Some(1), "{}", run.stderr);
+    let line = run.error();
+    assert!(line.contains("Is a directory"), "{line}");
     // A closed stream that is not used is no error, and nothing written is nothing lost.
     let run = common::run_with_closed(0, bin, &["shuffle", "-i", "1-3"]).ok();
     assert_eq!(sorted(&run.numbers()), [1, 2, 3]);

@@ -150,8 +150,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         bar.finish_and_clear();
         audit?
     } else {
-        let file =
-            File::open(&input).with_context(|| format!("cannot open '{}'", input.display()))?;
+        let file = crate::closed_stdio::refuse_closed_stream(&input)
+            .and_then(|()| File::open(&input))
+            .with_context(|| format!("cannot open '{}'", input.display()))?;
         let len = file.metadata().ok().map(|m| m.len());
         let bar = progress(len);
         let audit = read_all(&mut BufReader::with_capacity(1 << 16, file), &bar);

@@ -138,7 +138,9 @@ impl ShardDoc {
 /// Reads one file: bounded, JSON, with a well-formed `shard` object.
 fn read(path: &Path) -> anyhow::Result<ShardDoc> {
     let name = path.display();
-    let file = File::open(path).with_context(|| format!("cannot read '{name}'"))?;
+    let file = crate::closed_stdio::refuse_closed_stream(path)
+        .and_then(|()| File::open(path))
+        .with_context(|| format!("cannot read '{name}'"))?;
     let mut text = String::new();
     file.take(MAX_FILE_BYTES + 1)
         .read_to_string(&mut text)

@@ -378,6 +378,18 @@ impl Options {
 /// process's standard input, writing through [`Output::gnu`], and words its failures as GNU's
 /// messages.
 pub(crate) fn run_gnu(job: GnuJob) -> anyhow::Result<()> {
+    let inputs = match &job.input {
+        GnuInput::Files(files) => files.iter().filter(|f| *f != "-").collect(),
+        _ => Vec::new(),
+    };
+    for path in inputs
+        .into_iter()
+        .map(Path::new)
+        .chain(job.random_source.as_deref())
+    {
+        crate::closed_stdio::refuse_closed_stream(path)
+            .map_err(|e| anyhow!("{}: {}", quotef(path), strerror(&e)))?;
+    }
     gnu::execute(job, crate::closed_stdio::stdin(), Output::gnu).map_err(gnu_message)
 }
 

@@ -30,7 +30,7 @@ use fairdeal::rng::Backend;
 use fairdeal::{DEFAULT_ALGORITHM, Rng as _};
 use fairdeal_cli::args::parse_memory;
 use fairdeal_cli::args::{InputRange, at_least_minimum, parse_head_count, parse_range};
-use fairdeal_external::exec::{Draws, Input, Job, Observer, Sources, Step};
+use fairdeal_external::exec::{Draws, Input, Job, Observer, OpenError, Sources, Step};
 use fairdeal_external::gnu::{GnuInput, GnuJob};
 use fairdeal_external::plan::{self, Plan, Request};
 use fairdeal_external::{MemoryBudget, Progress};
@@ -290,9 +290,19 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
                 .map(|arg| arg.as_encoded_bytes().to_vec())
                 .collect(),
         ),
-        None => Input::Sources(Sources::open(&args.files, separator, || {
-            Box::new(crate::closed_stdio::stdin())
-        })?),
+        None => {
+            for path in args.files.iter().filter(|f| *f != "-").map(Path::new) {
+                crate::closed_stdio::refuse_closed_stream(path).map_err(|source| {
+                    OpenError::Io {
+                        name: format!("'{}'", path.display()),
+                        source,
+                    }
+                })?;
+            }
+            Input::Sources(Sources::open(&args.files, separator, || {
+                Box::new(crate::closed_stdio::stdin())
+            })?)
+        }
     };
     let size_hint = match &input {
         Input::Sources(sources) => sources.size_hint(),

@@ -26,7 +26,10 @@ impl Output {
     pub(crate) fn gnu(path: Option<&Path>) -> io::Result<Self> {
         path.map_or_else(
             || Ok(stdout()),
-            |path| OutputFile::direct(path).map(|f| Self::File(Box::new(f))),
+            |path| {
+                crate::closed_stdio::refuse_closed_stream(path)?;
+                OutputFile::direct(path).map(|f| Self::File(Box::new(f)))
+            },
         )
     }
 
@@ -35,7 +38,12 @@ impl Output {
     pub(crate) fn create(path: Option<&Path>) -> anyhow::Result<Self> {
         match path {
             None => Ok(stdout()),
-            Some(path) => OutputFile::create(path)
+            Some(path) => crate::closed_stdio::refuse_closed_stream(path)
+                .map_err(|source| PublishError::Create {
+                    path: path.to_owned(),
+                    source,
+                })
+                .and_then(|()| OutputFile::create(path))
                 .map(|f| Self::File(Box::new(f)))
                 .map_err(worded),
         }
