@@ -94,8 +94,9 @@ fn bad_descriptor() -> io::Error {
 /// does: it would reach the stream's placeholder, and opening that says "Is a directory".
 ///
 /// Such a path is a symbolic link (the `/proc` link of the descriptor, or one leading there)
-/// to the placeholder itself; `/` named directly, or through an ordinary link, is not refused.
-/// Costs nothing unless a stream was closed.
+/// to the placeholder itself. `/` named directly is not refused; any other symbolic link to `/`
+/// (`/proc/self/root`) is, while a stream is closed, which changes only the words of a run that
+/// fails either way. Costs nothing unless a stream was closed.
 pub(crate) fn refuse_closed_stream(path: &std::path::Path) -> io::Result<()> {
     let (stdin, stdout) = (io::stdin(), io::stdout());
     let closed: Vec<BorrowedFd<'_>> = [
