@@ -134,18 +134,10 @@ fn duel<T>(
     mut peer: impl FnMut(&mut [T]),
 ) -> Outcome {
     // Calibrate: the slower side's half of a round takes about `plan.round`.
-    let mut iters = 1u64;
-    loop {
-        let t = time(buf, iters, &mut ours)
-            .cpu_ns
-            .max(time(buf, iters, &mut peer).cpu_ns);
-        if t >= plan.round.as_secs_f64() * 1e9 / 4.0 || iters >= 1 << 30 {
-            let scale = (plan.round.as_secs_f64() * 1e9 / t.max(1.0)).max(1.0);
-            iters = ((iters as f64 * scale) as u64).max(1);
-            break;
-        }
-        iters *= 2;
-    }
+    let iters = rounds::calibrate(plan.round.as_secs_f64() * 1e9, |iters| {
+        let ours = time(buf, iters, &mut ours).cpu_ns;
+        ours.max(time(buf, iters, &mut peer).cpu_ns)
+    });
     // A half whose thread CPU clock did not advance (seen once on a KVM guest: a 74 µs half
     // read 0 ns) has no ratio; `alternate` runs that round again, so every ratio is finite.
     let timed = rounds::alternate(plan.warm_up_rounds, plan.rounds, |ours_first| {

@@ -79,6 +79,34 @@ pub fn alternate(
     Ok(out)
 }
 
+/// Readings per size in [`calibrate`]: the fastest of them decides.
+pub const CALIBRATION_READINGS: usize = 3;
+
+/// How many calls per half make the slower side's half last about `target_ns`:
+/// `time_both(iters)` times `iters` calls of each side and returns the slower side's
+/// nanoseconds. From one call, the count doubles until the fastest of
+/// [`CALIBRATION_READINGS`] readings reaches a quarter of the target, then scales to the target
+/// (at most 2^30 calls before scaling, for a clock that does not advance).
+///
+/// The fastest reading, not one: on a virtual machine a single reading of thread CPU time can
+/// carry 0.1–0.4 ms that an interrupt or the host charged to the thread (an Intel KVM guest,
+/// 2026-12-06). Read once, such a reading of one call stopped the doubling at one call per half,
+/// whose two clock reads (a system call each, ≈ 0.3 µs) then sat in every half: the chacha12
+/// deck against rand read 1.36× where the same rounds' wall-clock best-of read 2.55×.
+pub fn calibrate(target_ns: f64, mut time_both: impl FnMut(u64) -> f64) -> u64 {
+    let mut iters = 1u64;
+    loop {
+        let t = (0..CALIBRATION_READINGS)
+            .map(|_| time_both(iters))
+            .fold(f64::INFINITY, f64::min);
+        if t >= target_ns / 4.0 || iters >= 1 << 30 {
+            let scale = (target_ns / t.max(1.0)).max(1.0);
+            return ((iters as f64 * scale) as u64).max(1);
+        }
+        iters *= 2;
+    }
+}
+
 /// A round is in the host's fastest state when its ours + peer time is at most this factor
 /// above the fastest round's: the 10 % with which `cargo xtask bench --duel --runs N` keeps a
 /// duel's runs.
@@ -114,6 +142,25 @@ mod tests {
         // Equal sums are all kept; no rounds, no indices.
         assert_eq!(fastest_rounds(&[1.0, 2.0], &[2.0, 1.0]), [0, 1]);
         assert!(fastest_rounds(&[], &[]).is_empty());
+    }
+
+    #[test]
+    fn calibration_is_not_stopped_by_one_slow_reading() {
+        // 100 ns per call, and one reading in every three carries 200 µs charged by the host:
+        // the fastest reading decides, so a 300 µs half gets 3,000 calls (the doubling stops at
+        // 1,024, whose 102.4 µs pass a quarter of the target, and scales by 300 / 102.4).
+        let mut readings = 0;
+        let iters = calibrate(300e3, |iters| {
+            readings += 1;
+            let hiccup = if readings % 3 == 1 { 200e3 } else { 0.0 };
+            iters as f64 * 100.0 + hiccup
+        });
+        assert_eq!(iters, 3_000, "{readings} readings");
+        assert_eq!(readings, 11 * CALIBRATION_READINGS);
+        // Control: with every reading slow (a slow call, 80 µs), one call per half is right.
+        assert_eq!(calibrate(300e3, |iters| iters as f64 * 80e3), 3);
+        // A clock that never advances stops at 2^30 calls, scaled as if each took 1 ns.
+        assert_eq!(calibrate(300e3, |_| 0.0), (1u64 << 30) * 300_000);
     }
 
     fn half(cpu_ns: f64) -> Half {
