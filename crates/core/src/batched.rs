@@ -837,7 +837,8 @@ fn draw_ahead<R, S>(
 /// copy sat in every phase's loop, and ChaCha12's shuffle of 10⁴ elements ran 5 % more
 /// instructions (161.9k against 153.4k; 1.7 % at 2^16, none at 52, where chunks are short),
 /// and on an Intel Xeon its duels against rand read 8 % / 14 % / 7 % lower at 10³ / 10⁴ / 2^20
-/// (and 4 % higher at 52; inlined below 16 words instead, every size read lower).
+/// (and 4 % higher at 52; with chunks below 16 words inlined, every size read lower than
+/// with all out of line).
 #[inline(never)]
 fn fill_words<R: Rng + ?Sized>(rng: &mut R, words: &mut [u64]) {
     let mut bytes = [0; AHEAD_WORDS * 8];
