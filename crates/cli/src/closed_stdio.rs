@@ -124,6 +124,13 @@ pub(crate) fn refuse_closed_stream(path: &std::path::Path) -> io::Result<()> {
     }
 }
 
+/// Opens `path` for reading, refusing a closed standard stream named as a file as
+/// [`refuse_closed_stream`] does.
+pub(crate) fn open(path: &std::path::Path) -> io::Result<std::fs::File> {
+    refuse_closed_stream(path)?;
+    std::fs::File::open(path)
+}
+
 /// Standard input, or a reader that fails with "Bad file descriptor" when the caller closed it
 /// (Rust's `Stdin` would read the runtime's `/dev/null`, or treat `EBADF` as end of input).
 pub(crate) enum Stdin {

@@ -12,7 +12,6 @@
 //! value and the text below reads it, as the Python module does; this file reads the input,
 //! shows progress, draws the plot and prints. The exit status is `crate::verdict`'s.
 
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::path::PathBuf;
 
@@ -150,8 +149,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         bar.finish_and_clear();
         audit?
     } else {
-        let file = crate::closed_stdio::refuse_closed_stream(&input)
-            .and_then(|()| File::open(&input))
+        let file = crate::closed_stdio::open(&input)
             .with_context(|| format!("cannot open '{}'", input.display()))?;
         let len = file.metadata().ok().map(|m| m.len());
         let bar = progress(len);

@@ -292,12 +292,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         ),
         None => {
             for path in args.files.iter().filter(|f| *f != "-").map(Path::new) {
-                crate::closed_stdio::refuse_closed_stream(path).map_err(|source| {
-                    OpenError::Io {
-                        name: format!("'{}'", path.display()),
-                        source,
-                    }
-                })?;
+                crate::closed_stdio::refuse_closed_stream(path)
+                    .map_err(|source| OpenError::io(path, source))?;
             }
             Input::Sources(Sources::open(&args.files, separator, || {
                 Box::new(crate::closed_stdio::stdin())

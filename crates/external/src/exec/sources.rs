@@ -46,6 +46,23 @@ pub enum OpenError {
     },
 }
 
+impl OpenError {
+    /// The error for `path` that the operating system refused to open or examine, with the
+    /// file named as [`Sources::open`] names it (`'name'`), for a caller that refuses a path
+    /// before handing it on.
+    pub fn io(path: &Path, source: io::Error) -> Self {
+        Self::Io {
+            name: quoted(path),
+            source,
+        }
+    }
+}
+
+/// A file's name in messages: `'name'`.
+fn quoted(path: &Path) -> String {
+    format!("'{}'", path.display())
+}
+
 /// Whether `path` names standard input (`-`).
 pub fn is_stdin(path: &Path) -> bool {
     path == Path::new("-")
@@ -78,13 +95,10 @@ impl Sources {
                 size_hint = None;
                 continue;
             }
-            let name = format!("'{}'", path.display());
-            let cannot = |source| OpenError::Io {
-                name: name.clone(),
-                source,
-            };
+            let cannot = |source| OpenError::io(path, source);
             let opened = File::open(path).map_err(cannot)?;
             let metadata = opened.metadata().map_err(cannot)?;
+            let name = quoted(path);
             if metadata.is_dir() {
                 return Err(OpenError::Directory { name });
             }
