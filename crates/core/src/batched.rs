@@ -833,12 +833,14 @@ fn draw_ahead<R, S>(
 }
 
 /// Fills `words` (at most [`AHEAD_WORDS`]) from one `fill_bytes` call, read as little-endian
-/// 64-bit words. Kept out of line: inlined into [`draw_ahead`], its zeroed byte buffer and the
-/// copy sat in every phase's loop, and ChaCha12's shuffle of 10⁴ elements ran 5 % more
-/// instructions (161.9k against 153.4k; 1.7 % at 2^16, none at 52, where chunks are short),
-/// and on an Intel Xeon its duels against rand read 8 % / 14 % / 7 % lower at 10³ / 10⁴ / 2^20
-/// (and 4 % higher at 52; with chunks below 16 words inlined, every size read lower than
-/// with all out of line).
+/// 64-bit words.
+///
+/// Kept out of line. Inlined into [`draw_ahead`], its zeroed byte buffer and the copy sat in
+/// every phase's loop: ChaCha12's shuffle of 10⁴ elements ran 162 k instructions instead of
+/// 153.4 k (1.7 % more at 2^16; at 52, where chunks are short, 610 either way front to back,
+/// 991 against 1,002 from the end), and on an Intel Xeon its duels against rand read 8 % / 14 %
+/// / 7 % lower at 10³ / 10⁴ / 2^20 and 4 % higher at 52. Out of line only from 16 words read
+/// lower than this at every size (`docs/notes/2026-12-06-intel.md`).
 #[inline(never)]
 fn fill_words<R: Rng + ?Sized>(rng: &mut R, words: &mut [u64]) {
     let mut bytes = [0; AHEAD_WORDS * 8];
