@@ -85,8 +85,9 @@ pub const CALIBRATION_READINGS: usize = 3;
 /// How many calls per half make the slower side's half last about `target_ns`:
 /// `time_both(iters)` times `iters` calls of each side and returns the slower side's
 /// nanoseconds. From one call, the count doubles until the fastest of
-/// [`CALIBRATION_READINGS`] readings reaches a quarter of the target, then scales to the target
-/// (at most 2^30 calls before scaling, for a clock that does not advance).
+/// [`CALIBRATION_READINGS`] readings reaches a quarter of the target, then scales to the target.
+/// A clock that never advances stops the doubling at 2^30 calls, unscaled (there is no time to
+/// scale by; the round loop then reports the stopped clock).
 ///
 /// The fastest reading, not one: on a virtual machine a single reading of thread CPU time can
 /// carry 0.1–0.4 ms that an interrupt or the host charged to the thread (an Intel KVM guest,
@@ -100,7 +101,11 @@ pub fn calibrate(target_ns: f64, mut time_both: impl FnMut(u64) -> f64) -> u64 {
             .map(|_| time_both(iters))
             .fold(f64::INFINITY, f64::min);
         if t >= target_ns / 4.0 || iters >= 1 << 30 {
-            let scale = (target_ns / t.max(1.0)).max(1.0);
+            let scale = if t > 0.0 {
+                (target_ns / t).max(1.0)
+            } else {
+                1.0
+            };
             return ((iters as f64 * scale) as u64).max(1);
         }
         iters *= 2;
@@ -159,8 +164,8 @@ mod tests {
         assert_eq!(readings, 11 * CALIBRATION_READINGS);
         // Control: with every reading slow (a slow call, 80 µs), one call per half is right.
         assert_eq!(calibrate(300e3, |iters| iters as f64 * 80e3), 3);
-        // A clock that never advances stops at 2^30 calls, scaled as if each took 1 ns.
-        assert_eq!(calibrate(300e3, |_| 0.0), (1u64 << 30) * 300_000);
+        // A clock that never advances stops at 2^30 calls, not scaled up from 0 ns.
+        assert_eq!(calibrate(300e3, |_| 0.0), 1u64 << 30);
     }
 
     fn half(cpu_ns: f64) -> Half {

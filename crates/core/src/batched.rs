@@ -837,8 +837,8 @@ fn draw_ahead<R, S>(
 ///
 /// Kept out of line. Inlined into [`draw_ahead`], its zeroed byte buffer and the copy sat in
 /// every phase's loop: ChaCha12's shuffle of 10⁴ elements ran 162 k instructions instead of
-/// 153.4 k (1.7 % more at 2^16; at 52, where chunks are short, 610 either way front to back,
-/// 991 against 1,002 from the end), and on an Intel Xeon its duels against rand read 8 % / 14 %
+/// 153.4 k (at 52, where chunks are short, 610 either way front to back, 991 against 1,002
+/// from the end: `sampler_lab count`), and on an Intel Xeon its duels against rand read 8 % / 14 %
 /// / 7 % lower at 10³ / 10⁴ / 2^20 and 4 % higher at 52. Out of line only from 16 words read
 /// lower than this at every size (`docs/notes/2026-12-06-intel.md`).
 #[inline(never)]
