@@ -46,7 +46,7 @@ fn lint_tables(manifest: &str, prefix: &str) -> BTreeMap<(String, String), Strin
 
 #[test]
 fn the_unsafe_crates_copy_the_workspace_lints() {
-    // crates/core, crates/inplace and crates/cli cannot say `lints.workspace = true`: the workspace forbids
+    // crates/core, crates/inplace, crates/chacha and crates/cli cannot say `lints.workspace = true`: the workspace forbids
     // `unsafe_code`, and `forbid` cannot be lifted for their scoped exceptions. Everything else
     // must match.
     let workspace = lint_tables(&read("Cargo.toml"), "workspace.lints.");
@@ -62,6 +62,7 @@ fn the_unsafe_crates_copy_the_workspace_lints() {
     for manifest in [
         "crates/core/Cargo.toml",
         "crates/inplace/Cargo.toml",
+        "crates/chacha/Cargo.toml",
         "crates/cli/Cargo.toml",
     ] {
         let mut own = lint_tables(&read(manifest), "lints.");
