@@ -30,6 +30,7 @@ use fairdeal_core::{Lemire, Shuffler};
 use fairdeal_inplace::Inplace;
 use fairdeal_partial::Partial;
 use fairdeal_rng::{Backend, BackendVisitor};
+use rand::Rng as _;
 use rand::seq::SliceRandom;
 
 /// The backends the speed targets are stated for: fastrand's generator, a fast
@@ -39,6 +40,8 @@ const BACKENDS: [&str; 3] = ["wyrand", "pcg64", "chacha12"];
 const SIZES: [usize; 3] = [1_000, 10_000, 1 << 20];
 const DECK: usize = 52;
 const HAND: usize = 7;
+/// The bytes of the generator-only duel (`words_4k`): four of the wide engine's buffers.
+const WORDS: usize = 4096;
 
 /// How long the duels run.
 #[derive(Debug, Clone, Copy)]
@@ -264,6 +267,25 @@ impl BackendVisitor for Duels<'_> {
                 },
                 #[inline(always)]
                 |d| inplace.shuffle(d, &mut peer_rng),
+            ));
+        }
+
+        // The generator alone: 4 KiB of ChaCha12 words from the backend's generator
+        // (fairdeal-chacha: 16 blocks at a time where the CPU has AVX-512) against rand's
+        // `ChaCha12Rng`, the same stream.
+        if backend == "chacha12" && wanted("words_4k", "fairdeal-chacha", "rand-chacha", WORDS) {
+            let mut ours_rng = B::seeded(SEED);
+            let mut peer_rng = <rand::rngs::ChaCha12Rng as rand::SeedableRng>::seed_from_u64(SEED);
+            let mut bytes = [0u8; WORDS];
+            out(duel(
+                plan,
+                ("words_4k", backend, WORDS),
+                ("fairdeal-chacha", "rand-chacha"),
+                &mut bytes,
+                #[inline(always)]
+                |b| ours_rng.fill_bytes(b),
+                #[inline(always)]
+                |b| peer_rng.fill_bytes(b),
             ));
         }
 

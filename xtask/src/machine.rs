@@ -10,6 +10,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use fairdeal::rng::Backend as _;
+use fairdeal::rng::backend::ChaCha12;
 use serde::Serialize;
 
 /// The ISA extensions worth naming beside a speed figure (x86-64 `flags` and aarch64
@@ -84,6 +86,9 @@ pub(crate) struct Machine {
     pub(crate) isa: Vec<String>,
     /// `rustc --version`.
     pub(crate) rustc: String,
+    /// Whether the ChaCha backends compute 16 blocks at a time with AVX-512 on this machine
+    /// (`fairdeal-chacha`'s run-time choice), rather than with the `chacha20` crate's code.
+    pub(crate) chacha_avx512: bool,
 }
 
 impl Machine {
@@ -97,12 +102,15 @@ impl Machine {
                 .ok()
                 .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
                 .unwrap_or_default();
-        Self::from_sources(
-            &cpuinfo,
-            read_caches(Path::new("/sys/devices/system/cpu/cpu0/cache")),
-            std::thread::available_parallelism().map_or(0, |n| n.get()),
-            rustc,
-        )
+        Self {
+            chacha_avx512: ChaCha12::seeded(0).uses_avx512(),
+            ..Self::from_sources(
+                &cpuinfo,
+                read_caches(Path::new("/sys/devices/system/cpu/cpu0/cache")),
+                std::thread::available_parallelism().map_or(0, |n| n.get()),
+                rustc,
+            )
+        }
     }
 
     /// Builds the record from `/proc/cpuinfo`'s text and the cache list (the testable part).
@@ -140,6 +148,7 @@ impl Machine {
             caches,
             isa,
             rustc,
+            chacha_avx512: false,
         }
     }
 
@@ -174,6 +183,9 @@ impl Machine {
             s.push_str("; ISA: none of the notable extensions");
         } else {
             let _ = write!(s, "; ISA {}", self.isa.join(" "));
+        }
+        if self.chacha_avx512 {
+            s.push_str("; ChaCha with AVX-512, 16 blocks at a time");
         }
         if !self.rustc.is_empty() {
             let _ = write!(s, "; {}", self.rustc);
@@ -283,6 +295,17 @@ mod tests {
         let empty = Machine::from_sources("", Vec::new(), 1, String::new());
         assert_eq!(empty.cpu, "unknown CPU");
         assert!(empty.line().contains("none of the notable extensions"));
+    }
+
+    /// The ChaCha block function is named where it is the AVX-512 one, as it is wherever the
+    /// CPU has AVX-512F, and not claimed elsewhere.
+    #[test]
+    fn names_the_chacha_block_function_this_cpu_gets() {
+        let m = Machine::detect();
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(m.chacha_avx512, std::is_x86_feature_detected!("avx512f"));
+        assert_eq!(m.line().contains("ChaCha with AVX-512"), m.chacha_avx512);
+        assert_eq!(m.json()["chacha_avx512"], m.chacha_avx512);
     }
 
     #[test]

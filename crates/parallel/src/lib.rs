@@ -126,8 +126,8 @@ mod top;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
 
+use fairdeal_chacha::ChaCha12Rng;
 use fairdeal_core::{AlgorithmInfo, Batched, Complexity, IndexSampler, Rng, SeedableRng, Shuffler};
-use rand::rngs::ChaCha12Rng;
 
 use scatter::Shape;
 use top::Recorder;
@@ -460,8 +460,8 @@ impl<S: IndexSampler + Copy + Send + Sync> Parallel<S> {
     }
 
     /// The parallel shuffle with any generator, seedable or not (`rand::rng()`, a `&mut dyn`
-    /// generator …): draws a ChaCha12 generator (`rand::rngs::ChaCha12Rng::from_rng(rng)`, 32
-    /// bytes of `rng`) and runs [`shuffle`](Self::shuffle) with it. The same result as
+    /// generator …): draws a ChaCha12 generator (`fairdeal_chacha::ChaCha12Rng::from_rng(rng)`,
+    /// 32 bytes of `rng`; the stream of `rand::rngs::ChaCha12Rng::from_rng(rng)`) and runs [`shuffle`](Self::shuffle) with it. The same result as
     /// [`Shuffler::shuffle`] on this type, which does the same on the calling thread.
     ///
     /// ```

@@ -137,9 +137,10 @@ macro_rules! backends {
 }
 
 backends! {
-    /// `chacha8`: ChaCha with 8 rounds (`rand`'s `ChaCha8Rng`). A CSPRNG with a smaller
-    /// security margin than 12 or 20 rounds (no known attack), and the fastest of the three.
-    ChaCha8: rng = rand::rngs::ChaCha8Rng, sampler = Batched,
+    /// `chacha8`: ChaCha with 8 rounds (the stream of `rand`'s `ChaCha8Rng`). A CSPRNG with a
+    /// smaller security margin than 12 or 20 rounds (no known attack), and the fastest of the
+    /// three.
+    ChaCha8: rng = fairdeal_chacha::ChaCha8Rng, sampler = Batched,
     info = ("chacha8",
         "ChaCha stream cipher, 8 rounds (rand's ChaCha8Rng): cryptographically secure, the \
          fastest ChaCha; 256-bit key, 2^64 streams of 2^68 words each",
@@ -148,18 +149,19 @@ backends! {
     /// `chacha12`: ChaCha with 12 rounds, the generator behind `rand`'s `StdRng`, and
     /// fairdeal's default ([`DEFAULT_BACKEND`]).
     ///
-    /// Its `Rng` is `ChaCha12Rng` rather than `StdRng` itself: the two produce identical
-    /// streams today (a test checks it), but `rand` reserves the right to change `StdRng`'s
-    /// algorithm in a future release, and a backend *named* `chacha12` must not change.
-    ChaCha12: rng = rand::rngs::ChaCha12Rng, sampler = Batched,
+    /// Its `Rng` is [`fairdeal_chacha::ChaCha12Rng`]: the stream of `rand`'s `ChaCha12Rng`
+    /// and `StdRng` (tests check both), computed 16 blocks at a time where the CPU has
+    /// AVX-512. Not `StdRng` itself: `rand` reserves the right to change `StdRng`'s algorithm
+    /// in a future release, and a backend *named* `chacha12` must not change.
+    ChaCha12: rng = fairdeal_chacha::ChaCha12Rng, sampler = Batched,
     info = ("chacha12",
         "ChaCha stream cipher, 12 rounds (the generator of rand's StdRng): cryptographically \
          secure, the default; 256-bit key, 2^64 streams of 2^68 words each",
         256, true, "batched");
 
-    /// `chacha20`: ChaCha with 20 rounds (`rand`'s `ChaCha20Rng`), the cipher of RFC 8439.
-    /// The most conservative CSPRNG here, and the slowest.
-    ChaCha20: rng = rand::rngs::ChaCha20Rng, sampler = Batched,
+    /// `chacha20`: ChaCha with 20 rounds (the stream of `rand`'s `ChaCha20Rng`), the cipher of
+    /// RFC 8439. The most conservative CSPRNG here, and the slowest.
+    ChaCha20: rng = fairdeal_chacha::ChaCha20Rng, sampler = Batched,
     info = ("chacha20",
         "ChaCha stream cipher, 20 rounds (rand's ChaCha20Rng, RFC 8439 strength): \
          cryptographically secure, the most conservative and slowest; 256-bit key",

@@ -59,10 +59,11 @@ table against it).
 
 Design choices:
 
-* **One implementation per algorithm.** The ChaCha generators are `rand`'s re-exports (the
-  `chacha20` crate `StdRng` itself uses), not `rand_chacha`, so `chacha12` and `StdRng` are the
-  same code. `chacha12`'s type is `ChaCha12Rng` rather than `StdRng` because `rand` may change
-  what `StdRng` is; a test checks they agree today.
+* **One stream per algorithm.** The ChaCha generators are `fairdeal-chacha`'s: the streams of
+  `rand`'s ChaCha generators (the `chacha20` crate `StdRng` itself uses), which they *are* on a
+  CPU without AVX-512, and computed 16 blocks at a time with AVX-512 where the CPU has it.
+  `chacha12`'s stream is `StdRng`'s, but its type is not `StdRng` because `rand` may change
+  what `StdRng` is; tests check they agree today.
 * **Seeds mean what the source language means.** [`Backend::seeded`] is
   `SeedableRng::seed_from_u64`; `java` and `python` override it so that `seeded(s)` is
   `new Random(s)` and `random.seed(s)`, and `wyrand` so that it is

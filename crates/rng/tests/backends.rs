@@ -247,7 +247,16 @@ fn chacha12_is_std_rng() {
         ChaCha8::seeded(77).next_u64(),
         ChaCha20::seeded(77).next_u64()
     );
-    let _: rand::rngs::ChaCha20Rng = ChaCha20::seeded(0);
+    // And each is rand's generator of the same rounds, stream for stream.
+    let (mut ours8, mut rands8) = (ChaCha8::seeded(3), rand::rngs::ChaCha8Rng::seed_from_u64(3));
+    let (mut ours20, mut rands20) = (
+        ChaCha20::seeded(3),
+        rand::rngs::ChaCha20Rng::seed_from_u64(3),
+    );
+    for _ in 0..1000 {
+        assert_eq!(ours8.next_u64(), rands8.next_u64());
+        assert_eq!(ours20.next_u64(), rands20.next_u64());
+    }
 }
 
 #[test]
