@@ -2,7 +2,9 @@
 //! same machine load.
 //!
 //! A duel runs `rounds` short rounds. In each round both sides shuffle the *same buffer* with
-//! their own generator of the *same type*, `iters` calls each, one side after the other (the
+//! their own generator of the *same type* (except that rand's shuffle runs on rand's own
+//! `ChaCha12Rng` where the backend is chacha12: ours has the same stream from a faster block
+//! function, and a user of rand has rand's), `iters` calls each, one side after the other (the
 //! order alternates from round to round, so neither side always runs on the caches the other
 //! just warmed). Each half is timed in the thread's CPU time, so a preemption by another
 //! process does not count against the side it interrupts. The round's ratio is
@@ -189,6 +191,21 @@ fn duel<T>(
     }
 }
 
+/// Runs `$body` with `$rng` bound to rand's side's generator for `$backend`, seeded with
+/// `SEED + 1`: rand's own `ChaCha12Rng` for chacha12, else the backend's generator (`B`, in
+/// scope), so the peer runs as a user of rand would run it.
+macro_rules! with_rands_generator {
+    ($backend:expr, $rng:ident, $body:block) => {
+        if $backend == "chacha12" {
+            let mut $rng = <rand::rngs::ChaCha12Rng as rand::SeedableRng>::seed_from_u64(SEED + 1);
+            $body
+        } else {
+            let mut $rng = B::seeded(SEED + 1);
+            $body
+        }
+    };
+}
+
 /// Runs every duel of one backend, handing each outcome to `out` (if its id passes `keep`).
 struct Duels<'a> {
     plan: Plan,
@@ -213,17 +230,19 @@ impl BackendVisitor for Duels<'_> {
         let mut deck: [u8; DECK] = std::array::from_fn(|i| i as u8);
         let id = ("deck52", backend, DECK);
         if wanted("deck52", "inplace", "rand-shuffle", DECK) {
-            let (mut ours_rng, mut peer_rng) = (B::seeded(SEED), B::seeded(SEED + 1));
-            out(duel(
-                plan,
-                id,
-                ("inplace", "rand-shuffle"),
-                &mut deck,
-                #[inline(always)]
-                |d| inplace.shuffle(d, &mut ours_rng),
-                #[inline(always)]
-                |d| d.shuffle(&mut peer_rng),
-            ));
+            let mut ours_rng = B::seeded(SEED);
+            with_rands_generator!(backend, peer_rng, {
+                out(duel(
+                    plan,
+                    id,
+                    ("inplace", "rand-shuffle"),
+                    &mut deck,
+                    #[inline(always)]
+                    |d| inplace.shuffle(d, &mut ours_rng),
+                    #[inline(always)]
+                    |d| d.shuffle(&mut peer_rng),
+                ));
+            });
         }
         if backend == "wyrand" && wanted("deck52", "inplace", "fastrand-shuffle", DECK) {
             let (mut ours_rng, mut peer_rng) = (B::seeded(SEED), fastrand::Rng::with_seed(SEED));
@@ -293,17 +312,19 @@ impl BackendVisitor for Duels<'_> {
             let mut data: Vec<u32> = (0..n as u32).collect();
             let id = ("shuffle_u32", backend, n);
             if wanted("shuffle_u32", "inplace", "rand-shuffle", n) {
-                let (mut ours_rng, mut peer_rng) = (B::seeded(SEED), B::seeded(SEED + 1));
-                out(duel(
-                    plan,
-                    id,
-                    ("inplace", "rand-shuffle"),
-                    &mut data,
-                    #[inline(always)]
-                    |d| inplace.shuffle(d, &mut ours_rng),
-                    #[inline(always)]
-                    |d| d.shuffle(&mut peer_rng),
-                ));
+                let mut ours_rng = B::seeded(SEED);
+                with_rands_generator!(backend, peer_rng, {
+                    out(duel(
+                        plan,
+                        id,
+                        ("inplace", "rand-shuffle"),
+                        &mut data,
+                        #[inline(always)]
+                        |d| inplace.shuffle(d, &mut ours_rng),
+                        #[inline(always)]
+                        |d| d.shuffle(&mut peer_rng),
+                    ));
+                });
             }
             if backend == "wyrand" && wanted("shuffle_u32", "inplace", "fastrand-shuffle", n) {
                 let (mut ours_rng, mut peer_rng) =

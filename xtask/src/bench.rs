@@ -49,7 +49,8 @@ pub(crate) struct BenchArgs {
     pub(crate) baseline: Option<PathBuf>,
     /// Only the duels (about 1.5 min; 30 s with --quick): ours against rand's and fastrand's
     /// shuffles, and the 7-card deal against a full deck shuffle, alternated round by round in
-    /// one process on the same buffer with the same generator type. Prints the duels and the
+    /// one process on the same buffer with the same generator type (rand's own for chacha12).
+    /// Prints the duels and the
     /// targets table read from them, and writes `<target>/bench-report/duels.{json,md}`. No
     /// criterion, no valgrind. (A wall-clock run also runs the duels for its targets table.)
     #[arg(long, conflicts_with_all = ["wall_only", "instructions_only", "baseline"])]

@@ -3,7 +3,8 @@
 //!
 //! On a shared machine, two criterion runs minutes apart move by ±30 %, and a ratio of two
 //! medians taken at different moments moves with them. A duel alternates the two sides in short
-//! rounds on the same buffer with the same generator type and takes the ratio *per round*: a
+//! rounds on the same buffer with the same generator type (rand's side on rand's own
+//! `ChaCha12Rng` where the backend is chacha12) and takes the ratio *per round*: a
 //! load spike slows both halves of the round it hits. The median of the per-round ratios, with
 //! its quartiles, is what the targets table reports.
 

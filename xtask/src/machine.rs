@@ -86,9 +86,9 @@ pub(crate) struct Machine {
     pub(crate) isa: Vec<String>,
     /// `rustc --version`.
     pub(crate) rustc: String,
-    /// Whether the ChaCha backends compute 16 blocks at a time with AVX-512 on this machine
-    /// (`fairdeal-chacha`'s run-time choice), rather than with the `chacha20` crate's code.
-    pub(crate) chacha_avx512: bool,
+    /// The block function the ChaCha backends use on this machine (`fairdeal-chacha`'s
+    /// run-time choice): `avx512`, `avx2` or `portable`; empty where not detected.
+    pub(crate) chacha: String,
 }
 
 impl Machine {
@@ -103,7 +103,7 @@ impl Machine {
                 .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
                 .unwrap_or_default();
         Self {
-            chacha_avx512: ChaCha12::seeded(0).uses_avx512(),
+            chacha: ChaCha12::seeded(0).block_function().to_owned(),
             ..Self::from_sources(
                 &cpuinfo,
                 read_caches(Path::new("/sys/devices/system/cpu/cpu0/cache")),
@@ -148,7 +148,7 @@ impl Machine {
             caches,
             isa,
             rustc,
-            chacha_avx512: false,
+            chacha: String::new(),
         }
     }
 
@@ -184,8 +184,8 @@ impl Machine {
         } else {
             let _ = write!(s, "; ISA {}", self.isa.join(" "));
         }
-        if self.chacha_avx512 {
-            s.push_str("; ChaCha with AVX-512, 16 blocks at a time");
+        if !self.chacha.is_empty() {
+            let _ = write!(s, "; ChaCha blocks {}", self.chacha);
         }
         if !self.rustc.is_empty() {
             let _ = write!(s, "; {}", self.rustc);
@@ -297,15 +297,33 @@ mod tests {
         assert!(empty.line().contains("none of the notable extensions"));
     }
 
-    /// The ChaCha block function is named where it is the AVX-512 one, as it is wherever the
-    /// CPU has AVX-512F, and not claimed elsewhere.
+    /// The ChaCha block function is named: the widest this CPU runs.
     #[test]
     fn names_the_chacha_block_function_this_cpu_gets() {
         let m = Machine::detect();
         #[cfg(target_arch = "x86_64")]
-        assert_eq!(m.chacha_avx512, std::is_x86_feature_detected!("avx512f"));
-        assert_eq!(m.line().contains("ChaCha with AVX-512"), m.chacha_avx512);
-        assert_eq!(m.json()["chacha_avx512"], m.chacha_avx512);
+        let expected = if std::is_x86_feature_detected!("avx512f") {
+            "avx512"
+        } else if std::is_x86_feature_detected!("avx2") {
+            "avx2"
+        } else {
+            "portable"
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let expected = "portable";
+        assert_eq!(m.chacha, expected);
+        assert!(
+            m.line().contains(&format!("; ChaCha blocks {expected};")),
+            "{}",
+            m.line()
+        );
+        assert_eq!(m.json()["chacha"], expected);
+        // A record built from text alone (another machine's) claims no block function.
+        assert!(
+            !Machine::from_sources("", Vec::new(), 1, String::new())
+                .line()
+                .contains("ChaCha")
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The speed targets as a table: measured ratio, goal, met or missed.
 //!
 //! Small and medium N are read from **duels** (see [`crate::duel`]): ours and the peer
-//! alternate round by round in one process on the same buffer with the same generator type, and
+//! alternate round by round in one process on the same buffer with the same generator type
+//! (rand's side on rand's own `ChaCha12Rng` for chacha12), and
 //! the ratio is the median of the per-round ratios `peer time / our time`, shown with its
 //! quartiles. The N = 10^8 rows (a second or more per call) come from the criterion run: the
 //! ratio of the two sides' medians. Wall clock on a shared machine either way: informational,
@@ -473,7 +474,8 @@ pub(crate) fn markdown(rows: &[TargetRow]) -> String {
         s,
         "Ratio = time per call of the other side / ours (above 1: ours faster), same backend, \
          same N. Rows marked `duel` come from interleaved rounds in one process (same buffer, \
-         same generator type; the median of the per-round ratios, quartiles in brackets); rows \
+         same generator type, except that rand's side runs on rand's own `ChaCha12Rng` for \
+         chacha12; the median of the per-round ratios, quartiles in brackets); rows \
          marked `criterion` are the ratio of two criterion medians. Elements are `u32`, the \
          52-card deck `[u8; 52]`; the deal rows deal 7 cards with `partial` from a deck that is \
          never restored, against one full shuffle of it with `inplace`. `inplace-lemire` is the \

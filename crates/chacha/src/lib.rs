@@ -1,17 +1,20 @@
 /*!
 ChaCha random number generators with the same streams as `rand`'s `ChaCha8Rng`, `ChaCha12Rng`
-(= `StdRng`) and `ChaCha20Rng`, bit for bit, and faster where the CPU has AVX-512.
+(= `StdRng`) and `ChaCha20Rng`, bit for bit, with faster block functions on x86-64.
 
-Where the CPU (and the OS) support AVX-512F, checked once per process at run time, a generator
-computes **16 blocks at a time**, one block per 32-bit lane of a 512-bit register: every step of
-a round is one instruction on all sixteen, and rotations are single instructions. On an Intel
-Xeon with AVX-512 this fills ChaCha12 words about 3× faster than the `chacha20` crate's AVX2
-code (`docs/benchmarks.md`, "ChaCha12 with AVX-512"). Everywhere else the generator *is* the
-`chacha20` crate's, the code `rand` uses.
+On x86-64 a generator computes its blocks **one block per 32-bit lane**: 16 at a time where the
+CPU (and the OS) support AVX-512F, 8 at a time with AVX2, checked once per process at run time.
+Every step of a round is then one instruction on all the blocks, where the `chacha20` crate's
+code (which `rand` uses) keeps a block's words side by side and shuffles them between rounds.
+On an Intel Xeon with AVX-512, ChaCha12 words come 3.2× faster than from `rand`'s generator
+(`cargo xtask bench --duel`, the `words_4k` duel; `docs/benchmarks.md`). Elsewhere the blocks
+come from the `chacha20` crate's block function.
 
-Either way the output is the same: the same seed, stream and word position give the same words,
-and `next_u32`, `next_u64` and `fill_bytes` consume them exactly as `rand`'s generators do
-(`tests/streams.rs` compares both paths with `rand`'s over every way of reading them).
+Whichever computes them, the output is the same: the same seed, stream and word position give
+the same words, and `next_u32`, `next_u64` and `fill_bytes` consume them exactly as `rand`'s
+generators do, since the reads are `rand_core`'s `BlockRng`, as in `rand`'s generators
+(`tests/streams.rs` compares with `rand`'s over every way of reading and seeking, and the unit
+tests compare every block function this CPU runs with the portable one).
 
 # Quick start
 
@@ -35,26 +38,31 @@ assert_eq!(a, b);
 * **The same stream, not a new generator.** A faster block function changes how the keystream
   is computed, never which words it holds: seeded output across fairdeal stays what it was with
   `rand`'s generators, and the portable path is the `chacha20` crate itself rather than a copy.
-* **The buffer is 16 blocks on the wide path** (1 KiB, 4 blocks on the portable path). Words are
-  read in keystream order whatever the buffer size, so only when blocks are computed changes: a
-  generator seeded and then read for a few words computes 16 blocks instead of 4.
-* **Detection once, a type that proves it.** The wide state can only be built after detection
-  succeeded, so the `unsafe` call into AVX-512 code has one argument for its safety, in one
-  place (`src/wide.rs`).
+* **The buffer is 16 blocks** (1 KiB; `rand`'s holds 4). Words are read in keystream order
+  whatever the buffer size, so only when blocks are computed changes: a generator seeded and
+  then read for a few words computes 16 blocks instead of 4.
+* **Detection once, a type that proves it.** A block function's token can only be made by a
+  successful detection, so each `unsafe` call into AVX-512 or AVX2 code has one argument for
+  its safety, in one place (`src/wide.rs`).
 * **Security** is the ChaCha cipher's: these are cryptographically secure generators (as
   `rand`'s), with 2^64 streams of 2^64 blocks per 256-bit seed.
 
-`#![no_std]`; x86-64 only has the wide path.
+`#![no_std]`; only x86-64 has the wide block functions.
 */
 #![no_std]
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
+
+// The unit tests ask std whether the CPU has AVX2.
+#[cfg(test)]
+extern crate std;
 
 /// The README's quick start, compiled and run by `cargo test --doc` so that it cannot go stale.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
+mod engine;
 #[cfg(target_arch = "x86_64")]
 mod wide;
 
@@ -62,146 +70,7 @@ use core::fmt;
 
 use rand_core::{Infallible, SeedableRng, TryCryptoRng, TryRng};
 
-/// The operations the portable generators (the `chacha20` crate's) offer, by name.
-trait Portable: SeedableRng<Seed = [u8; 32]> + rand_core::Rng {
-    fn get_seed(&self) -> [u8; 32];
-    fn get_stream(&self) -> u64;
-    fn set_stream(&mut self, stream: u64);
-    fn get_word_pos(&self) -> u128;
-    fn set_word_pos(&mut self, word_pos: u128);
-}
-
-macro_rules! portable {
-    ($($rng:ty),*) => {$(
-        impl Portable for $rng {
-            fn get_seed(&self) -> [u8; 32] {
-                <$rng>::get_seed(self)
-            }
-            fn get_stream(&self) -> u64 {
-                <$rng>::get_stream(self)
-            }
-            fn set_stream(&mut self, stream: u64) {
-                <$rng>::set_stream(self, stream);
-            }
-            fn get_word_pos(&self) -> u128 {
-                <$rng>::get_word_pos(self)
-            }
-            fn set_word_pos(&mut self, word_pos: u128) {
-                <$rng>::set_word_pos(self, word_pos);
-            }
-        }
-    )*};
-}
-portable!(
-    chacha20::ChaCha8Rng,
-    chacha20::ChaCha12Rng,
-    chacha20::ChaCha20Rng
-);
-
-/// How a generator computes its blocks: chosen once, when it is made.
-///
-/// The wide variant is larger (its buffer is 1 KiB against 256 bytes): boxing it would need
-/// `alloc` and put a pointer chase on every draw.
-#[allow(clippy::large_enum_variant)]
-enum Engine<P, const DOUBLE_ROUNDS: usize> {
-    /// 16 blocks at a time with AVX-512F.
-    #[cfg(target_arch = "x86_64")]
-    Wide(wide::Wide<DOUBLE_ROUNDS>),
-    /// The `chacha20` crate's generator (AVX2, SSE2, NEON or plain code).
-    Portable(P),
-}
-
-impl<P: Portable, const DOUBLE_ROUNDS: usize> Engine<P, DOUBLE_ROUNDS> {
-    /// The wide engine where the CPU has AVX-512F, else the portable one.
-    fn from_seed(seed: [u8; 32]) -> Self {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(wide) = wide::Wide::from_seed(seed) {
-            return Self::Wide(wide);
-        }
-        Self::Portable(P::from_seed(seed))
-    }
-
-    /// The portable engine, whatever the CPU (for tests that compare the two).
-    #[cfg(test)]
-    fn portable(seed: [u8; 32]) -> Self {
-        Self::Portable(P::from_seed(seed))
-    }
-
-    fn is_wide(&self) -> bool {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Self::Wide(_) => true,
-            Self::Portable(_) => false,
-        }
-    }
-
-    #[inline]
-    fn next_u32(&mut self) -> u32 {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Self::Wide(rng) => rng.next_u32(),
-            Self::Portable(rng) => rng.next_u32(),
-        }
-    }
-
-    #[inline]
-    fn next_u64(&mut self) -> u64 {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Self::Wide(rng) => rng.next_u64(),
-            Self::Portable(rng) => rng.next_u64(),
-        }
-    }
-
-    #[inline]
-    fn fill_bytes(&mut self, dest: &mut [u8]) {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Self::Wide(rng) => rng.fill_bytes(dest),
-            Self::Portable(rng) => rng.fill_bytes(dest),
-        }
-    }
-
-    fn get_seed(&self) -> [u8; 32] {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Self::Wide(rng) => rng.get_seed(),
-            Self::Portable(rng) => rng.get_seed(),
-        }
-    }
-
-    fn get_stream(&self) -> u64 {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Self::Wide(rng) => rng.get_stream(),
-            Self::Portable(rng) => rng.get_stream(),
-        }
-    }
-
-    fn set_stream(&mut self, stream: u64) {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Self::Wide(rng) => rng.set_stream(stream),
-            Self::Portable(rng) => rng.set_stream(stream),
-        }
-    }
-
-    fn get_word_pos(&self) -> u128 {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Self::Wide(rng) => rng.get_word_pos(),
-            Self::Portable(rng) => rng.get_word_pos(),
-        }
-    }
-
-    fn set_word_pos(&mut self, word_pos: u128) {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Self::Wide(rng) => rng.set_word_pos(word_pos),
-            Self::Portable(rng) => rng.set_word_pos(word_pos),
-        }
-    }
-}
+use crate::engine::Engine;
 
 macro_rules! chacha_rng {
     ($(#[$doc:meta])* $name:ident, $portable:ty, $double_rounds:literal) => {
@@ -212,11 +81,12 @@ macro_rules! chacha_rng {
         pub struct $name(Engine<$portable, $double_rounds>);
 
         impl $name {
-            /// Whether this generator computes its blocks with AVX-512 (16 at a time), as it
-            /// does wherever the CPU has AVX-512F. The stream is the same either way.
+            /// Which block function computes this generator's blocks: `"avx512"` (16 at a
+            /// time, where the CPU has AVX-512F), `"avx2"` (8 at a time) or `"portable"` (the
+            /// `chacha20` crate's). The stream is the same whichever it is.
             #[must_use]
-            pub fn uses_avx512(&self) -> bool {
-                self.0.is_wide()
+            pub fn block_function(&self) -> &'static str {
+                self.0.block_function()
             }
 
             /// The seed (the key).
@@ -248,10 +118,10 @@ macro_rules! chacha_rng {
                 self.0.set_word_pos(word_pos);
             }
 
-            /// The portable engine, whatever the CPU: the tests compare it with the wide one.
+            /// One generator per block function this CPU runs, the portable one last.
             #[cfg(test)]
-            fn portable(seed: [u8; 32]) -> Self {
-                Self(Engine::portable(seed))
+            fn every_path(seed: [u8; 32]) -> [Option<Self>; 3] {
+                Engine::every_path(seed).map(|engine| engine.map(Self))
             }
         }
 
@@ -302,7 +172,7 @@ macro_rules! chacha_rng {
         impl fmt::Debug for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.debug_struct(stringify!($name))
-                    .field("avx512", &self.uses_avx512())
+                    .field("block_function", &self.block_function())
                     .finish_non_exhaustive()
             }
         }
@@ -334,52 +204,69 @@ mod tests {
     use super::*;
     use rand_core::Rng;
 
-    /// The engine `from_seed` picks on this CPU and the portable engine give the same words
-    /// and positions through every way of reading, seeking and switching streams (on a CPU
-    /// without AVX-512 both are portable, and `tests/streams.rs` still compares with `rand`).
+    /// Every block function this CPU runs gives the same words and positions as the portable
+    /// one through every way of reading, seeking and switching streams (`tests/streams.rs`
+    /// compares the one `from_seed` picks with `rand`).
     macro_rules! engines_agree {
         ($test:ident, $rng:ident) => {
             #[test]
             fn $test() {
                 let seed = core::array::from_fn(|i| i as u8 * 7 + 1);
-                let mut chosen = $rng::from_seed(seed);
-                let mut portable = $rng::portable(seed);
-                assert!(!portable.uses_avx512());
-                let step = |chosen: &mut $rng, portable: &mut $rng, i: usize| {
-                    match i % 3 {
-                        0 => assert_eq!(chosen.next_u32(), portable.next_u32()),
-                        1 => assert_eq!(chosen.next_u64(), portable.next_u64()),
-                        _ => {
-                            let (mut a, mut b) = ([0; 67], [0; 67]);
-                            let len = i % 68;
-                            chosen.fill_bytes(&mut a[..len]);
-                            portable.fill_bytes(&mut b[..len]);
-                            assert_eq!(a, b);
+                let [avx512, avx2, _] = $rng::every_path(seed);
+                #[cfg(target_arch = "x86_64")]
+                assert_eq!(avx2.is_some(), std::is_x86_feature_detected!("avx2"));
+                for mut chosen in [avx512, avx2].into_iter().flatten() {
+                    let [_, _, portable] = $rng::every_path(seed);
+                    let mut portable = portable.expect("the portable path runs anywhere");
+                    assert_eq!(portable.block_function(), "portable");
+                    assert_ne!(chosen.block_function(), "portable");
+                    let step = |chosen: &mut $rng, portable: &mut $rng, i: usize| {
+                        match i % 3 {
+                            0 => assert_eq!(chosen.next_u32(), portable.next_u32()),
+                            1 => assert_eq!(chosen.next_u64(), portable.next_u64()),
+                            _ => {
+                                let (mut a, mut b) = ([0; 67], [0; 67]);
+                                let len = i % 68;
+                                chosen.fill_bytes(&mut a[..len]);
+                                portable.fill_bytes(&mut b[..len]);
+                                assert_eq!(a, b);
+                            }
                         }
-                    }
-                    assert_eq!(chosen.get_word_pos(), portable.get_word_pos(), "step {i}");
-                };
-                for i in 0..2000 {
-                    step(&mut chosen, &mut portable, i);
-                }
-                // Across the carry from word 12 into word 13, and at the end of the stream.
-                for position in [(1 << 36) - 40, (1 << 68) - 7, 5] {
-                    chosen.set_word_pos(position);
-                    portable.set_word_pos(position);
-                    for i in 0..200 {
+                        assert_eq!(chosen.get_word_pos(), portable.get_word_pos(), "step {i}");
+                    };
+                    for i in 0..2000 {
                         step(&mut chosen, &mut portable, i);
                     }
+                    // Across the carry from word 12 into word 13, and at the end of the stream.
+                    for position in [(1 << 36) - 40, (1 << 68) - 7, 5] {
+                        chosen.set_word_pos(position);
+                        portable.set_word_pos(position);
+                        for i in 0..200 {
+                            step(&mut chosen, &mut portable, i);
+                        }
+                    }
+                    // Another stream (the portable path then reads the chacha20 crate's
+                    // generator), seeking in it, and back to stream 0 (its block function).
+                    for stream in [u64::MAX - 1, 0] {
+                        chosen.set_stream(stream);
+                        portable.set_stream(stream);
+                        assert_eq!(chosen.get_stream(), stream);
+                        for i in 0..600 {
+                            step(&mut chosen, &mut portable, i);
+                        }
+                        for position in [(1 << 36) - 40, 77] {
+                            chosen.set_word_pos(position);
+                            portable.set_word_pos(position);
+                            for i in 0..300 {
+                                step(&mut chosen, &mut portable, i);
+                            }
+                        }
+                    }
+                    assert_eq!(chosen.get_seed(), seed);
+                    assert!(chosen == portable);
+                    portable.next_u32();
+                    assert!(chosen != portable);
                 }
-                chosen.set_stream(u64::MAX - 1);
-                portable.set_stream(u64::MAX - 1);
-                assert_eq!(chosen.get_stream(), u64::MAX - 1);
-                for i in 0..600 {
-                    step(&mut chosen, &mut portable, i);
-                }
-                assert_eq!(chosen.get_seed(), seed);
-                assert!(chosen == portable);
-                portable.next_u32();
-                assert!(chosen != portable);
             }
         };
     }

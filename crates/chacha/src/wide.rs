@@ -1,153 +1,89 @@
-//! The AVX-512 block function: sixteen ChaCha blocks at once, one block per 32-bit lane.
+//! The x86-64 block functions: many ChaCha blocks at once, one block per 32-bit lane.
 //!
-//! Register `x[i]` holds word `i` of the sixteen blocks, so every step of a quarter round is one
-//! instruction on all sixteen (rotations are `vprold`), and no words move between lanes until
-//! the end. Then a 16 × 16 transpose (64 shuffles) puts each block's words in order, and the
-//! buffer holds blocks `counter .. counter + 16` one after the other: the keystream in the
-//! order the portable code writes it.
+//! Register `x[i]` holds word `i` of every block, so every step of a quarter round is one
+//! instruction on all of them, and no words move between lanes until the end. Then a transpose
+//! puts each block's words in order, and the buffer holds the blocks one after the other: the
+//! keystream in the order the portable code writes it. With AVX-512F: 16 blocks per call, and
+//! rotations are single instructions (`vprold`). With AVX2: 8 blocks per call (two per
+//! refill), rotations by 16 and 8 are byte shuffles and by 12 and 7 two shifts and an `or`.
 //!
-//! The crate's two scoped exceptions to `unsafe_code = "deny"` are here: calling the function
-//! compiled for AVX-512F, which [`Core::new`] only allows on a CPU (and OS) that has it, and
-//! the unaligned stores of a register into 16 words of the buffer.
+//! The crate's scoped exceptions to `unsafe_code = "deny"` are here: calling a function compiled
+//! for AVX-512F or AVX2, which only an [`Avx512`] or an [`Avx2`] (made by a successful
+//! detection) can do, and the unaligned stores of a register into the buffer.
 
 use core::arch::x86_64::{
-    __m512i, _mm512_add_epi32, _mm512_cmplt_epu32_mask, _mm512_mask_add_epi32, _mm512_rol_epi32,
-    _mm512_set1_epi32, _mm512_setr_epi32, _mm512_shuffle_i32x4, _mm512_storeu_si512,
-    _mm512_unpackhi_epi32, _mm512_unpackhi_epi64, _mm512_unpacklo_epi32, _mm512_unpacklo_epi64,
-    _mm512_xor_si512,
+    __m256i, __m512i, _mm256_add_epi32, _mm256_cmpgt_epi32, _mm256_or_si256,
+    _mm256_permute2x128_si256, _mm256_set1_epi32, _mm256_setr_epi8, _mm256_setr_epi32,
+    _mm256_shuffle_epi8, _mm256_slli_epi32, _mm256_srli_epi32, _mm256_storeu_si256,
+    _mm256_sub_epi32, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi32,
+    _mm256_unpacklo_epi64, _mm256_xor_si256, _mm512_add_epi32, _mm512_cmplt_epu32_mask,
+    _mm512_mask_add_epi32, _mm512_rol_epi32, _mm512_set1_epi32, _mm512_setr_epi32,
+    _mm512_shuffle_i32x4, _mm512_storeu_si512, _mm512_unpackhi_epi32, _mm512_unpackhi_epi64,
+    _mm512_unpacklo_epi32, _mm512_unpacklo_epi64, _mm512_xor_si512,
 };
 
-use rand_core::block::{BlockRng, Generator};
+use crate::engine::{STATE_WORDS, WORDS};
 
 cpufeatures::new!(avx512f, "avx512f");
+cpufeatures::new!(avx2, "avx2");
 
-/// Words in a ChaCha state and in a block.
-const STATE_WORDS: usize = 16;
-/// Blocks per call of the block function.
-const BLOCKS: u64 = 16;
-/// Words per call: the buffer of a wide generator.
-const WORDS: usize = 256;
-/// Every word position is below 2^68 (2^64 blocks of 16 words); positions wrap there, as in
-/// `chacha20`.
-const WORD_POS_MASK: u128 = (1 << 68) - 1;
+/// Proof that this CPU and its OS run AVX2 code: [`Avx2::detect`] is the only way to make one.
+#[derive(Clone, Copy)]
+pub(crate) struct Avx2(avx2::InitToken);
 
-/// A generator whose blocks come from [`blocks`]: `rand_core`'s buffer (which reads words in
-/// keystream order, as `chacha20`'s generators do) around a [`Core`].
-pub(crate) struct Wide<const DOUBLE_ROUNDS: usize>(BlockRng<Core<DOUBLE_ROUNDS>>);
-
-impl<const DOUBLE_ROUNDS: usize> Wide<DOUBLE_ROUNDS> {
-    /// The generator for `seed` (stream 0, word 0), or `None` without AVX-512F.
-    pub(crate) fn from_seed(seed: [u8; 32]) -> Option<Self> {
-        // The constants ("expand 32-byte k"), the key, block 0, stream 0.
-        let mut state = [0; STATE_WORDS];
-        state[..4].copy_from_slice(&[0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574]);
-        for (word, bytes) in state[4..12].iter_mut().zip(seed.chunks_exact(4)) {
-            *word = u32::from_le_bytes(bytes.try_into().expect("chunks of 4 bytes"));
-        }
-        Core::new(state).map(|core| Self(BlockRng::new(core)))
+impl Avx2 {
+    /// `Some` where CPUID reports AVX2 and the OS saves the ymm registers; detected once per
+    /// process.
+    pub(crate) fn detect() -> Option<Self> {
+        let (token, present) = avx2::init_get();
+        present.then_some(Self(token))
     }
 
+    /// Blocks `counter .. counter + 16` of `state` into `out`, in order: two calls of 8.
     #[inline]
-    pub(crate) fn next_u32(&mut self) -> u32 {
-        self.0.next_word()
-    }
-
-    #[inline]
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        self.0.next_u64_from_u32()
-    }
-
-    #[inline]
-    pub(crate) fn fill_bytes(&mut self, dest: &mut [u8]) {
-        self.0.fill_bytes(dest);
-    }
-
-    pub(crate) fn get_seed(&self) -> [u8; 32] {
-        let mut seed = [0; 32];
-        for (bytes, word) in seed.chunks_exact_mut(4).zip(&self.0.core.state[4..12]) {
-            bytes.copy_from_slice(&word.to_le_bytes());
+    pub(crate) fn blocks<const DOUBLE_ROUNDS: usize>(
+        self,
+        state: &[u32; STATE_WORDS],
+        out: &mut [u32; WORDS],
+    ) {
+        let counter = (u64::from(state[13]) << 32) | u64::from(state[12]);
+        let (first, second) = out.split_at_mut(WORDS / 2);
+        for (half, offset) in [(first, 0), (second, 8)] {
+            let half: &mut [u32; WORDS / 2] = half.try_into().expect("half of the buffer");
+            // SAFETY: `blocks8` needs AVX2, and `self` exists only where `detect` found it.
+            #[allow(unsafe_code)]
+            unsafe {
+                blocks8::<DOUBLE_ROUNDS>(state, counter.wrapping_add(offset), half);
+            }
         }
-        seed
-    }
-
-    pub(crate) fn get_stream(&self) -> u64 {
-        (u64::from(self.0.core.state[15]) << 32) | u64::from(self.0.core.state[14])
-    }
-
-    pub(crate) fn set_stream(&mut self, stream: u64) {
-        self.0.core.state[14] = stream as u32;
-        self.0.core.state[15] = (stream >> 32) as u32;
-        set_counter(&mut self.0.core.state, 0);
-        self.0.reset_and_skip(0);
-    }
-
-    pub(crate) fn get_word_pos(&self) -> u128 {
-        // The counter names the block after the buffer's; while the buffer has words left,
-        // the position is inside the buffer's blocks.
-        let mut block = counter(&self.0.core.state);
-        let offset = self.0.word_offset();
-        if offset != 0 {
-            block = block.wrapping_sub(BLOCKS);
-        }
-        (u128::from(block) * STATE_WORDS as u128 + offset as u128) & WORD_POS_MASK
-    }
-
-    pub(crate) fn set_word_pos(&mut self, word_pos: u128) {
-        let word_pos = word_pos & WORD_POS_MASK;
-        set_counter(
-            &mut self.0.core.state,
-            (word_pos / STATE_WORDS as u128) as u64,
-        );
-        self.0
-            .reset_and_skip((word_pos % STATE_WORDS as u128) as usize);
     }
 }
 
-/// The block counter of a state (words 12 and 13).
-fn counter(state: &[u32; STATE_WORDS]) -> u64 {
-    (u64::from(state[13]) << 32) | u64::from(state[12])
-}
+/// Proof that this CPU and its OS run AVX-512F code: [`Avx512::detect`] is the only way to
+/// make one.
+#[derive(Clone, Copy)]
+pub(crate) struct Avx512(avx512f::InitToken);
 
-/// Sets the block counter of a state.
-fn set_counter(state: &mut [u32; STATE_WORDS], counter: u64) {
-    state[12] = counter as u32;
-    state[13] = (counter >> 32) as u32;
-}
-
-/// A ChaCha state that computes its blocks with AVX-512F, `DOUBLE_ROUNDS` double rounds each.
-///
-/// Holding one proves the CPU has AVX-512F: [`Core::new`] is the only constructor.
-struct Core<const DOUBLE_ROUNDS: usize> {
-    /// Constants, key, block counter (words 12–13, the next block to compute), stream.
-    state: [u32; STATE_WORDS],
-    /// The detection that allowed this core.
-    _avx512f: avx512f::InitToken,
-}
-
-impl<const DOUBLE_ROUNDS: usize> Core<DOUBLE_ROUNDS> {
-    /// A core for `state`, or `None` where the CPU or the OS lacks AVX-512F (detected once per
-    /// process, then read from a static).
-    fn new(state: [u32; STATE_WORDS]) -> Option<Self> {
+impl Avx512 {
+    /// `Some` where CPUID reports AVX-512F and the OS saves the zmm registers (XCR0); detected
+    /// once per process, then read from a static.
+    pub(crate) fn detect() -> Option<Self> {
         let (token, present) = avx512f::init_get();
-        present.then_some(Self {
-            state,
-            _avx512f: token,
-        })
+        present.then_some(Self(token))
     }
-}
 
-impl<const DOUBLE_ROUNDS: usize> Generator for Core<DOUBLE_ROUNDS> {
-    type Output = [u32; WORDS];
-
-    fn generate(&mut self, output: &mut [u32; WORDS]) {
-        // SAFETY: `blocks` needs AVX-512F, and a `Core` exists only where `Core::new` detected
-        // it (CPUID and the OS's XCR0 saving the zmm registers).
+    /// Blocks `counter .. counter + 16` of `state` into `out`, in order.
+    #[inline]
+    pub(crate) fn blocks<const DOUBLE_ROUNDS: usize>(
+        self,
+        state: &[u32; STATE_WORDS],
+        out: &mut [u32; WORDS],
+    ) {
+        // SAFETY: `blocks` needs AVX-512F, and `self` exists only where `detect` found it.
         #[allow(unsafe_code)]
         unsafe {
-            blocks::<DOUBLE_ROUNDS>(&self.state, output);
-        };
-        let next = counter(&self.state).wrapping_add(BLOCKS);
-        set_counter(&mut self.state, next);
+            blocks::<DOUBLE_ROUNDS>(state, out);
+        }
     }
 }
 
@@ -232,7 +168,105 @@ fn blocks<const DOUBLE_ROUNDS: usize>(state: &[u32; STATE_WORDS], out: &mut [u32
             #[allow(unsafe_code)]
             unsafe {
                 _mm512_storeu_si512(dst.as_mut_ptr().cast(), block);
-            };
+            }
+        }
+    }
+}
+
+/// One quarter round on eight blocks at once.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn quarter_round8(x: &mut [__m256i; STATE_WORDS], a: usize, b: usize, c: usize, d: usize) {
+    // Rotations by 16 and 8 bits move whole bytes: one shuffle within each 128-bit lane.
+    let rotate16 = _mm256_setr_epi8(
+        2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9,
+        14, 15, 12, 13,
+    );
+    let rotate8 = _mm256_setr_epi8(
+        3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14, 3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10,
+        15, 12, 13, 14,
+    );
+    x[a] = _mm256_add_epi32(x[a], x[b]);
+    x[d] = _mm256_shuffle_epi8(_mm256_xor_si256(x[d], x[a]), rotate16);
+    x[c] = _mm256_add_epi32(x[c], x[d]);
+    let t = _mm256_xor_si256(x[b], x[c]);
+    x[b] = _mm256_or_si256(_mm256_slli_epi32::<12>(t), _mm256_srli_epi32::<20>(t));
+    x[a] = _mm256_add_epi32(x[a], x[b]);
+    x[d] = _mm256_shuffle_epi8(_mm256_xor_si256(x[d], x[a]), rotate8);
+    x[c] = _mm256_add_epi32(x[c], x[d]);
+    let t = _mm256_xor_si256(x[b], x[c]);
+    x[b] = _mm256_or_si256(_mm256_slli_epi32::<7>(t), _mm256_srli_epi32::<25>(t));
+}
+
+/// Blocks `counter .. counter + 8` of `state`'s key and stream, written to `out` in order.
+#[target_feature(enable = "avx2")]
+fn blocks8<const DOUBLE_ROUNDS: usize>(
+    state: &[u32; STATE_WORDS],
+    counter: u64,
+    out: &mut [u32; WORDS / 2],
+) {
+    let word = |i: usize| _mm256_set1_epi32(state[i] as i32);
+    let mut x: [__m256i; STATE_WORDS] = core::array::from_fn(word);
+    // Lane j computes block counter + j; a carry out of the low word (low < j, unsigned:
+    // compared with the sign bits flipped) adds one to the high word.
+    let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    let low = _mm256_add_epi32(_mm256_set1_epi32(counter as u32 as i32), lanes);
+    let flip = _mm256_set1_epi32(i32::MIN);
+    let carried = _mm256_cmpgt_epi32(_mm256_xor_si256(lanes, flip), _mm256_xor_si256(low, flip));
+    let high = _mm256_sub_epi32(_mm256_set1_epi32((counter >> 32) as u32 as i32), carried);
+    x[12] = low;
+    x[13] = high;
+    for _ in 0..DOUBLE_ROUNDS {
+        quarter_round8(&mut x, 0, 4, 8, 12);
+        quarter_round8(&mut x, 1, 5, 9, 13);
+        quarter_round8(&mut x, 2, 6, 10, 14);
+        quarter_round8(&mut x, 3, 7, 11, 15);
+        quarter_round8(&mut x, 0, 5, 10, 15);
+        quarter_round8(&mut x, 1, 6, 11, 12);
+        quarter_round8(&mut x, 2, 7, 8, 13);
+        quarter_round8(&mut x, 3, 4, 9, 14);
+    }
+    for (i, x) in x.iter_mut().enumerate() {
+        let input = match i {
+            12 => low,
+            13 => high,
+            _ => word(i),
+        };
+        *x = _mm256_add_epi32(*x, input);
+    }
+    // The transpose, per half of the words (h: words 8h..8h+8). Within each 128-bit lane a
+    // 4 × 4 transpose leaves `quarters[m]` (words 8h..8h+4) and `quarters[m + 4]` (words
+    // 8h+4..8h+8), whose lane l holds those words of block 4l + m; then the lanes are paired.
+    for h in 0..2 {
+        let r = &x[8 * h..8 * h + 8];
+        let mut quarters = [r[0]; 8];
+        for g in 0..2 {
+            let [w0, w1, w2, w3] = [r[4 * g], r[4 * g + 1], r[4 * g + 2], r[4 * g + 3]];
+            let (a, b) = (_mm256_unpacklo_epi32(w0, w1), _mm256_unpackhi_epi32(w0, w1));
+            let (c, d) = (_mm256_unpacklo_epi32(w2, w3), _mm256_unpackhi_epi32(w2, w3));
+            quarters[4 * g] = _mm256_unpacklo_epi64(a, c);
+            quarters[4 * g + 1] = _mm256_unpackhi_epi64(a, c);
+            quarters[4 * g + 2] = _mm256_unpacklo_epi64(b, d);
+            quarters[4 * g + 3] = _mm256_unpackhi_epi64(b, d);
+        }
+        for m in 0..4 {
+            let (front, back) = (quarters[m], quarters[m + 4]);
+            let halves = [
+                (m, _mm256_permute2x128_si256::<0x20>(front, back)),
+                (m + 4, _mm256_permute2x128_si256::<0x31>(front, back)),
+            ];
+            for (block, words) in halves {
+                let start = 16 * block + 8 * h;
+                let dst: &mut [u32; 8] = (&mut out[start..start + 8])
+                    .try_into()
+                    .expect("half a block is 8 words");
+                // SAFETY: `dst` is 8 writable `u32`s, the 32 bytes one register holds, and
+                // the unaligned store has no alignment requirement.
+                #[allow(unsafe_code)]
+                unsafe {
+                    _mm256_storeu_si256(dst.as_mut_ptr().cast(), words);
+                }
+            }
         }
     }
 }

@@ -108,17 +108,20 @@ fn chacha20_matches_rfc_8439_a1_vector_1() {
     assert_eq!(block, expected);
 }
 
-/// Where the CPU has AVX-512F the wide engine is the one in use, so that the tests above test
-/// it (a detection that always failed would leave them comparing `rand` with itself).
+/// The widest block function the CPU runs is the one in use, so that the tests above test it (a
+/// detection that always failed would leave them comparing `rand` with itself).
 #[test]
-fn the_wide_engine_is_used_where_the_cpu_has_avx512() {
+fn the_widest_block_function_is_used() {
     let rng = fairdeal_chacha::ChaCha12Rng::seed_from_u64(1);
     #[cfg(target_arch = "x86_64")]
-    assert_eq!(
-        rng.uses_avx512(),
-        std::is_x86_feature_detected!("avx512f"),
-        "{rng:?}"
-    );
+    let expected = if std::is_x86_feature_detected!("avx512f") {
+        "avx512"
+    } else if std::is_x86_feature_detected!("avx2") {
+        "avx2"
+    } else {
+        "portable"
+    };
     #[cfg(not(target_arch = "x86_64"))]
-    assert!(!rng.uses_avx512());
+    let expected = "portable";
+    assert_eq!(rng.block_function(), expected, "{rng:?}");
 }
