@@ -150,8 +150,8 @@ backends! {
     /// fairdeal's default ([`DEFAULT_BACKEND`]).
     ///
     /// Its `Rng` is [`fairdeal_chacha::ChaCha12Rng`]: the stream of `rand`'s `ChaCha12Rng`
-    /// and `StdRng` (tests check both), computed 16 blocks at a time where the CPU has
-    /// AVX-512. Not `StdRng` itself: `rand` reserves the right to change `StdRng`'s algorithm
+    /// and `StdRng` (tests check both), computed 16 or 8 blocks at a time where the CPU has
+    /// AVX-512 or AVX2. Not `StdRng` itself: `rand` reserves the right to change `StdRng`'s algorithm
     /// in a future release, and a backend *named* `chacha12` must not change.
     ChaCha12: rng = fairdeal_chacha::ChaCha12Rng, sampler = Batched,
     info = ("chacha12",

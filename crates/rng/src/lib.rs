@@ -60,8 +60,8 @@ table against it).
 Design choices:
 
 * **One stream per algorithm.** The ChaCha generators are `fairdeal-chacha`'s: the streams of
-  `rand`'s ChaCha generators (the `chacha20` crate `StdRng` itself uses), which they *are* on a
-  CPU without AVX-512, and computed 16 blocks at a time with AVX-512 where the CPU has it.
+  `rand`'s ChaCha generators (the `chacha20` crate `StdRng` itself uses), read by the same code,
+  with blocks computed 16 or 8 at a time where the CPU has AVX-512 or AVX2.
   `chacha12`'s stream is `StdRng`'s, but its type is not `StdRng` because `rand` may change
   what `StdRng` is; tests check they agree today.
 * **Seeds mean what the source language means.** [`Backend::seeded`] is
