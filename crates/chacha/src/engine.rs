@@ -1,7 +1,7 @@
 //! One generator for every path: `rand_core`'s `BlockRng` over a 16-block buffer (so every
-//! read is the same code as in `rand`'s generators), refilled by the AVX-512 block function or
-//! by the `chacha20` crate's block function (its AVX2, SSE2, NEON or plain code), writing
-//! straight into the buffer. The choice is made once, when the generator is made; only a
+//! read is the same code as in `rand`'s generators), refilled by the AVX-512 or AVX2 block
+//! function of `wide.rs` or by the `chacha20` crate's block function (its AVX2, SSE2, NEON or
+//! plain code), each writing straight into the buffer. The choice is made once, when the generator is made; only a
 //! refill looks at it.
 
 use rand_core::block::{BlockRng, Generator};
@@ -79,9 +79,9 @@ struct Core<P: Portable, const DOUBLE_ROUNDS: usize> {
 impl<P: Portable, const DOUBLE_ROUNDS: usize> Generator for Core<P, DOUBLE_ROUNDS> {
     type Output = [u32; WORDS];
 
-    // Out of line, as the `chacha20` crate's is: inlined into `BlockRng`'s reads, a refill
-    // made them too large to inline into a caller's loop, and every read paid a call
-    // (`rand`'s shuffle 1.2× slower at 1,000 elements, ours 1.15× at 2^20).
+    // Out of line, as the `chacha20` crate's is: with the refill inlined into `BlockRng`'s
+    // reads, rand's shuffle on this generator ran 1.2× slower at 1,000 elements (duel builds
+    // alternated on the Intel Xeon).
     #[inline(never)]
     fn generate(&mut self, output: &mut [u32; WORDS]) {
         match &mut self.blocks {
@@ -108,7 +108,6 @@ impl<P: Portable, const DOUBLE_ROUNDS: usize> Generator for Core<P, DOUBLE_ROUND
 }
 
 /// A ChaCha generator with `DOUBLE_ROUNDS` double rounds whose portable path is `P`.
-#[repr(align(64))]
 pub(crate) struct Engine<P: Portable, const DOUBLE_ROUNDS: usize>(BlockRng<Core<P, DOUBLE_ROUNDS>>);
 
 impl<P: Portable, const DOUBLE_ROUNDS: usize> Engine<P, DOUBLE_ROUNDS> {
