@@ -10,12 +10,10 @@ use rand_core::{Rng, SeedableRng};
 #[cfg(target_arch = "x86_64")]
 use crate::wide::{Avx2, Avx512};
 
-/// Words in a ChaCha state and in a block.
-pub(crate) const STATE_WORDS: usize = 16;
+use crate::block::{STATE_WORDS, WORDS};
+
 /// Blocks per refill.
-const BLOCKS: u64 = 16;
-/// Words per refill: the buffer.
-pub(crate) const WORDS: usize = 256;
+const BLOCKS: u64 = (WORDS / STATE_WORDS) as u64;
 /// Every word position is below 2^68 (2^64 blocks of 16 words); positions wrap there, as in
 /// `chacha20`.
 const WORD_POS_MASK: u128 = (1 << 68) - 1;

@@ -62,6 +62,7 @@ extern crate std;
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
+mod block;
 mod engine;
 #[cfg(target_arch = "x86_64")]
 mod wide;

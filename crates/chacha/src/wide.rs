@@ -22,7 +22,7 @@ use core::arch::x86_64::{
     _mm512_unpacklo_epi32, _mm512_unpacklo_epi64, _mm512_xor_si512,
 };
 
-use crate::engine::{STATE_WORDS, WORDS};
+use crate::block::{STATE_WORDS, WORDS};
 
 cpufeatures::new!(avx512f, "avx512f");
 cpufeatures::new!(avx2, "avx2");
