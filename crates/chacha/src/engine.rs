@@ -10,7 +10,7 @@ use rand_core::{Rng, SeedableRng};
 #[cfg(target_arch = "x86_64")]
 use crate::wide::{Avx2, Avx512};
 
-use crate::block::{STATE_WORDS, WORDS};
+use crate::block::{STATE_WORDS, WORDS, counter, set_counter};
 
 /// Blocks per refill.
 const BLOCKS: u64 = (WORDS / STATE_WORDS) as u64;
@@ -139,7 +139,7 @@ impl<P: Portable, const DOUBLE_ROUNDS: usize> Engine<P, DOUBLE_ROUNDS> {
     }
 
     /// The generator for `seed` on the portable path, whatever the CPU.
-    pub(crate) fn portable(seed: [u8; 32]) -> Self {
+    fn portable(seed: [u8; 32]) -> Self {
         Self::with(seed, Blocks::Portable(P::Blocks::from_seed(seed)))
     }
 
@@ -235,15 +235,4 @@ impl<P: Portable, const DOUBLE_ROUNDS: usize> Engine<P, DOUBLE_ROUNDS> {
         self.0
             .reset_and_skip((word_pos % STATE_WORDS as u128) as usize);
     }
-}
-
-/// The block counter of a state (words 12 and 13).
-fn counter(state: &[u32; STATE_WORDS]) -> u64 {
-    (u64::from(state[13]) << 32) | u64::from(state[12])
-}
-
-/// Sets the block counter of a state.
-fn set_counter(state: &mut [u32; STATE_WORDS], counter: u64) {
-    state[12] = counter as u32;
-    state[13] = (counter >> 32) as u32;
 }

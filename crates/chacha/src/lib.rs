@@ -6,7 +6,7 @@ On x86-64 a generator computes its blocks **one block per 32-bit lane**: 16 at a
 CPU (and the OS) support AVX-512F, 8 at a time with AVX2, checked once per process at run time.
 Every step of a round is then one instruction on all the blocks, where the `chacha20` crate's
 code (which `rand` uses) keeps a block's words side by side and shuffles them between rounds.
-On an Intel Xeon with AVX-512, ChaCha12 words come 3.2× faster than from `rand`'s generator
+On an Intel Xeon with AVX-512, ChaCha12 words come 3.1–3.2× faster than from `rand`'s generator
 (`cargo xtask bench --duel`, the `words_4k` duel; `docs/benchmarks.md`). Elsewhere the blocks
 come from the `chacha20` crate's block function.
 

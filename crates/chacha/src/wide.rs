@@ -22,9 +22,25 @@ use core::arch::x86_64::{
     _mm512_unpacklo_epi32, _mm512_unpacklo_epi64, _mm512_xor_si512,
 };
 
-use crate::block::{STATE_WORDS, WORDS};
+use crate::block::{STATE_WORDS, WORDS, counter};
 
 cpufeatures::new!(avx512f, "avx512f");
+
+/// One double round of `$quarter_round` on the register array `$x`: the four columns, then the
+/// four diagonals. A macro rather than a loop over an index table, so every index is a constant
+/// and the registers stay registers in both kernels.
+macro_rules! double_round {
+    ($quarter_round:ident, $x:expr) => {
+        $quarter_round($x, 0, 4, 8, 12);
+        $quarter_round($x, 1, 5, 9, 13);
+        $quarter_round($x, 2, 6, 10, 14);
+        $quarter_round($x, 3, 7, 11, 15);
+        $quarter_round($x, 0, 5, 10, 15);
+        $quarter_round($x, 1, 6, 11, 12);
+        $quarter_round($x, 2, 7, 8, 13);
+        $quarter_round($x, 3, 4, 9, 14);
+    };
+}
 cpufeatures::new!(avx2, "avx2");
 
 /// Proof that this CPU and its OS run AVX2 code: [`Avx2::detect`] is the only way to make one.
@@ -46,7 +62,7 @@ impl Avx2 {
         state: &[u32; STATE_WORDS],
         out: &mut [u32; WORDS],
     ) {
-        let counter = (u64::from(state[13]) << 32) | u64::from(state[12]);
+        let counter = counter(state);
         let (first, second) = out.split_at_mut(WORDS / 2);
         for (half, offset) in [(first, 0), (second, 8)] {
             let half: &mut [u32; WORDS / 2] = half.try_into().expect("half of the buffer");
@@ -115,14 +131,7 @@ fn blocks<const DOUBLE_ROUNDS: usize>(state: &[u32; STATE_WORDS], out: &mut [u32
     x[12] = low;
     x[13] = high;
     for _ in 0..DOUBLE_ROUNDS {
-        quarter_round(&mut x, 0, 4, 8, 12);
-        quarter_round(&mut x, 1, 5, 9, 13);
-        quarter_round(&mut x, 2, 6, 10, 14);
-        quarter_round(&mut x, 3, 7, 11, 15);
-        quarter_round(&mut x, 0, 5, 10, 15);
-        quarter_round(&mut x, 1, 6, 11, 12);
-        quarter_round(&mut x, 2, 7, 8, 13);
-        quarter_round(&mut x, 3, 4, 9, 14);
+        double_round!(quarter_round, &mut x);
     }
     // The input added back; words 12 and 13 differ per lane. (Broadcasting again rather than
     // keeping a copy leaves the 32 registers to the rounds.)
@@ -217,14 +226,7 @@ fn blocks8<const DOUBLE_ROUNDS: usize>(
     x[12] = low;
     x[13] = high;
     for _ in 0..DOUBLE_ROUNDS {
-        quarter_round8(&mut x, 0, 4, 8, 12);
-        quarter_round8(&mut x, 1, 5, 9, 13);
-        quarter_round8(&mut x, 2, 6, 10, 14);
-        quarter_round8(&mut x, 3, 7, 11, 15);
-        quarter_round8(&mut x, 0, 5, 10, 15);
-        quarter_round8(&mut x, 1, 6, 11, 12);
-        quarter_round8(&mut x, 2, 7, 8, 13);
-        quarter_round8(&mut x, 3, 4, 9, 14);
+        double_round!(quarter_round8, &mut x);
     }
     for (i, x) in x.iter_mut().enumerate() {
         let input = match i {
