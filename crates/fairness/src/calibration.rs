@@ -23,8 +23,8 @@ The sources are generic: the caller passes the shufflers and generators (this cr
 concrete algorithm or RNG); [`LineSource`] is what every source implements.
 */
 
+use fairdeal_chacha::ChaCha12Rng;
 use fairdeal_core::{IndexSampler, Lemire, Rng, SeedableRng, Shuffler, stream_seed};
-use rand::rngs::ChaCha12Rng;
 use serde::Serialize;
 
 use crate::equivalence::clopper_pearson;
@@ -1026,7 +1026,7 @@ mod tests {
     use fairdeal_inplace::Inplace;
     use fairdeal_naive::Biased;
 
-    type Chacha = rand::rngs::ChaCha12Rng;
+    type Chacha = ChaCha12Rng;
 
     fn fair(seed: u64) -> Box<dyn LineSource> {
         Box::new(Shuffled {

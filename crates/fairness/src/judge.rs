@@ -2,8 +2,8 @@
 //! the exact binomial for two-outcome tables, elsewhere a Monte Carlo p-value combined with the
 //! cells' exact binomial tails (so that a sparse table can still reach a small level).
 
+use fairdeal_chacha::ChaCha12Rng;
 use fairdeal_core::{IndexSampler, Lemire, SeedableRng};
-use rand::rngs::ChaCha12Rng;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{Binomial, DiscreteCDF};
 
