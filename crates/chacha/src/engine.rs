@@ -110,15 +110,23 @@ pub(crate) struct Engine<P: Portable, const DOUBLE_ROUNDS: usize>(BlockRng<Core<
 
 impl<P: Portable, const DOUBLE_ROUNDS: usize> Engine<P, DOUBLE_ROUNDS> {
     /// The generator for `seed` (stream 0, word 0) with the widest block function this CPU
-    /// runs.
+    /// runs, up to the cap the build sets (`--cfg fairdeal_chacha_widest="avx2"` or
+    /// `="portable"`: the crate doc).
     pub(crate) fn from_seed(seed: [u8; 32]) -> Self {
         #[cfg(target_arch = "x86_64")]
-        if let Some(avx512) = Avx512::detect() {
-            return Self::with(seed, Blocks::Avx512(avx512));
-        }
-        #[cfg(target_arch = "x86_64")]
-        if let Some(avx2) = Avx2::detect() {
-            return Self::with(seed, Blocks::Avx2(avx2));
+        {
+            // `cfg!`, not `#[cfg]`: a capped build still compiles (and uses) every path.
+            let cap_avx2 = cfg!(fairdeal_chacha_widest = "avx2");
+            let cap_portable = cfg!(fairdeal_chacha_widest = "portable");
+            if !cap_avx2
+                && !cap_portable
+                && let Some(avx512) = Avx512::detect()
+            {
+                return Self::with(seed, Blocks::Avx512(avx512));
+            }
+            if !cap_portable && let Some(avx2) = Avx2::detect() {
+                return Self::with(seed, Blocks::Avx2(avx2));
+            }
         }
         Self::portable(seed)
     }

@@ -47,6 +47,13 @@ assert_eq!(a, b);
 * **Security** is the ChaCha cipher's: these are cryptographically secure generators (as
   `rand`'s), with 2^64 streams of 2^64 blocks per 256-bit seed.
 
+# Measuring a narrower block function
+
+A build can cap the choice, to measure on one machine what a CPU without AVX-512 (or without
+AVX2) gets: `RUSTFLAGS='--cfg fairdeal_chacha_widest="avx2"'` (or `="portable"`). The stream is
+the same; only [`ChaCha12Rng::block_function`] and the speed change. `cargo xtask bench` names
+the block function on its machine line, so a report says which one it measured.
+
 `#![no_std]`; only x86-64 has the wide block functions.
 */
 #![no_std]
