@@ -8,8 +8,8 @@ Every step of a round is then one instruction on all the blocks, where the `chac
 code (which `rand` uses) keeps a block's words side by side and shuffles them between rounds.
 On an Intel Xeon with AVX-512, ChaCha12 words come 3.1–3.2× faster than from `rand`'s generator
 (`cargo xtask bench --duel`, the `words_4k` duel; `docs/benchmarks.md`), 1.66× with the AVX2
-block function on the same CPU (below, "Measuring a narrower block function"). Elsewhere the blocks
-come from the `chacha20` crate's block function.
+block function on the same CPU (below, "Measuring a narrower block function"). Elsewhere the
+blocks come from the `chacha20` crate's block function.
 
 Whichever computes them, the output is the same: the same seed, stream and word position give
 the same words, and `next_u32`, `next_u64` and `fill_bytes` consume them exactly as `rand`'s
