@@ -25,6 +25,7 @@ use core::arch::x86_64::{
 use crate::block::{STATE_WORDS, WORDS, counter};
 
 cpufeatures::new!(avx512f, "avx512f");
+cpufeatures::new!(avx2, "avx2");
 
 /// One double round of `$quarter_round` on the register array `$x`: the four columns, then the
 /// four diagonals. A macro rather than a loop over an index table, so every index is a constant
@@ -41,7 +42,6 @@ macro_rules! double_round {
         $quarter_round($x, 3, 4, 9, 14);
     };
 }
-cpufeatures::new!(avx2, "avx2");
 
 /// Proof that this CPU and its OS run AVX2 code: [`Avx2::detect`] is the only way to make one.
 #[derive(Clone, Copy)]
