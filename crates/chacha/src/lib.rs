@@ -50,10 +50,12 @@ assert_eq!(a, b);
 
 # Measuring a narrower block function
 
-A build can cap the choice, to measure on one machine what a CPU without AVX-512 (or without
-AVX2) gets: `RUSTFLAGS='--cfg fairdeal_chacha_widest="avx2"'` (or `="portable"`). The stream is
-the same; only [`ChaCha12Rng::block_function`] and the speed change. `cargo xtask bench` names
-the block function on its machine line, so a report says which one it measured.
+A build can cap the choice: `RUSTFLAGS='--cfg fairdeal_chacha_widest="avx2"'` runs the AVX2
+block function on a CPU with AVX-512, which is what a CPU without AVX-512 runs;
+`="portable"` runs the `chacha20` crate's block function (which picks its own SIMD code:
+AVX2 or SSE2 on x86-64, so not what a CPU without AVX2 runs). The stream is the same; only
+[`ChaCha12Rng::block_function`] and the speed change. `cargo xtask bench` names the block
+function on its machine line, so a report says which one it measured.
 
 `#![no_std]`; only x86-64 has the wide block functions.
 */

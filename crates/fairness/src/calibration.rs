@@ -1026,19 +1026,17 @@ mod tests {
     use fairdeal_inplace::Inplace;
     use fairdeal_naive::Biased;
 
-    type Chacha = ChaCha12Rng;
-
     fn fair(seed: u64) -> Box<dyn LineSource> {
         Box::new(Shuffled {
             shuffler: Inplace::new(),
-            rng: Chacha::seed_from_u64(seed),
+            rng: ChaCha12Rng::seed_from_u64(seed),
         })
     }
 
     fn wrong(seed: u64) -> Box<dyn LineSource> {
         Box::new(Shuffled {
             shuffler: Biased::new(),
-            rng: Chacha::seed_from_u64(seed),
+            rng: ChaCha12Rng::seed_from_u64(seed),
         })
     }
 
