@@ -6,7 +6,9 @@
 //! in-place radix sorts do (Obeya et al. 2019, "Regions Sort"). Phases, each a separate pass:
 //!
 //! 1. **draw** (serial, O(chunks + buckets) generator calls): one label seed per chunk, then one
-//!    child generator per bucket, in that fixed order, from the caller's generator;
+//!    child generator per bucket, in that fixed order, from the caller's generator; the children
+//!    are drawn a wave of buckets at a time (`scatter::waves`), just before phase 6 runs that
+//!    wave, so at most `scatter::WAVE` of them are alive;
 //! 2. **partition** (parallel over chunks): each chunk is scattered in place by label with its
 //!    own seed (`scatter::scatter`, the same American-flag pass as the recursion below), so it
 //!    becomes `K` contiguous *pieces*, piece `b` holding the chunk's elements labelled `b`;
@@ -307,17 +309,14 @@ impl Layout {
 }
 
 /// Phase 1: one label seed per chunk (two generators from it, one to count and one to replay
-/// the labels), then one child generator per bucket.
-#[allow(clippy::type_complexity)]
-fn draw<R: Rng + SeedableRng>(rng: &mut R, layout: Layout) -> (Vec<(R, R)>, Vec<R>) {
-    let labels = (0..layout.chunks)
+/// the labels). The bucket children follow, a wave at a time, before phase 6 runs each wave.
+fn draw_labels<R: Rng + SeedableRng>(rng: &mut R, layout: Layout) -> Vec<(R, R)> {
+    (0..layout.chunks)
         .map(|_| {
             let seed = draw_seed(rng);
             (R::from_seed(seed.clone()), R::from_seed(seed))
         })
-        .collect();
-    let children = (0..layout.buckets()).map(|_| R::from_rng(rng)).collect();
-    (labels, children)
+        .collect()
 }
 
 /// A stretch of a bucket's range holding elements of another label: the part of it not yet
@@ -986,7 +985,7 @@ pub(crate) fn shuffle_par<T, R, S>(
     }
     let layout = Layout::new(data.len(), shape);
 
-    let (labels, children) = recorder.phase(Phase::Draw, || draw(rng, layout));
+    let labels = recorder.phase(Phase::Draw, || draw_labels(rng, layout));
     if recorder.cancelled() {
         return;
     }
@@ -1010,11 +1009,10 @@ pub(crate) fn shuffle_par<T, R, S>(
         return;
     }
 
-    recorder.phase(Phase::Buckets, || {
-        split_buckets(data, &bounds)
-            .into_par_iter()
-            .zip(children)
-            .for_each(|(bucket, mut child)| {
+    let mut waves = scatter::waves(split_buckets(data, &bounds), rng);
+    while let Some(wave) = recorder.phase(Phase::Draw, || waves.next()) {
+        recorder.phase(Phase::Buckets, || {
+            wave.into_par_iter().for_each(|(bucket, mut child)| {
                 if recorder.cancelled() {
                     return;
                 }
@@ -1022,7 +1020,11 @@ pub(crate) fn shuffle_par<T, R, S>(
                     scatter::shuffle_par(bucket, &mut child, shape, sampler);
                 });
             });
-    });
+        });
+        if recorder.cancelled() {
+            return;
+        }
+    }
 }
 
 /// [`shuffle_par`] on the calling thread: the same phases, draws and moves.
@@ -1042,7 +1044,7 @@ pub(crate) fn shuffle_seq<T, R, S>(
     }
     let layout = Layout::new(data.len(), shape);
 
-    let (labels, children) = recorder.phase(Phase::Draw, || draw(rng, layout));
+    let labels = recorder.phase(Phase::Draw, || draw_labels(rng, layout));
     if recorder.cancelled() {
         return;
     }
@@ -1066,16 +1068,22 @@ pub(crate) fn shuffle_seq<T, R, S>(
         return;
     }
 
-    recorder.phase(Phase::Buckets, || {
-        for (bucket, mut child) in split_buckets(data, &bounds).into_iter().zip(children) {
-            if recorder.cancelled() {
-                return;
+    let mut waves = scatter::waves(split_buckets(data, &bounds), rng);
+    while let Some(wave) = recorder.phase(Phase::Draw, || waves.next()) {
+        recorder.phase(Phase::Buckets, || {
+            for (bucket, mut child) in wave {
+                if recorder.cancelled() {
+                    return;
+                }
+                recorder.task(Phase::Buckets, || {
+                    scatter::shuffle_seq(bucket, &mut child, shape, sampler);
+                });
             }
-            recorder.task(Phase::Buckets, || {
-                scatter::shuffle_seq(bucket, &mut child, shape, sampler);
-            });
+        });
+        if recorder.cancelled() {
+            return;
         }
-    });
+    }
 }
 
 #[cfg(test)]
