@@ -487,7 +487,7 @@ where
                     sampler.index_below(rng, records)
                 })
             }
-            &Beyond::Sample { k }
+            &Beyond::Sample { k, .. }
                 if plan::reservoir_fits(k, mean_record(&prefix, separator), budget) =>
             {
                 self.observer.step(Step::Reservoir);
@@ -501,23 +501,27 @@ where
             }
             // With -n K too large for a reservoir, the first K records of an exactly uniform
             // permutation are an exactly uniform ordered sample.
-            &Beyond::Sample { k } => self.spilling(prefix, reader, Some(k), true),
-            &Beyond::Spilling { head_count } => {
-                self.spilling(prefix, reader, head_count, beyond_budget)
-            }
+            &Beyond::Sample { k, on_disk } => self.spilling(prefix, reader, Some(k), true, on_disk),
+            &Beyond::Spilling {
+                head_count,
+                on_disk,
+            } => self.spilling(prefix, reader, head_count, beyond_budget, on_disk),
         }
     }
 
-    /// The scatter into buckets as the records are read, in memory while they fit the budget.
+    /// The scatter into buckets as the records are read, in memory while they fit the budget
+    /// (on disk from the first record with `on_disk`).
     fn spilling(
         &mut self,
         prefix: Vec<u8>,
         reader: Sources,
         head_count: Option<usize>,
         beyond_budget: bool,
+        on_disk: bool,
     ) -> Result<(), ExecError> {
         let external =
-            ExternalShuffle::with_sampler(self.budget, self.separator, self.draws.sampler);
+            ExternalShuffle::with_sampler(self.budget, self.separator, self.draws.sampler)
+                .spill_at_once(on_disk);
         let mut head = Head {
             inner: &mut *self.out,
             left: head_count,

@@ -75,6 +75,7 @@ mod spillfile;
 
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use fairdeal_core::{Batched, IndexSampler, Rng, SeedableRng, Shuffler};
 
@@ -171,6 +172,7 @@ pub struct ExternalShuffle<S = Batched> {
     budget: MemoryBudget,
     separator: u8,
     sampler: S,
+    spill_at_once: bool,
 }
 
 impl ExternalShuffle {
@@ -256,6 +258,20 @@ fn write_gathered<'d>(
     Ok(())
 }
 
+/// Reads until `buf` is full, the input ends or `stop` is set, retrying on `Interrupted`: a
+/// read-ahead hands over full buffers, not each short read a pipe returns (every hand-over may
+/// wake the other thread, which costs more than a short read's bytes are worth).
+fn read_full(input: &mut impl Read, buf: &mut [u8], stop: &AtomicBool) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() && !stop.load(Ordering::Relaxed) {
+        match read_some(input, &mut buf[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    Ok(filled)
+}
+
 /// Reads into `buf`, retrying on `Interrupted`.
 fn read_some(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     loop {
@@ -272,9 +288,10 @@ fn read_some(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 /// whoever consumes them by content does the same with or without the read-ahead.
 ///
 /// With `read_ahead`, a second thread reads `input` into two buffers of half that size
-/// (`BUFFER_BYTES` is unchanged) while this one consumes: the input's reads, from the
-/// prefix's first byte on, overlap the work on the chunk before. After an error the reader
-/// stops once its read in flight returns (a pipe whose writer is idle delays it until then).
+/// (`BUFFER_BYTES` is unchanged), each filled before it is handed over (or the input ended),
+/// while this one consumes: the input's reads, from the prefix's first byte on, overlap the
+/// work on the chunk before. After an error the reader stops once its read in flight returns
+/// (a pipe whose writer is idle delays it until then).
 /// Without it, one buffer on the calling thread.
 ///
 /// # Errors
@@ -303,6 +320,8 @@ fn stream_chunks<R: Read + Send>(
         try_buffer(STREAM_BUFFER / 2)?,
         try_buffer(STREAM_BUFFER / 2)?,
     ];
+    // Set once this thread stops consuming, so that the reader does not go on filling a buffer.
+    let stop = AtomicBool::new(false);
     std::thread::scope(|scope| {
         // Full buffers to this thread (one waiting at most), empty ones back to the reader.
         let (full, filled) = std::sync::mpsc::sync_channel::<io::Result<(Vec<u8>, usize)>>(1);
@@ -310,28 +329,33 @@ fn stream_chunks<R: Read + Send>(
         for half in halves {
             empty.send(half).expect("the channel holds both halves");
         }
+        let stop = &stop;
         scope.spawn(move || {
             // Ends when this thread drops `empty` (done, or failed) or stops receiving.
             for mut buf in emptied {
-                let read = read_some(&mut input, &mut buf);
+                let read = read_full(&mut input, &mut buf, stop);
                 let last = !matches!(read, Ok(n) if n > 0);
                 if full.send(read.map(|n| (buf, n))).is_err() || last {
                     return;
                 }
             }
         });
-        consume(&prefix, true)?;
-        drop(prefix);
-        for read in &filled {
-            let (buf, n) = read.map_err(ExternalError::Input)?;
-            if n == 0 {
-                break;
+        let consumed = (|| {
+            consume(&prefix, true)?;
+            drop(prefix);
+            for read in &filled {
+                let (buf, n) = read.map_err(ExternalError::Input)?;
+                if n == 0 {
+                    break;
+                }
+                consume(&buf[..n], false)?;
+                // The reader may have stopped (end of input): then the buffer is dropped.
+                let _ = empty.send(buf);
             }
-            consume(&buf[..n], false)?;
-            // The reader may have stopped (end of input): then the buffer is dropped.
-            let _ = empty.send(buf);
-        }
-        Ok(())
+            Ok(())
+        })();
+        stop.store(true, Ordering::Relaxed);
+        consumed
     })
 }
 
@@ -359,7 +383,20 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
             budget,
             separator,
             sampler,
+            spill_at_once: false,
         }
+    }
+
+    /// With `true`, [`shuffle_spilling`](Self::shuffle_spilling) writes its buckets to
+    /// temporary files from the first record, instead of holding them in memory until they
+    /// outgrow the budget. For an input known to be larger than the budget (a regular file's
+    /// length: [`Beyond::Spilling`](plan::Beyond::Spilling)'s `on_disk`), whose buckets would
+    /// be written out anyway, this saves filling a budget's worth of fresh memory first. The
+    /// output is the same either way.
+    #[must_use]
+    pub const fn spill_at_once(mut self, yes: bool) -> Self {
+        self.spill_at_once = yes;
+        self
     }
 
     /// The memory budget.

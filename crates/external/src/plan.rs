@@ -20,7 +20,7 @@
 //! let request = Request::new(Source::Records { size_hint: None }, budget);
 //! let Plan::Records { fits, beyond, .. } = plan(&request)? else { unreachable!() };
 //! assert_eq!(fits, InMemory::Scatter { threads: None });
-//! assert_eq!(beyond, Beyond::Spilling { head_count: None });
+//! assert_eq!(beyond, Beyond::Spilling { head_count: None, on_disk: false });
 //! // Java's exact order cannot be kept through temporary files: refused, before any work.
 //! let java = Request { exact_order: Some("java"), ..Request::new(Source::Records { size_hint: Some(2 << 30) }, budget) };
 //! assert!(plan(&java).unwrap_err().to_string().contains("larger than the memory budget 1G"));
@@ -162,12 +162,19 @@ pub enum Beyond {
     Spilling {
         /// `-n K`.
         head_count: Option<usize>,
+        /// The input is known to be larger than the budget (the files' sizes add up to more):
+        /// the buckets go to temporary files from the first record
+        /// ([`ExternalShuffle::spill_at_once`](crate::ExternalShuffle::spill_at_once)), not
+        /// into memory first. The same output.
+        on_disk: bool,
     },
     /// `-n K` beyond the budget: a reservoir sample when K records fit
     /// ([`reservoir_fits`]), else the first K records of [`Beyond::Spilling`].
     Sample {
         /// K.
         k: usize,
+        /// As [`Beyond::Spilling`]'s, for the scatter when the reservoir does not fit.
+        on_disk: bool,
     },
     /// `-r` beyond the budget: the input copied to a temporary file, with 8 bytes per record
     /// in memory, and read back record by record.
@@ -306,15 +313,20 @@ impl fmt::Display for Plan {
             } => {
                 write!(f, "records up to {load_limit}: {fits}; beyond: ")?;
                 match beyond {
-                    Beyond::Spilling { head_count: None } => {
-                        write!(f, "scatter into {} buckets", crate::FAN_OUT)
-                    }
                     Beyond::Spilling {
-                        head_count: Some(k),
+                        head_count,
+                        on_disk,
                     } => {
-                        write!(f, "scatter into {} buckets, first {k}", crate::FAN_OUT)
+                        write!(f, "scatter into {} buckets", crate::FAN_OUT)?;
+                        if *on_disk {
+                            write!(f, " on disk")?;
+                        }
+                        match head_count {
+                            Some(k) => write!(f, ", first {k}"),
+                            None => Ok(()),
+                        }
                     }
-                    Beyond::Sample { k } => write!(f, "reservoir sample of {k}"),
+                    Beyond::Sample { k, .. } => write!(f, "reservoir sample of {k}"),
                     Beyond::Spool { .. } => write!(f, "spooled to a temporary file"),
                     Beyond::Refuse(_) => write!(f, "refused"),
                 }
@@ -670,9 +682,14 @@ pub(crate) fn records_plan(
         }
         Beyond::Refuse(refused)
     } else {
+        // A file larger than the budget spills for sure: its buckets go to disk at once.
+        let on_disk = size_hint.is_some_and(|size| size > budget.bytes());
         match request.head_count {
-            Some(k) => Beyond::Sample { k },
-            None => Beyond::Spilling { head_count: None },
+            Some(k) => Beyond::Sample { k, on_disk },
+            None => Beyond::Spilling {
+                head_count: None,
+                on_disk,
+            },
         }
     };
     // A whole scatter stops loading at its threshold: above it the records are scattered as
@@ -799,14 +816,20 @@ mod tests {
                 lines(None, GIB),
                 SCATTER_ABOVE,
                 InMemory::Scatter { threads: None },
-                Beyond::Spilling { head_count: None },
+                Beyond::Spilling {
+                    head_count: None,
+                    on_disk: false,
+                },
             ),
             // A budget below the threshold: loading stops at the budget.
             (
                 lines(None, 1 << 20),
                 1 << 20,
                 InMemory::Scatter { threads: None },
-                Beyond::Spilling { head_count: None },
+                Beyond::Spilling {
+                    head_count: None,
+                    on_disk: false,
+                },
             ),
             // --threads keeps the scatter and its count.
             (
@@ -816,7 +839,10 @@ mod tests {
                 },
                 SCATTER_ABOVE,
                 InMemory::Scatter { threads },
-                Beyond::Spilling { head_count: None },
+                Beyond::Spilling {
+                    head_count: None,
+                    on_disk: false,
+                },
             ),
             // --algo parallel: the scatter with any sampler, at any size.
             (
@@ -828,7 +854,30 @@ mod tests {
                 },
                 SCATTER_ABOVE,
                 InMemory::Scatter { threads },
-                Beyond::Spilling { head_count: None },
+                Beyond::Spilling {
+                    head_count: None,
+                    on_disk: true,
+                },
+            ),
+            // A file of exactly the budget may still fit (it spills only if its records'
+            // index outgrows the budget); one byte more spills for sure: on disk at once.
+            (
+                lines(Some(GIB), GIB),
+                SCATTER_ABOVE,
+                InMemory::Scatter { threads: None },
+                Beyond::Spilling {
+                    head_count: None,
+                    on_disk: false,
+                },
+            ),
+            (
+                lines(Some(GIB + 1), GIB),
+                SCATTER_ABOVE,
+                InMemory::Scatter { threads: None },
+                Beyond::Spilling {
+                    head_count: None,
+                    on_disk: true,
+                },
             ),
             // A language-exact sampler: inplace, the whole input in memory, else refused.
             (
@@ -895,7 +944,10 @@ mod tests {
                     ..lines(None, GIB)
                 },
                 sequential("partial", Some(5)),
-                Beyond::Sample { k: 5 },
+                Beyond::Sample {
+                    k: 5,
+                    on_disk: false,
+                },
             ),
             // -n with a language-exact sampler: no language shuffle to reproduce; a sample.
             (
@@ -905,7 +957,10 @@ mod tests {
                     ..lines(Some(10 * GIB), GIB)
                 },
                 sequential("partial", Some(5)),
-                Beyond::Sample { k: 5 },
+                Beyond::Sample {
+                    k: 5,
+                    on_disk: true,
+                },
             ),
             (
                 Request {
@@ -1228,6 +1283,11 @@ mod tests {
         assert_eq!(
             shown,
             "records up to 16M: parallel scatter shuffle, all cores; beyond: scatter into 32 buckets"
+        );
+        let shown = plan(&lines(Some(2 * GIB), GIB)).unwrap().to_string();
+        assert!(
+            shown.ends_with("beyond: scatter into 32 buckets on disk"),
+            "{shown}"
         );
         let shown = plan(&Request {
             head_count: Some(3),

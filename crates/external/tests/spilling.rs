@@ -84,8 +84,9 @@ fn varied_input() -> Vec<u8> {
     input
 }
 
-/// In memory (nothing spilled), spilled part way, spilled at once and recursing: for every
-/// budget and however the input is split and read, the output is `shuffle_in`'s.
+/// In memory (nothing spilled), spilled part way, spilled at once and recursing, and with
+/// `spill_at_once`: for every budget and however the input is split and read, the output is
+/// `shuffle_in`'s.
 #[test]
 fn the_output_is_the_external_shuffles_in_memory_or_spilled() {
     let input = varied_input();
@@ -120,6 +121,28 @@ fn the_output_is_the_external_shuffles_in_memory_or_spilled() {
                 assert!(asked, "budget {budget} cannot hold 0.75 MB");
                 assert_eq!(summary.depth, reference.depth, "budget {budget}");
             }
+            assert!(is_empty_dir(parent.path()));
+
+            // Spilled from the first record (as for a file known to be larger than the
+            // budget): the same output, through files even where memory would have held it.
+            let mut rng = Pcg64::seed_from_u64(budget);
+            let (at_once, summary, asked) = spilling(
+                &shuffle.spill_at_once(true),
+                &input[..split],
+                Trickle(&input[split..], piece),
+                &mut rng,
+                parent.path(),
+            );
+            assert!(
+                at_once == expected,
+                "budget {budget}, split {split}, pieces of {piece}: spilled at once, not shuffle_in's output"
+            );
+            assert!(
+                asked && summary.bucket_files > 0,
+                "budget {budget}: not spilled"
+            );
+            assert_eq!(summary.records, reference.records);
+            assert_eq!(summary.depth, reference.depth.max(1), "budget {budget}");
             assert!(is_empty_dir(parent.path()));
         }
     }
