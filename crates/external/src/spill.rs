@@ -622,7 +622,11 @@ mod tests {
                     1
                 };
                 for (i, byte) in buf[..n].iter_mut().enumerate() {
-                    *byte = if (served + i) % 2 == 0 { b'y' } else { b'\n' };
+                    *byte = if (served + i).is_multiple_of(2) {
+                        b'y'
+                    } else {
+                        b'\n'
+                    };
                 }
                 Ok(n)
             }
