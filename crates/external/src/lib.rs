@@ -602,8 +602,8 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         let Some(file) = level.file else {
             return Ok(());
         };
-        if self.pipelines(&level.buckets) {
-            self.gather_pipelined(&file, &level.buckets, children, run)?;
+        if let Some(largest) = self.pipelines(&level.buckets) {
+            self.gather_pipelined(&file, &level.buckets, largest, children, run)?;
             run.release(file);
             return Ok(());
         }
@@ -646,40 +646,31 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         Ok(())
     }
 
-    /// Whether a level's buckets can be gathered two at a time: every non-empty one fits the
-    /// budget on its own, and the two largest (the most a reader and a writer hold at once)
-    /// fit it together.
-    fn pipelines(&self, buckets: &[(Bucket, Sealed)]) -> bool {
-        let mut largest = [Bucket::default(); 2];
-        for (bucket, _) in buckets {
-            if bucket.records == 0 {
-                continue;
-            }
-            if !self.budget.holds(bucket.bytes, bucket.records) {
-                return false;
-            }
-            let need = |b: &Bucket| b.bytes + b.records * INDEX_BYTES_PER_RECORD;
-            if need(bucket) > need(&largest[0]) {
-                largest = [*bucket, largest[0]];
-            } else if need(bucket) > need(&largest[1]) {
-                largest[1] = *bucket;
-            }
-        }
-        self.budget.holds(
-            largest[0].bytes + largest[1].bytes,
-            largest[0].records + largest[1].records,
-        )
+    /// The size of both buffers when a level's buckets can be gathered two at a time (the
+    /// most bytes and the most records of any bucket, which two of them fit the budget
+    /// together); `None` when they cannot.
+    fn pipelines(&self, buckets: &[(Bucket, Sealed)]) -> Option<Bucket> {
+        let largest = Bucket {
+            bytes: buckets.iter().map(|(b, _)| b.bytes).max().unwrap_or(0),
+            records: buckets.iter().map(|(b, _)| b.records).max().unwrap_or(0),
+        };
+        let two = |n: u64| n.checked_mul(2).unwrap_or(u64::MAX);
+        self.budget
+            .holds(two(largest.bytes), two(largest.records))
+            .then_some(largest)
     }
 
     /// [`ExternalShuffle::gather`] for a level whose buckets all fit, two at a time: a second
     /// thread reads, checks, indexes and shuffles bucket *i + 1* while this one writes bucket
     /// *i* (the overlap `gather_memory` makes for buckets in memory). The same generators in the
-    /// same order, so the same output. The two buffers are handed back and forth, so they are
-    /// allocated (and their pages faulted in) once, not once per bucket.
+    /// same order, so the same output. The two buffers, each the size of the level's `largest`
+    /// bucket, are handed back and forth, so they are allocated (and their pages faulted in)
+    /// once, not once per bucket or whenever a bucket is larger than the ones before.
     fn gather_pipelined<G>(
         &self,
         file: &SpillFile,
         buckets: &[(Bucket, Sealed)],
+        largest: Bucket,
         children: Vec<G>,
         run: &mut Run<'_, impl Write>,
     ) -> Result<(), ExternalError>
@@ -695,7 +686,8 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
                         continue;
                     }
                     let spare = recycled.try_recv().unwrap_or_default();
-                    let prepared = self.prepare_bucket(file, bucket, sealed, spare, &mut child);
+                    let prepared =
+                        self.prepare_bucket(file, bucket, sealed, spare, largest, &mut child);
                     let failed = prepared.is_err();
                     // The writer stops receiving after an error.
                     if sender.send(prepared).is_err() || failed {
@@ -720,26 +712,28 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         })
     }
 
-    /// Reads a bucket into `spare`'s buffers (replaced by larger ones as needed, never zeroed
-    /// beyond what the mapping gave), checks it, and shuffles the ranges of its records.
+    /// Reads a bucket into `spare`'s buffers (sized for the level's `largest` bucket the first
+    /// time, never zeroed beyond what the mapping gave), checks it, and shuffles the ranges of
+    /// its records.
     fn prepare_bucket<G>(
         &self,
         file: &SpillFile,
         bucket: &Bucket,
         sealed: &Sealed,
         mut spare: Prepared,
+        largest: Bucket,
         rng: &mut G,
     ) -> Result<Prepared, ExternalError>
     where
         G: Rng + SeedableRng + Send,
     {
-        let len = usize::try_from(bucket.bytes).map_err(|_| ExternalError::OutOfMemory {
-            bytes: bucket.bytes,
-        })?;
+        let too_large = |bytes: u64| ExternalError::OutOfMemory { bytes };
+        let len = usize::try_from(bucket.bytes).map_err(|_| too_large(bucket.bytes))?;
         if spare.data.capacity() < len {
+            let capacity = usize::try_from(largest.bytes).map_err(|_| too_large(largest.bytes))?;
             // Freed before the larger one is mapped: never both at once.
             spare.data = PageBuf::default();
-            spare.data = PageBuf::with_capacity(len)?;
+            spare.data = PageBuf::with_capacity(capacity.max(len))?;
         }
         spare.data.set_len(len);
         file.read_segment_into(sealed, &mut spare.data)?;
@@ -747,10 +741,8 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         spare.records.clear();
         spare
             .records
-            .try_reserve_exact(bucket.records as usize)
-            .map_err(|_| ExternalError::OutOfMemory {
-                bytes: bucket.records * INDEX_BYTES_PER_RECORD,
-            })?;
+            .try_reserve_exact(largest.records.max(bucket.records) as usize)
+            .map_err(|_| too_large(largest.records * INDEX_BYTES_PER_RECORD))?;
         spare
             .records
             .extend(record_spans(self.separator, &spare.data));
@@ -1013,5 +1005,37 @@ impl BucketWriter {
                 .map(|(bucket, segment)| (bucket, segment.seal()))
                 .collect(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A level is gathered two at a time when two buffers of its largest bucket (the most
+    /// bytes and the most records of any one bucket) fit the budget together; both buffers are
+    /// then allocated at that size.
+    #[test]
+    fn a_level_pipelines_when_two_of_its_largest_bucket_fit() {
+        let shuffle = ExternalShuffle::new(MemoryBudget::new(64 << 20).unwrap(), b'\n');
+        let level = |sizes: &[(u64, u64)]| -> Vec<(Bucket, Sealed)> {
+            sizes
+                .iter()
+                .map(|&(bytes, records)| (Bucket { bytes, records }, Segment::new().seal()))
+                .collect()
+        };
+        // 2 × (20 MiB + 16 × 100,000) fits 64 MiB; the maxima come from different buckets.
+        let largest = shuffle
+            .pipelines(&level(&[(20 << 20, 1_000), (10 << 20, 100_000), (0, 0)]))
+            .unwrap();
+        assert_eq!((largest.bytes, largest.records), (20 << 20, 100_000));
+        // 2 × 31 MiB plus the index does not.
+        assert!(
+            shuffle
+                .pipelines(&level(&[(31 << 20, 100_000), (1 << 20, 10)]))
+                .is_none()
+        );
+        // An empty level pipelines trivially, with empty buffers.
+        assert_eq!(shuffle.pipelines(&level(&[])).map(|b| b.bytes), Some(0));
     }
 }
