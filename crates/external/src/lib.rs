@@ -654,7 +654,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
             bytes: buckets.iter().map(|(b, _)| b.bytes).max().unwrap_or(0),
             records: buckets.iter().map(|(b, _)| b.records).max().unwrap_or(0),
         };
-        let two = |n: u64| n.checked_mul(2).unwrap_or(u64::MAX);
+        let two = |n: u64| n.saturating_mul(2);
         self.budget
             .holds(two(largest.bytes), two(largest.records))
             .then_some(largest)
