@@ -374,12 +374,15 @@ mod tests {
     use super::*;
     use crate::MemoryBudget;
 
+    /// Every read of a [`Noted`]: its thread and the bytes served before it.
+    type Reads = Vec<(ThreadId, usize)>;
+
     /// Serves `data` in reads of at most 5,000 bytes, noting the thread of every read and the
     /// bytes served before it; once `fail_at` bytes (if set) have been served, a read fails.
     struct Noted<'a> {
         data: &'a [u8],
         served: usize,
-        threads: Arc<Mutex<Vec<(ThreadId, usize)>>>,
+        threads: Arc<Mutex<Reads>>,
         fail_at: Option<usize>,
     }
 
@@ -460,17 +463,12 @@ mod tests {
     /// Runs `shuffle_spilling` on a pool of `threads` threads (the first 10,000 bytes as the
     /// prefix), its spill file discarding each bucket read back if `discard`: the output or
     /// error, the thread that ran it and the reads (their thread, the bytes served before).
-    #[allow(clippy::type_complexity)]
     fn run(
         threads: usize,
         data: &[u8],
         fail_at: Option<usize>,
         discard: bool,
-    ) -> (
-        Result<Vec<u8>, ExternalError>,
-        ThreadId,
-        Vec<(ThreadId, usize)>,
-    ) {
+    ) -> (Result<Vec<u8>, ExternalError>, ThreadId, Reads) {
         let dir = tempfile::tempdir().unwrap();
         let noted = Arc::new(Mutex::new(Vec::new()));
         let reader = Noted {
@@ -577,6 +575,13 @@ mod tests {
                 Ok(buf.len())
             }
         }
+        fail_at_the_first_spill(Endless, || {});
+    }
+
+    /// Runs `shuffle_spilling` of `input` at a 64 KiB budget on two threads (so with the
+    /// read-ahead) with a scratch directory that cannot be had: `at_spill` runs when it is
+    /// asked for, and the error must be that directory's.
+    fn fail_at_the_first_spill(input: impl Read + Send, mut at_spill: impl FnMut() + Send) {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(2)
             .build()
@@ -586,9 +591,10 @@ mod tests {
             .install(|| {
                 shuffle.shuffle_spilling(
                     Vec::new(),
-                    Endless,
+                    input,
                     io::sink(),
                     &mut || {
+                        at_spill();
                         Err(ExternalError::TempCreate {
                             dir: PathBuf::from("/nonexistent"),
                             source: io::Error::from(io::ErrorKind::PermissionDenied),
@@ -633,33 +639,9 @@ mod tests {
         }
         let reads = AtomicUsize::new(0);
         let at_failure = AtomicUsize::new(0);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
-        let shuffle = ExternalShuffle::new(MemoryBudget::new(64 << 10).unwrap(), b'\n');
-        let error = pool
-            .install(|| {
-                shuffle.shuffle_spilling(
-                    Vec::new(),
-                    Slow(&reads),
-                    io::sink(),
-                    &mut || {
-                        at_failure.store(reads.load(SeqCst), SeqCst);
-                        Err(ExternalError::TempCreate {
-                            dir: PathBuf::from("/nonexistent"),
-                            source: io::Error::from(io::ErrorKind::PermissionDenied),
-                        })
-                    },
-                    &mut Pcg64::seed_from_u64(1),
-                    &mut (),
-                )
-            })
-            .unwrap_err();
-        assert!(
-            matches!(error, ExternalError::TempCreate { .. }),
-            "{error:?}"
-        );
+        fail_at_the_first_spill(Slow(&reads), || {
+            at_failure.store(reads.load(SeqCst), SeqCst);
+        });
         let after = reads.load(SeqCst) - at_failure.load(SeqCst);
         // A few reads while the error comes back; 10,000 would take a second.
         assert!(after < 10_000, "{after} reads after the scatter failed");
