@@ -72,10 +72,10 @@ shuffle by induction) or, at a leaf, Fisher-Yates.
   its label seed and one child generator per bucket (`R::from_rng`, hence `R: SeedableRng`);
   the number of buckets depends only on the sub-array's length. The children are drawn 1,024
   buckets at a time, just before those buckets run (the same draws: nothing else draws from
-  the node's generator after its seed), so even 2^16 buckets hold about 1,024 generators. Which thread shuffles which
-  bucket therefore cannot change anything: [`Parallel::shuffle`] gives the same result on a
-  pool of 1, 2 or 64 threads, and [`Parallel::shuffle_sequential`] (no rayon at all) gives it
-  too. A slice of at most one leaf is plain [`Inplace`](fairdeal_inplace::Inplace) with the
+  the node's generator after its seed), so even 2^16 buckets hold about 1,024 generators.
+  Which thread shuffles which bucket therefore cannot change anything: [`Parallel::shuffle`]
+  gives the same result on a pool of 1, 2 or 64 threads, and
+  [`Parallel::shuffle_sequential`] (no rayon at all) gives it too. A slice of at most one leaf is plain [`Inplace`](fairdeal_inplace::Inplace) with the
   caller's generator, draw for draw.
 * **Warm leaves.** A leaf is [`Inplace`](fairdeal_inplace::Inplace)'s loop (same draws
   through [`IndexSampler::for_each_index_descending`], same swaps, same result). A leaf of
