@@ -30,7 +30,7 @@ fn help_states_the_caps_and_the_budget_dependence() {
         help.contains("more than 1 MiB, i.e. 131072 numbers or 65536 lines"),
         "{help}"
     );
-    assert!(help.contains("budget plus 2.5 MiB of buffers"), "{help}");
+    assert!(help.contains("budget plus 4 MiB of buffers"), "{help}");
     assert_eq!(
         fairdeal_external::DEFAULT_FRACTION,
         4,

@@ -122,9 +122,11 @@ const BUCKET_BUFFER: usize = 64 << 10;
 /// ([`stream_chunks`]) splits its read buffer in two halves.
 const STREAM_BUFFER: usize = 256 << 10;
 
-/// Memory used beside the budget: the bucket buffers, the read buffer (or the read-ahead's two
-/// halves of it) and the output buffer (2.5 MiB).
-pub const BUFFER_BYTES: usize = FAN_OUT * BUCKET_BUFFER + 2 * STREAM_BUFFER;
+/// Memory used beside the budget: the bucket buffers, those the writer thread holds (three
+/// batches), the read buffer (or the read-ahead's two halves of it) and the output buffer
+/// (4 MiB).
+pub const BUFFER_BYTES: usize =
+    FAN_OUT * BUCKET_BUFFER + 3 * WRITE_BATCH * BUCKET_BUFFER + 2 * STREAM_BUFFER;
 
 /// Reports of how far a shuffle has got, for a progress bar. Both methods default to nothing.
 pub trait Progress {
@@ -929,13 +931,111 @@ fn level_file<'f>(
     Ok(file.as_mut().expect("just created"))
 }
 
+/// Full bucket buffers handed to the writer thread at a time: a hand-over may wake that thread
+/// (a system call, and in a virtual machine an interrupt to another core), so not one per
+/// [`BUCKET_BUFFER`].
+const WRITE_BATCH: usize = 8;
+
+/// A level's spill writes on a second thread ("write-behind"): full bucket buffers go to it in
+/// batches of [`WRITE_BATCH`], are appended in the order they were handed over (so every
+/// segment's extents and checksum are those of writing them here) and come back empty. At most
+/// two batches wait or are being written while a third fills.
+struct Behind {
+    batch: Vec<(usize, Vec<u8>)>,
+    jobs: Option<std::sync::mpsc::SyncSender<Vec<(usize, Vec<u8>)>>>,
+    spares: std::sync::mpsc::Receiver<Vec<u8>>,
+    thread: Option<std::thread::JoinHandle<Result<(SpillFile, Vec<Segment>), ExternalError>>>,
+}
+
+impl Behind {
+    fn start(mut file: SpillFile) -> Self {
+        let (jobs, queue) = std::sync::mpsc::sync_channel::<Vec<(usize, Vec<u8>)>>(1);
+        let (spare, spares) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let mut segments: Vec<Segment> = (0..FAN_OUT).map(|_| Segment::new()).collect();
+            for batch in queue {
+                for (b, mut buffer) in batch {
+                    file.append(&mut segments[b], &buffer)?;
+                    // A long record's own buffer is not kept as a bucket buffer.
+                    if buffer.capacity() <= BUCKET_BUFFER {
+                        buffer.clear();
+                        let _ = spare.send(buffer);
+                    }
+                }
+            }
+            Ok((file, segments))
+        });
+        Self {
+            batch: Vec::with_capacity(WRITE_BATCH),
+            jobs: Some(jobs),
+            spares,
+            thread: Some(thread),
+        }
+    }
+
+    /// Queues `buffer` for bucket `b`; returns an empty buffer to fill next if one has come
+    /// back.
+    fn push(&mut self, b: usize, buffer: Vec<u8>) -> Result<Option<Vec<u8>>, ExternalError> {
+        self.batch.push((b, buffer));
+        if self.batch.len() >= WRITE_BATCH {
+            self.send()?;
+        }
+        Ok(self.spares.try_recv().ok())
+    }
+
+    fn send(&mut self) -> Result<(), ExternalError> {
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(WRITE_BATCH));
+        let jobs = self.jobs.as_ref().expect("sending before the end");
+        if jobs.send(batch).is_err() {
+            // The writer stops before the end only on an error: that error.
+            return Err(self
+                .join()
+                .err()
+                .expect("the writer stops early only on an error"));
+        }
+        Ok(())
+    }
+
+    /// Writes what is queued and hands back the file and its segments.
+    fn finish(mut self) -> Result<(SpillFile, Vec<Segment>), ExternalError> {
+        if !self.batch.is_empty() {
+            self.send()?;
+        }
+        self.join()
+    }
+
+    fn join(&mut self) -> Result<(SpillFile, Vec<Segment>), ExternalError> {
+        // Without a sender the writer ends after the last batch.
+        self.jobs = None;
+        match self.thread.take().expect("joined once").join() {
+            Ok(result) => result,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+}
+
+impl Drop for Behind {
+    /// A level given up (an error elsewhere) lets its writer finish what it was handed, so no
+    /// thread outlives the shuffle.
+    fn drop(&mut self) {
+        self.jobs = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
 /// The buckets of one scatter being written: a buffer per bucket, flushed to its segment of
-/// the level's one spill file (created at the first flush).
+/// the level's one spill file (created at the first flush). On a pool of two or more threads
+/// the writes happen on a second thread ([`Behind`]); the file's bytes are the same.
 struct BucketWriter {
     file: Option<SpillFile>,
     buffers: Vec<Vec<u8>>,
     segments: Vec<Segment>,
     buckets: Vec<Bucket>,
+    /// Whether the writes go to a [`Behind`] (started at the first flush).
+    write_behind: bool,
+    behind: Option<Behind>,
 }
 
 impl BucketWriter {
@@ -945,7 +1045,24 @@ impl BucketWriter {
             buffers: (0..FAN_OUT).map(|_| Vec::new()).collect(),
             segments: (0..FAN_OUT).map(|_| Segment::new()).collect(),
             buckets: vec![Bucket::default(); FAN_OUT],
+            write_behind: rayon::current_num_threads() >= 2,
+            behind: None,
         }
+    }
+
+    /// The writer thread, started with the level's file at the first flush; `None` when the
+    /// writes happen on this thread.
+    fn behind(
+        &mut self,
+        run: &mut Run<'_, impl Write>,
+    ) -> Result<Option<&mut Behind>, ExternalError> {
+        if !self.write_behind {
+            return Ok(None);
+        }
+        if self.behind.is_none() {
+            self.behind = Some(Behind::start(run.spill_file()?));
+        }
+        Ok(self.behind.as_mut())
     }
 
     /// Appends `bytes` to bucket `b` (the caller counts its records).
@@ -959,8 +1076,10 @@ impl BucketWriter {
         if self.buffers[b].len() + bytes.len() > BUCKET_BUFFER {
             self.flush(b, run)?;
             if bytes.len() >= BUCKET_BUFFER {
-                let file = level_file(&mut self.file, run)?;
-                return file.append(&mut self.segments[b], bytes);
+                return match self.behind(run)? {
+                    Some(behind) => behind.push(b, bytes.to_vec()).map(drop),
+                    None => level_file(&mut self.file, run)?.append(&mut self.segments[b], bytes),
+                };
             }
         }
         let buffer = &mut self.buffers[b];
@@ -980,9 +1099,15 @@ impl BucketWriter {
             return Ok(());
         }
         let mut buffer = std::mem::take(&mut self.buffers[b]);
-        level_file(&mut self.file, run)?.append(&mut self.segments[b], &buffer)?;
-        buffer.clear();
-        self.buffers[b] = buffer;
+        let next = match self.behind(run)? {
+            Some(behind) => behind.push(b, buffer)?.unwrap_or_default(),
+            None => {
+                level_file(&mut self.file, run)?.append(&mut self.segments[b], &buffer)?;
+                buffer.clear();
+                buffer
+            }
+        };
+        self.buffers[b] = next;
         Ok(())
     }
 
@@ -991,6 +1116,11 @@ impl BucketWriter {
         for b in 0..FAN_OUT {
             self.flush(b, run)?;
             self.buffers[b] = Vec::new();
+        }
+        if let Some(behind) = self.behind.take() {
+            let (file, segments) = behind.finish()?;
+            self.file = Some(file);
+            self.segments = segments;
         }
         run.summary.bucket_files += self.buckets.iter().filter(|b| b.records > 0).count() as u64;
         if let Some(file) = &mut self.file {
@@ -1037,5 +1167,49 @@ mod tests {
         );
         // An empty level pipelines trivially, with empty buffers.
         assert_eq!(shuffle.pipelines(&level(&[])).map(|b| b.bytes), Some(0));
+    }
+
+    /// The writer thread appends in the order it was handed buffers (the segments read back
+    /// whole), and a write that fails there comes back as the shuffle's error, at the next
+    /// hand-over or at the end.
+    #[test]
+    fn the_writer_thread_keeps_the_order_and_hands_back_its_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut behind = Behind::start(SpillFile::anonymous_in(dir.path()).unwrap());
+        let mut expected: Vec<Vec<u8>> = vec![Vec::new(); FAN_OUT];
+        for i in 0..100u32 {
+            let b = (i as usize * 7) % 3;
+            let buffer = format!("piece {i} of bucket {b}\n").into_bytes();
+            expected[b].extend_from_slice(&buffer);
+            behind.push(b, buffer).unwrap();
+        }
+        let (file, segments) = behind.finish().unwrap();
+        for (b, segment) in segments.into_iter().enumerate() {
+            assert_eq!(
+                *file.read_segment(&segment.seal()).unwrap(),
+                expected[b][..]
+            );
+        }
+
+        // A file opened for reading only: every append fails.
+        let path = dir.path().join("read-only");
+        std::fs::write(&path, b"").unwrap();
+        let read_only = std::fs::File::open(&path).unwrap();
+        let mut behind = Behind::start(SpillFile::over(read_only, dir.path()));
+        let mut failed = None;
+        for i in 0..10 * WRITE_BATCH {
+            if let Err(e) = behind.push(i % FAN_OUT, vec![b'x'; 10]) {
+                failed = Some(e);
+                break;
+            }
+        }
+        let error = match failed {
+            Some(e) => e,
+            None => behind.finish().unwrap_err(),
+        };
+        assert!(
+            matches!(error, ExternalError::TempWrite { .. }),
+            "{error:?}"
+        );
     }
 }

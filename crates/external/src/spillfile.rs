@@ -115,6 +115,17 @@ impl SpillFile {
         })
     }
 
+    /// A spill file over `file` (which the tests make unwritable).
+    #[cfg(test)]
+    pub(crate) fn over(file: File, dir: &Path) -> Self {
+        Self {
+            file,
+            dir: dir.to_path_buf(),
+            len: 0,
+            discards: false,
+        }
+    }
+
     /// The directory the file is in.
     pub(crate) fn dir(&self) -> &Path {
         &self.dir
