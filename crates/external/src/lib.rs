@@ -941,15 +941,21 @@ const WRITE_BATCH: usize = 8;
 /// segment's extents and checksum are those of writing them here) and come back empty. At most
 /// two batches wait or are being written while a third fills.
 struct Behind {
-    batch: Vec<(usize, Vec<u8>)>,
-    jobs: Option<std::sync::mpsc::SyncSender<Vec<(usize, Vec<u8>)>>>,
+    batch: Batch,
+    jobs: Option<std::sync::mpsc::SyncSender<Batch>>,
     spares: std::sync::mpsc::Receiver<Vec<u8>>,
-    thread: Option<std::thread::JoinHandle<Result<(SpillFile, Vec<Segment>), ExternalError>>>,
+    thread: Option<std::thread::JoinHandle<Written>>,
 }
+
+/// Full buffers, each with its bucket, in the order they were filled.
+type Batch = Vec<(usize, Vec<u8>)>;
+
+/// What the writer thread hands back: the level's file and its segments, or its first error.
+type Written = Result<(SpillFile, Vec<Segment>), ExternalError>;
 
 impl Behind {
     fn start(mut file: SpillFile) -> Self {
-        let (jobs, queue) = std::sync::mpsc::sync_channel::<Vec<(usize, Vec<u8>)>>(1);
+        let (jobs, queue) = std::sync::mpsc::sync_channel::<Batch>(1);
         let (spare, spares) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
             let mut segments: Vec<Segment> = (0..FAN_OUT).map(|_| Segment::new()).collect();
@@ -988,23 +994,23 @@ impl Behind {
         let jobs = self.jobs.as_ref().expect("sending before the end");
         if jobs.send(batch).is_err() {
             // The writer stops before the end only on an error: that error.
-            return Err(self
-                .join()
-                .err()
-                .expect("the writer stops early only on an error"));
+            return Err(match self.join() {
+                Err(e) => e,
+                Ok(_) => unreachable!("the writer stops early only on an error"),
+            });
         }
         Ok(())
     }
 
     /// Writes what is queued and hands back the file and its segments.
-    fn finish(mut self) -> Result<(SpillFile, Vec<Segment>), ExternalError> {
+    fn finish(mut self) -> Written {
         if !self.batch.is_empty() {
             self.send()?;
         }
         self.join()
     }
 
-    fn join(&mut self) -> Result<(SpillFile, Vec<Segment>), ExternalError> {
+    fn join(&mut self) -> Written {
         // Without a sender the writer ends after the last batch.
         self.jobs = None;
         match self.thread.take().expect("joined once").join() {
