@@ -954,29 +954,33 @@ type Batch = Vec<(usize, Vec<u8>)>;
 type Written = Result<(SpillFile, Vec<Segment>), ExternalError>;
 
 impl Behind {
-    fn start(mut file: SpillFile) -> Self {
+    /// Starts the writer thread with `file`; `None` when no thread can be had (a process or
+    /// memory limit), and then the file is closed.
+    fn start(mut file: SpillFile) -> Option<Self> {
         let (jobs, queue) = std::sync::mpsc::sync_channel::<Batch>(1);
         let (spare, spares) = std::sync::mpsc::channel();
-        let thread = std::thread::spawn(move || {
-            let mut segments: Vec<Segment> = (0..FAN_OUT).map(|_| Segment::new()).collect();
-            for batch in queue {
-                for (b, mut buffer) in batch {
-                    file.append(&mut segments[b], &buffer)?;
-                    // A long record's own buffer is not kept as a bucket buffer.
-                    if buffer.capacity() <= BUCKET_BUFFER {
-                        buffer.clear();
-                        let _ = spare.send(buffer);
+        let spawned = std::thread::Builder::new()
+            .name("spill writer".into())
+            .spawn(move || {
+                let mut segments: Vec<Segment> = (0..FAN_OUT).map(|_| Segment::new()).collect();
+                for batch in queue {
+                    for (b, mut buffer) in batch {
+                        file.append(&mut segments[b], &buffer)?;
+                        // A long record's own buffer is not kept as a bucket buffer.
+                        if buffer.capacity() <= BUCKET_BUFFER {
+                            buffer.clear();
+                            let _ = spare.send(buffer);
+                        }
                     }
                 }
-            }
-            Ok((file, segments))
-        });
-        Self {
+                Ok((file, segments))
+            });
+        Some(Self {
             batch: Vec::with_capacity(WRITE_BATCH),
             jobs: Some(jobs),
             spares,
-            thread: Some(thread),
-        }
+            thread: Some(spawned.ok()?),
+        })
     }
 
     /// Queues `buffer` for bucket `b`; returns an empty buffer to fill next if one has come
@@ -1057,16 +1061,15 @@ impl BucketWriter {
     }
 
     /// The writer thread, started with the level's file at the first flush; `None` when the
-    /// writes happen on this thread.
+    /// writes happen on this thread (one thread, or no second thread to be had: then on this
+    /// one, to a new file).
     fn behind(
         &mut self,
         run: &mut Run<'_, impl Write>,
     ) -> Result<Option<&mut Behind>, ExternalError> {
-        if !self.write_behind {
-            return Ok(None);
-        }
-        if self.behind.is_none() {
-            self.behind = Some(Behind::start(run.spill_file()?));
+        if self.write_behind && self.behind.is_none() {
+            self.behind = Behind::start(run.spill_file()?);
+            self.write_behind = self.behind.is_some();
         }
         Ok(self.behind.as_mut())
     }
@@ -1181,7 +1184,7 @@ mod tests {
     #[test]
     fn the_writer_thread_keeps_the_order_and_hands_back_its_error() {
         let dir = tempfile::tempdir().unwrap();
-        let mut behind = Behind::start(SpillFile::anonymous_in(dir.path()).unwrap());
+        let mut behind = Behind::start(SpillFile::anonymous_in(dir.path()).unwrap()).unwrap();
         let mut expected: Vec<Vec<u8>> = vec![Vec::new(); FAN_OUT];
         for i in 0..100u32 {
             let b = (i as usize * 7) % 3;
@@ -1201,7 +1204,7 @@ mod tests {
         let path = dir.path().join("read-only");
         std::fs::write(&path, b"").unwrap();
         let read_only = std::fs::File::open(&path).unwrap();
-        let mut behind = Behind::start(SpillFile::over(read_only, dir.path()));
+        let mut behind = Behind::start(SpillFile::over(read_only, dir.path())).unwrap();
         let mut failed = None;
         for i in 0..10 * WRITE_BATCH {
             if let Err(e) = behind.push(i % FAN_OUT, vec![b'x'; 10]) {
