@@ -72,6 +72,7 @@ pub mod publish;
 pub mod shard;
 mod spill;
 mod spillfile;
+mod threads;
 
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -294,7 +295,7 @@ fn read_some(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 /// while this one consumes: the input's reads, from the prefix's first byte on, overlap the
 /// work on the chunk before. After an error the reader stops once its read in flight returns
 /// (a pipe whose writer is idle delays it until then).
-/// Without it, one buffer on the calling thread.
+/// Without it, or when no second thread can be had, one buffer on the calling thread.
 ///
 /// # Errors
 ///
@@ -306,22 +307,34 @@ fn stream_chunks<R: Read + Send>(
     read_ahead: bool,
     mut consume: impl FnMut(&[u8], bool) -> Result<(), ExternalError>,
 ) -> Result<(), ExternalError> {
-    if !read_ahead {
-        consume(&prefix, true)?;
-        drop(prefix);
-        let mut buf = try_buffer(STREAM_BUFFER)?;
-        loop {
-            let n = read_some(&mut input, &mut buf).map_err(ExternalError::Input)?;
-            if n == 0 {
-                return Ok(());
-            }
-            consume(&buf[..n], false)?;
-        }
+    let mut prefix = Some(prefix);
+    if read_ahead && let Some(streamed) = stream_read_ahead(&mut prefix, &mut input, &mut consume) {
+        return streamed;
     }
-    let halves = [
-        try_buffer(STREAM_BUFFER / 2)?,
-        try_buffer(STREAM_BUFFER / 2)?,
-    ];
+    if let Some(prefix) = prefix {
+        consume(&prefix, true)?;
+    }
+    let mut buf = try_buffer(STREAM_BUFFER)?;
+    loop {
+        let n = read_some(&mut input, &mut buf).map_err(ExternalError::Input)?;
+        if n == 0 {
+            return Ok(());
+        }
+        consume(&buf[..n], false)?;
+    }
+}
+
+/// [`stream_chunks`] with the read-ahead thread; `None` when that thread cannot be had, and
+/// then nothing has been read or consumed (`prefix` is still there).
+fn stream_read_ahead<R: Read + Send>(
+    prefix: &mut Option<Vec<u8>>,
+    input: &mut R,
+    consume: &mut impl FnMut(&[u8], bool) -> Result<(), ExternalError>,
+) -> Option<Result<(), ExternalError>> {
+    let halves = match (try_buffer(STREAM_BUFFER / 2), try_buffer(STREAM_BUFFER / 2)) {
+        (Ok(first), Ok(second)) => [first, second],
+        (Err(e), _) | (_, Err(e)) => return Some(Err(e)),
+    };
     // Set once this thread stops consuming, so that the reader does not go on filling a buffer.
     let stop = AtomicBool::new(false);
     std::thread::scope(|scope| {
@@ -332,19 +345,23 @@ fn stream_chunks<R: Read + Send>(
             empty.send(half).expect("the channel holds both halves");
         }
         let stop = &stop;
-        scope.spawn(move || {
+        let reader = threads::spawn_scoped(scope, "read-ahead", move || {
             // Ends when this thread drops `empty` (done, or failed) or stops receiving.
             for mut buf in emptied {
-                let read = read_full(&mut input, &mut buf, stop);
+                let read = read_full(input, &mut buf, stop);
                 let last = !matches!(read, Ok(n) if n > 0);
                 if full.send(read.map(|n| (buf, n))).is_err() || last {
                     return;
                 }
             }
         });
+        if reader.is_err() {
+            return None;
+        }
         let consumed = (|| {
-            consume(&prefix, true)?;
-            drop(prefix);
+            if let Some(prefix) = prefix.take() {
+                consume(&prefix, true)?;
+            }
             for read in &filled {
                 let (buf, n) = read.map_err(ExternalError::Input)?;
                 if n == 0 {
@@ -357,7 +374,7 @@ fn stream_chunks<R: Read + Send>(
             Ok(())
         })();
         stop.store(true, Ordering::Relaxed);
-        consumed
+        Some(consumed)
     })
 }
 
@@ -600,16 +617,18 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         G: Rng + SeedableRng + Send,
     {
         // One generator per bucket, drawn in label order before any bucket is visited.
-        let children: Vec<G> = level.buckets.iter().map(|_| G::from_rng(rng)).collect();
+        let mut children: Vec<G> = level.buckets.iter().map(|_| G::from_rng(rng)).collect();
         let Some(file) = level.file else {
             return Ok(());
         };
-        if let Some(largest) = self.pipelines(&level.buckets) {
-            self.gather_pipelined(&file, &level.buckets, largest, children, run)?;
+        if let Some(largest) = self.pipelines(&level.buckets)
+            && self.gather_pipelined(&file, &level.buckets, largest, &mut children, run)?
+        {
             run.release(file);
             return Ok(());
         }
-        for ((bucket, sealed), mut child) in level.buckets.iter().zip(children) {
+        // One bucket at a time (also when no second thread could be had for the pipeline).
+        for ((bucket, sealed), child) in level.buckets.iter().zip(&mut children) {
             if bucket.records == 0 {
                 continue;
             }
@@ -629,7 +648,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
                 }
                 run.wrote(1, bucket.bytes);
             } else if self.budget.holds(bucket.bytes, bucket.records) {
-                self.shuffle_bucket(&file, bucket, sealed, run, &mut child)?;
+                self.shuffle_bucket(&file, bucket, sealed, run, child)?;
             } else {
                 if depth >= MAX_DEPTH {
                     return Err(ExternalError::TooDeep {
@@ -638,10 +657,9 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
                     });
                 }
                 let reader = file.segment_reader(sealed);
-                let grandchildren =
-                    self.scatter(reader, Source::Temp(file.dir()), run, &mut child)?;
+                let grandchildren = self.scatter(reader, Source::Temp(file.dir()), run, child)?;
                 run.summary.depth = run.summary.depth.max(depth + 1);
-                self.gather(grandchildren, depth + 1, run, &mut child)?;
+                self.gather(grandchildren, depth + 1, run, child)?;
             }
         }
         run.release(file);
@@ -668,28 +686,30 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
     /// same order, so the same output. The two buffers, each the size of the level's `largest`
     /// bucket, are handed back and forth, so they are allocated (and their pages faulted in)
     /// once, not once per bucket or whenever a bucket is larger than the ones before.
+    ///
+    /// Returns `false` when no second thread can be had; then nothing has been read, drawn or
+    /// written, and the caller gathers one bucket at a time.
     fn gather_pipelined<G>(
         &self,
         file: &SpillFile,
         buckets: &[(Bucket, Sealed)],
         largest: Bucket,
-        children: Vec<G>,
+        children: &mut [G],
         run: &mut Run<'_, impl Write>,
-    ) -> Result<(), ExternalError>
+    ) -> Result<bool, ExternalError>
     where
         G: Rng + SeedableRng + Send,
     {
         std::thread::scope(|scope| {
             let (sender, receiver) = std::sync::mpsc::sync_channel(0);
             let (recycle, recycled) = std::sync::mpsc::channel::<Prepared>();
-            scope.spawn(move || {
-                for ((bucket, sealed), mut child) in buckets.iter().zip(children) {
+            let preparer = threads::spawn_scoped(scope, "gather", move || {
+                for ((bucket, sealed), child) in buckets.iter().zip(children) {
                     if bucket.records == 0 {
                         continue;
                     }
                     let spare = recycled.try_recv().unwrap_or_default();
-                    let prepared =
-                        self.prepare_bucket(file, bucket, sealed, spare, largest, &mut child);
+                    let prepared = self.prepare_bucket(file, bucket, sealed, spare, largest, child);
                     let failed = prepared.is_err();
                     // The writer stops receiving after an error.
                     if sender.send(prepared).is_err() || failed {
@@ -697,6 +717,9 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
                     }
                 }
             });
+            if preparer.is_err() {
+                return Ok(false);
+            }
             for prepared in receiver {
                 let prepared = prepared?;
                 let (data, records) = (&prepared.data, &prepared.records);
@@ -710,7 +733,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
                 // The reader may be done: then the buffers are simply dropped.
                 let _ = recycle.send(prepared);
             }
-            Ok(())
+            Ok(true)
         })
     }
 
@@ -959,22 +982,20 @@ impl Behind {
     fn start(mut file: SpillFile) -> Option<Self> {
         let (jobs, queue) = std::sync::mpsc::sync_channel::<Batch>(1);
         let (spare, spares) = std::sync::mpsc::channel();
-        let spawned = std::thread::Builder::new()
-            .name("spill writer".into())
-            .spawn(move || {
-                let mut segments: Vec<Segment> = (0..FAN_OUT).map(|_| Segment::new()).collect();
-                for batch in queue {
-                    for (b, mut buffer) in batch {
-                        file.append(&mut segments[b], &buffer)?;
-                        // A long record's own buffer is not kept as a bucket buffer.
-                        if buffer.capacity() <= BUCKET_BUFFER {
-                            buffer.clear();
-                            let _ = spare.send(buffer);
-                        }
+        let spawned = threads::spawn("spill writer", move || {
+            let mut segments: Vec<Segment> = (0..FAN_OUT).map(|_| Segment::new()).collect();
+            for batch in queue {
+                for (b, mut buffer) in batch {
+                    file.append(&mut segments[b], &buffer)?;
+                    // A long record's own buffer is not kept as a bucket buffer.
+                    if buffer.capacity() <= BUCKET_BUFFER {
+                        buffer.clear();
+                        let _ = spare.send(buffer);
                     }
                 }
-                Ok((file, segments))
-            });
+            }
+            Ok((file, segments))
+        });
         Some(Self {
             batch: Vec::with_capacity(WRITE_BATCH),
             jobs: Some(jobs),
@@ -1176,6 +1197,55 @@ mod tests {
         );
         // An empty level pipelines trivially, with empty buffers.
         assert_eq!(shuffle.pipelines(&level(&[])).map(|b| b.bytes), Some(0));
+    }
+
+    /// When no helper thread can be had (a process or memory limit), the read-ahead, the spill
+    /// writer and the gather's second bucket give way to the calling thread: the same output,
+    /// no panic, with the prefix handed over still scattered first.
+    #[test]
+    fn without_helper_threads_the_output_is_the_same() {
+        let input: Vec<u8> = (0..200_000u32)
+            .flat_map(|i| format!("record {i} {}\n", "z".repeat(i as usize % 50)).into_bytes())
+            .collect();
+        let (prefix, rest) = input.split_at(100_000);
+        // 7.6 MB through 2 MiB: one level of buckets on disk, each small enough to pipeline.
+        let shuffle =
+            ExternalShuffle::new(MemoryBudget::new(2 << 20).unwrap(), b'\n').spill_at_once(true);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let run = || {
+            let dir = tempfile::tempdir().unwrap();
+            let mut output = Vec::new();
+            let mut scratch = || Ok(dir.path().to_path_buf());
+            let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
+            let summary = shuffle
+                .shuffle_spilling(
+                    prefix.to_vec(),
+                    rest,
+                    &mut output,
+                    &mut scratch,
+                    &mut rng,
+                    &mut (),
+                )
+                .unwrap();
+            assert_eq!(summary.depth, 1);
+            output
+        };
+        let threaded = pool.install(run);
+        let (alone, asked) = pool.install(|| threads::refusal::during(run));
+        assert_eq!(
+            asked, 3,
+            "the read-ahead, the spill writer, the gather's second bucket"
+        );
+        assert!(alone == threaded, "the same output without helper threads");
+        let sorted = |bytes: &[u8]| {
+            let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+            lines.sort_unstable();
+            lines.into_iter().map(<[u8]>::to_vec).collect::<Vec<_>>()
+        };
+        assert!(threaded != input && sorted(&threaded) == sorted(&input));
     }
 
     /// The writer thread appends in the order it was handed buffers (the segments read back

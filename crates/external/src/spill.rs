@@ -127,8 +127,9 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
     ///
     /// On a rayon pool of two or more threads, `rest` is read ahead by a second thread (with
     /// two half-size read buffers, so the same [`BUFFER_BYTES`](crate::BUFFER_BYTES)) while
-    /// the records already read are labelled and appended; on one thread it is read on the
-    /// calling thread. The output is the same either way.
+    /// the records already read are labelled and appended; on one thread, or when no second
+    /// thread can be had (a process or memory limit), it is read on the calling thread. The
+    /// output is the same either way.
     ///
     /// [`Summary::bucket_files`] is 0 when nothing was spilled. After
     /// [`spill_at_once(true)`](ExternalShuffle::spill_at_once) the buckets go to files from the
