@@ -45,6 +45,11 @@
 //! * `rand`: rand 0.10's `SliceRandom::shuffle` (for `deal7`: `partial_shuffle`);
 //! * `fastrand`: fastrand 2.5's `shuffle` on its own wyrand (for `deal7`: seven
 //!   `swap(i, usize(i..52))`), same seed;
+//! * `swaps` (`u32_N` only): the swaps alone, the memory's share: the swaps of a Fisher-Yates
+//!   in the order `ours` takes (`Order::fastest`), their indices drawn before the race (uniform
+//!   in `0..=i` for step `i`, by Lemire from a second generator of the backend) and read from a
+//!   `Vec<u32>`, so no die is rolled while timed. No shuffle with these swaps can beat it by
+//!   more than the index vector's sequential reads;
 //! * `words`, `randwords`: the generator alone: per call, as many `next_u64` and `next_u32`
 //!   as `ours` (`randwords`: `rand`) draws on average on this case (counted over 64 calls on a
 //!   copy of the data, before the race), summed and nothing else: the generator's share of that
@@ -607,6 +612,8 @@ struct Work {
     deck: [u8; 52],
     decks: [[u8; 52]; 16],
     data: Vec<u32>,
+    /// `swaps`: the index of step `i` (in `0..=i`) at `indices[i]`; empty unless `u32_N`.
+    indices: Vec<u32>,
 }
 
 /// Everything the subjects work on.
@@ -621,7 +628,9 @@ struct State<B: Backend> {
 
 /// The case with the sampler `s` on `rng`.
 fn run_with<S: IndexSampler, R: Rng>(s: S, run: &Run<'_>, work: &mut Work, rng: &mut R) {
-    let Work { deck, decks, data } = work;
+    let Work {
+        deck, decks, data, ..
+    } = work;
     match run.case {
         "deal7" | "deal7_51" => {
             // `deal7_51`: a deck short of one card takes the general path, not the 52-card one.
@@ -767,6 +776,18 @@ fn run_once<B: Backend>(run: &Run<'_>, st: &mut State<B>) {
             }
             black_box(sum);
         }
+        "swaps" => {
+            let Work { data, indices, .. } = &mut st.work;
+            assert!(run.case.starts_with("u32_"), "swaps: only the u32_N cases");
+            for _ in 0..run.iters {
+                let data = black_box(&mut data[..]);
+                let steps = indices[..data.len()].iter().enumerate().skip(1);
+                match Order::fastest(data.len()) {
+                    Order::Forward => steps.for_each(|(i, &j)| data.swap(i, j as usize)),
+                    Order::Backward => steps.rev().for_each(|(i, &j)| data.swap(i, j as usize)),
+                }
+            }
+        }
         "rand" => run_rand(run, &mut st.work, &mut st.rng),
         "fastrand" => match run.case {
             "deal7" => {
@@ -814,6 +835,14 @@ impl BackendVisitor for Lab {
                 deck: std::array::from_fn(|i| i as u8),
                 decks: [std::array::from_fn(|i| i as u8); 16],
                 data: (0..n as u32).collect(),
+                indices: if case.starts_with("u32_") {
+                    let mut rng = B::seeded(fairdeal_benches::SEED + 1);
+                    (0..n)
+                        .map(|i| lemire_index_below(&mut rng, i + 1) as u32)
+                        .collect()
+                } else {
+                    Vec::new()
+                },
             },
             rng: B::seeded(fairdeal_benches::SEED),
             fastrand: fastrand::Rng::with_seed(fairdeal_benches::SEED),
