@@ -17,10 +17,10 @@ const MIN_FANOUT_BITS: u32 = 3;
 /// How far ahead of a bucket head the scatter prefetches, in bytes: one 64-byte line, so each
 /// head holds its current line and the next in the cache. A head advances once per about
 /// `buckets` labels, so even one line ahead is requested long before it is written. Farther
-/// hints hold more lines per head: with 512 heads, four lines ahead are 160 KiB, more than an
-/// L1 cache, and a line could be evicted again before its head got there. Measured at 10^8
-/// `u32` on one thread (Intel, `docs/notes/2026-12-07-swaps.md`): 32 and 64 bytes ahead the
-/// fastest, 128 a little slower, 256 (the distance before) 4–8 % slower, 1,024 about 40 %.
+/// hints hold more lines per head: with 512 heads, each head's line and four ahead are 160 KiB,
+/// more than an L1 cache, and a line could be evicted before its head got there. Measured at 10^8
+/// `u32` on one thread (Intel, `docs/notes/2026-12-07-memory.md`): 32 and 64 bytes ahead the
+/// fastest, 128 a little slower, 256 (the distance before) 8–9 % slower, 1,024 about 35 %.
 const PREFETCH_AHEAD_BYTES: usize = 64;
 
 /// A stream of iid uniform labels in `[0, 2^bits)`, cut from 64-bit words: `64 / bits` labels
