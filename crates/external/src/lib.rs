@@ -1201,7 +1201,7 @@ mod tests {
 
     /// When no helper thread can be had (a process or memory limit), the read-ahead, the spill
     /// writer and the gather's second bucket give way to the calling thread: the same output,
-    /// no panic, with the prefix handed over still scattered first.
+    /// no panic, no file left behind, with the prefix handed over still scattered first.
     #[test]
     fn without_helper_threads_the_output_is_the_same() {
         let input: Vec<u8> = (0..200_000u32)
@@ -1231,6 +1231,8 @@ mod tests {
                 )
                 .unwrap();
             assert_eq!(summary.depth, 1);
+            let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+            assert!(left.is_empty(), "files left behind: {left:?}");
             output
         };
         let threaded = pool.install(run);
