@@ -200,6 +200,45 @@ fn fewer_threads_than_asked_are_noted_and_give_the_same_result() {
     assert_eq!(limited.stdout, free.stdout);
 }
 
+/// The external path's helper threads (its read-ahead, spill writer and second gather thread)
+/// start only where the address space left holds them beside the work: each takes a stack and
+/// a malloc arena of 64 MiB, and the pool is sized without them. They once took what a
+/// bucket's buffer then needed, at limits a few MB wide ("memory exhausted: cannot allocate
+/// 1414648 bytes", exit 1). Now every limit around there gives the same bytes as no limit.
+#[test]
+fn the_external_helpers_never_take_the_works_address_space() {
+    let dir = common::fresh_dir("limits-helpers");
+    // 44 MB of lines through --memory 4M: 32 buckets on disk, gathered two at a time.
+    let input = dir.join("lines.txt");
+    let text: String = (0..1_000_000)
+        .map(|i| format!("{i:08} {}\n", "x".repeat(20 + (i * 7919) % 30)))
+        .collect();
+    std::fs::write(&input, text).unwrap();
+    let args = [
+        "shuffle",
+        "--seed",
+        "1",
+        "--memory",
+        "4M",
+        input.to_str().unwrap(),
+    ];
+    let free = common::fairdeal(&args).ok();
+    let mut failed = Vec::new();
+    // The band was a few MB wide (found 4 MB apart from 200,000 to 440,000: at 300,000 KiB in a
+    // release build, 304,000 in this test build); 2 MB apart, 50 MB either side of it.
+    for kib in (256_000..=356_000).step_by(2_000) {
+        let output = under_ulimit_v(kib, &args);
+        if !output.status.success() || output.stdout != free.stdout {
+            failed.push(format!(
+                "ulimit -v {kib}: status {:?}, {}",
+                output.status.code(),
+                String::from_utf8_lossy(&output.stderr).trim()
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
 #[test]
 fn no_room_even_for_the_work_is_refused_before_any_thread_starts() {
     // 68 MiB: the binary and its libraries map a few MiB of it, so less than the 66 MiB kept

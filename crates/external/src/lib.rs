@@ -82,6 +82,7 @@ use fairdeal_core::{Batched, IndexSampler, Rng, SeedableRng, Shuffler};
 
 use crate::ends::{Pieces, record_spans};
 use crate::pages::PageBuf;
+use crate::threads::Helpers;
 
 pub use budget::{
     ARENA_RESERVATION, BudgetError, DEFAULT_FRACTION, FALLBACK_BUDGET, MIN_BUDGET, MemoryBudget,
@@ -304,11 +305,13 @@ fn read_some(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 fn stream_chunks<R: Read + Send>(
     prefix: Vec<u8>,
     mut input: R,
-    read_ahead: bool,
+    read_ahead: Option<Helpers>,
     mut consume: impl FnMut(&[u8], bool) -> Result<(), ExternalError>,
 ) -> Result<(), ExternalError> {
     let mut prefix = Some(prefix);
-    if read_ahead && let Some(streamed) = stream_read_ahead(&mut prefix, &mut input, &mut consume) {
+    if let Some(helpers) = read_ahead
+        && let Some(streamed) = stream_read_ahead(helpers, &mut prefix, &mut input, &mut consume)
+    {
         return streamed;
     }
     if let Some(prefix) = prefix {
@@ -327,6 +330,7 @@ fn stream_chunks<R: Read + Send>(
 /// [`stream_chunks`] with the read-ahead thread; `None` when that thread cannot be had, and
 /// then nothing has been read or consumed (`prefix` is still there).
 fn stream_read_ahead<R: Read + Send>(
+    helpers: Helpers,
     prefix: &mut Option<Vec<u8>>,
     input: &mut R,
     consume: &mut impl FnMut(&[u8], bool) -> Result<(), ExternalError>,
@@ -345,7 +349,7 @@ fn stream_read_ahead<R: Read + Send>(
             empty.send(half).expect("the channel holds both halves");
         }
         let stop = &stop;
-        let reader = threads::spawn_scoped(scope, "read-ahead", move || {
+        let reader = helpers.spawn_scoped(scope, "read-ahead", move || {
             // Ends when this thread drops `empty` (done, or failed) or stops receiving.
             for mut buf in emptied {
                 let read = read_full(input, &mut buf, stop);
@@ -554,7 +558,8 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
     where
         G: Rng + SeedableRng + Send,
     {
-        let mut run = Run::new(scratch.to_path_buf(), output, progress);
+        let helpers = Helpers::for_budget(self.budget);
+        let mut run = Run::new(scratch.to_path_buf(), output, progress, helpers);
         let level = self.scatter(input, Source::Input, &mut run, rng)?;
         run.summary.depth = 1;
         self.gather(level, 1, &mut run, rng)?;
@@ -700,10 +705,11 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
     where
         G: Rng + SeedableRng + Send,
     {
+        let helpers = run.helpers;
         std::thread::scope(|scope| {
             let (sender, receiver) = std::sync::mpsc::sync_channel(0);
             let (recycle, recycled) = std::sync::mpsc::channel::<Prepared>();
-            let preparer = threads::spawn_scoped(scope, "gather", move || {
+            let preparer = helpers.spawn_scoped(scope, "gather", move || {
                 for ((bucket, sealed), child) in buckets.iter().zip(children) {
                     if bucket.records == 0 {
                         continue;
@@ -907,16 +913,19 @@ struct Run<'a, W: Write> {
     /// Spill files of finished levels, emptied, for the next scatter: one file per level
     /// in use, however many buckets are split.
     free: Vec<SpillFile>,
+    /// How the run's helper threads start.
+    helpers: Helpers,
 }
 
 impl<'a, W: Write> Run<'a, W> {
-    fn new(scratch: PathBuf, output: W, progress: &'a mut dyn Progress) -> Self {
+    fn new(scratch: PathBuf, output: W, progress: &'a mut dyn Progress, helpers: Helpers) -> Self {
         Run {
             scratch,
             output: BufWriter::with_capacity(STREAM_BUFFER, output),
             progress,
             summary: Summary::default(),
             free: Vec::new(),
+            helpers,
         }
     }
 
@@ -979,10 +988,10 @@ type Written = Result<(SpillFile, Vec<Segment>), ExternalError>;
 impl Behind {
     /// Starts the writer thread with `file`; `None` when no thread can be had (a process or
     /// memory limit), and then the file is closed.
-    fn start(mut file: SpillFile) -> Option<Self> {
+    fn start(mut file: SpillFile, helpers: Helpers) -> Option<Self> {
         let (jobs, queue) = std::sync::mpsc::sync_channel::<Batch>(1);
         let (spare, spares) = std::sync::mpsc::channel();
-        let spawned = threads::spawn("spill writer", move || {
+        let spawned = helpers.spawn("spill writer", move || {
             let mut segments: Vec<Segment> = (0..FAN_OUT).map(|_| Segment::new()).collect();
             for batch in queue {
                 for (b, mut buffer) in batch {
@@ -1089,7 +1098,7 @@ impl BucketWriter {
         run: &mut Run<'_, impl Write>,
     ) -> Result<Option<&mut Behind>, ExternalError> {
         if self.write_behind && self.behind.is_none() {
-            self.behind = Behind::start(run.spill_file()?);
+            self.behind = Behind::start(run.spill_file()?, run.helpers);
             self.write_behind = self.behind.is_some();
         }
         Ok(self.behind.as_mut())
@@ -1199,6 +1208,11 @@ mod tests {
         assert_eq!(shuffle.pipelines(&level(&[])).map(|b| b.bytes), Some(0));
     }
 
+    /// Helpers for a run of 1 MiB.
+    fn test_helpers() -> Helpers {
+        Helpers::for_budget(MemoryBudget::new(1 << 20).unwrap())
+    }
+
     /// When no helper thread can be had (a process or memory limit), the read-ahead, the spill
     /// writer and the gather's second bucket give way to the calling thread: the same output,
     /// no panic, no file left behind, with the prefix handed over still scattered first.
@@ -1256,7 +1270,8 @@ mod tests {
     #[test]
     fn the_writer_thread_keeps_the_order_and_hands_back_its_error() {
         let dir = tempfile::tempdir().unwrap();
-        let mut behind = Behind::start(SpillFile::anonymous_in(dir.path()).unwrap()).unwrap();
+        let mut behind =
+            Behind::start(SpillFile::anonymous_in(dir.path()).unwrap(), test_helpers()).unwrap();
         let mut expected: Vec<Vec<u8>> = vec![Vec::new(); FAN_OUT];
         for i in 0..100u32 {
             let b = (i as usize * 7) % 3;
@@ -1276,7 +1291,8 @@ mod tests {
         let path = dir.path().join("read-only");
         std::fs::write(&path, b"").unwrap();
         let read_only = std::fs::File::open(&path).unwrap();
-        let mut behind = Behind::start(SpillFile::over(read_only, dir.path())).unwrap();
+        let mut behind =
+            Behind::start(SpillFile::over(read_only, dir.path()), test_helpers()).unwrap();
         let mut failed = None;
         for i in 0..10 * WRITE_BATCH {
             if let Err(e) = behind.push(i % FAN_OUT, vec![b'x'; 10]) {

@@ -16,6 +16,7 @@ use fairdeal_core::{IndexSampler, Rng, SeedableRng};
 
 use crate::ends::{Pieces, record_spans};
 use crate::pages::PageBuf;
+use crate::threads::Helpers;
 use crate::{
     Bucket, BucketWriter, ExternalError, ExternalShuffle, FAN_OUT, INDEX_BYTES_PER_RECORD, Labels,
     Progress, Run, Summary, stream_chunks, write_gathered,
@@ -150,7 +151,12 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
     where
         G: Rng + SeedableRng + Send,
     {
-        let mut run = Run::new(PathBuf::new(), output, progress);
+        let mut run = Run::new(
+            PathBuf::new(),
+            output,
+            progress,
+            Helpers::for_budget(self.budget),
+        );
         let mut top = TopLevel {
             buckets: vec![Bucket::default(); FAN_OUT],
             store: Store::Memory((0..FAN_OUT).map(|_| MemoryBucket::default()).collect()),
@@ -168,6 +174,7 @@ impl<S: IndexSampler + Copy + Send + Sync> ExternalShuffle<S> {
         // On a pool of two or more threads the input is read ahead on a second thread while
         // the records are labelled and appended: the same chunks' bytes, so the same output.
         let read_ahead = rayon::current_num_threads() >= 2;
+        let read_ahead = read_ahead.then_some(run.helpers);
         stream_chunks(prefix, rest, read_ahead, |chunk, is_prefix| {
             run.progress.read(chunk.len() as u64);
             self.scatter_chunk(

@@ -1,35 +1,75 @@
 //! The external path's helper threads (the read-ahead, the spill writer, the gather's second
-//! bucket), started by name. A thread that cannot be had (a process or memory limit) is an
-//! `Err`, never a panic, and every caller then does that work on its own thread: the same
-//! bytes, without the overlap.
+//! bucket), started by name. A thread that cannot be had is an `Err`, never a panic, and every
+//! caller then does that work on its own thread: the same bytes, without the overlap. It
+//! cannot be had when the system refuses it (a process limit), and when under `ulimit -v` it
+//! would leave less address space than the run still needs: a helper is an option, so it never
+//! takes what the work needs.
 
 use std::io;
 use std::thread::{Builder, JoinHandle, Scope, ScopedJoinHandle};
 
-/// Starts `work` on a new thread called `name`.
-pub(crate) fn spawn<F, T>(name: &str, work: F) -> io::Result<JoinHandle<T>>
-where
-    F: FnOnce() -> T + Send + 'static,
-    T: Send + 'static,
-{
-    refusal::check()?;
-    Builder::new().name(name.to_owned()).spawn(work)
+use crate::MemoryBudget;
+use crate::budget::{PER_WORKER, WORK_RESERVE, address_space_left};
+
+/// Starts a run's helper threads, each only if the address space left under `ulimit -v` holds
+/// the thread ([`PER_WORKER`]: its stack and the arena glibc's malloc reserves for it) beside
+/// what the run keeps for its work: [`WORK_RESERVE`] and the memory budget. The thread pools
+/// are sized the same way (`fitting_threads`); helpers come on top of a pool's workers.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Helpers {
+    /// Bytes of address space that must stay free after a helper has started.
+    keep: u64,
 }
 
-/// Starts `work` on a new thread called `name` in `scope`.
-pub(crate) fn spawn_scoped<'scope, F, T>(
-    scope: &'scope Scope<'scope, '_>,
-    name: &str,
-    work: F,
-) -> io::Result<ScopedJoinHandle<'scope, T>>
-where
-    F: FnOnce() -> T + Send + 'scope,
-    T: Send + 'scope,
-{
-    refusal::check()?;
-    Builder::new()
-        .name(name.to_owned())
-        .spawn_scoped(scope, work)
+impl Helpers {
+    /// Helpers for a run within `budget`.
+    pub(crate) const fn for_budget(budget: MemoryBudget) -> Self {
+        Self {
+            keep: WORK_RESERVE.saturating_add(budget.bytes()),
+        }
+    }
+
+    /// Starts `work` on a new thread called `name`.
+    pub(crate) fn spawn<F, T>(self, name: &str, work: F) -> io::Result<JoinHandle<T>>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        self.room(address_space_left())?;
+        Builder::new().name(name.to_owned()).spawn(work)
+    }
+
+    /// Starts `work` on a new thread called `name` in `scope`.
+    pub(crate) fn spawn_scoped<'scope, F, T>(
+        self,
+        scope: &'scope Scope<'scope, '_>,
+        name: &str,
+        work: F,
+    ) -> io::Result<ScopedJoinHandle<'scope, T>>
+    where
+        F: FnOnce() -> T + Send + 'scope,
+        T: Send + 'scope,
+    {
+        self.room(address_space_left())?;
+        Builder::new()
+            .name(name.to_owned())
+            .spawn_scoped(scope, work)
+    }
+
+    /// `Ok` when one more thread fits `left` bytes of address space (`None`: no limit).
+    fn room(self, left: Option<u64>) -> io::Result<()> {
+        refusal::check()?;
+        match left {
+            Some(left) if left < PER_WORKER.saturating_add(self.keep) => Err(io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                format!(
+                    "{} MiB of address space left, less than a helper thread and the work keep",
+                    left >> 20
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Release builds: the operating system alone refuses threads.
@@ -69,5 +109,24 @@ pub(crate) mod refusal {
         let out = work();
         let count = REFUSED.take().unwrap_or(0);
         (out, count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_helper_starts_only_beside_the_work_and_the_budget() {
+        let budget = MemoryBudget::new(64 << 20).unwrap();
+        let helpers = Helpers::for_budget(budget);
+        let needed = PER_WORKER + WORK_RESERVE + (64 << 20);
+        assert!(helpers.room(None).is_ok(), "no limit");
+        assert!(helpers.room(Some(needed)).is_ok());
+        let short = helpers.room(Some(needed - 1)).unwrap_err();
+        assert_eq!(short.kind(), io::ErrorKind::OutOfMemory);
+        // A larger budget keeps more.
+        let larger = Helpers::for_budget(MemoryBudget::new(128 << 20).unwrap());
+        assert!(larger.room(Some(needed)).is_err());
     }
 }
