@@ -3,7 +3,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::INDEX_BYTES_PER_RECORD;
+/// Bytes counted per record when deciding whether a chunk fits the budget: the `&[u8]` that
+/// indexes it while it is shuffled in memory.
+pub const INDEX_BYTES_PER_RECORD: u64 = 16;
 
 /// The smallest budget accepted: 1 KiB. Smaller budgets work the same way, only with more
 /// recursion; this bound keeps a typo such as `--memory 1` from turning a shuffle into a

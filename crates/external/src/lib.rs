@@ -85,9 +85,10 @@ use crate::pages::PageBuf;
 use crate::threads::Helpers;
 
 pub use budget::{
-    ARENA_RESERVATION, BudgetError, DEFAULT_FRACTION, FALLBACK_BUDGET, MIN_BUDGET, MemoryBudget,
-    MemoryLimitSource, NoRoomForWork, PER_WORKER, WORK_RESERVE, WORKER_STACK, address_space_left,
-    fitting_threads, memory_limit, memory_limit_source, physical_memory,
+    ARENA_RESERVATION, BudgetError, DEFAULT_FRACTION, FALLBACK_BUDGET, INDEX_BYTES_PER_RECORD,
+    MIN_BUDGET, MemoryBudget, MemoryLimitSource, NoRoomForWork, PER_WORKER, WORK_RESERVE,
+    WORKER_STACK, address_space_left, fitting_threads, memory_limit, memory_limit_source,
+    physical_memory,
 };
 pub use error::ExternalError;
 pub(crate) use spillfile::{Sealed, Segment, SpillFile};
@@ -108,10 +109,6 @@ const LABELS_PER_WORD: u32 = u64::BITS / LABEL_BITS;
 /// use (2 for an input of up to about 1,024 budgets) however small `RLIMIT_NOFILE` is. The
 /// caller adds its own (standard streams, input, output).
 pub const MAX_OPEN_FILES: usize = 1;
-
-/// Bytes counted per record when deciding whether a chunk fits the budget: the `&[u8]` that
-/// indexes it while it is shuffled in memory.
-pub const INDEX_BYTES_PER_RECORD: u64 = 16;
 
 /// The deepest recursion allowed. Each level divides a bucket's expected size by 32, so with a
 /// working generator 16 levels are never needed; reaching it means the labels are not random.

@@ -8,24 +8,25 @@
 use std::io;
 use std::thread::{Builder, JoinHandle, Scope, ScopedJoinHandle};
 
-use crate::MemoryBudget;
-use crate::budget::{PER_WORKER, WORK_RESERVE, address_space_left};
+use crate::budget::{MemoryBudget, address_space_left, fitting_threads};
 
 /// Starts a run's helper threads, each only if the address space left under `ulimit -v` holds
-/// the thread ([`PER_WORKER`]: its stack and the arena glibc's malloc reserves for it) beside
-/// what the run keeps for its work: [`WORK_RESERVE`] and the memory budget. The thread pools
-/// are sized the same way (`fitting_threads`); helpers come on top of a pool's workers.
+/// the thread ([`PER_WORKER`](crate::PER_WORKER): its stack and the arena glibc's malloc
+/// reserves for it) beside what the run keeps for its work:
+/// [`WORK_RESERVE`](crate::WORK_RESERVE) and the memory budget. That is the rule the thread
+/// pools are sized by ([`fitting_threads`]), for one thread more: helpers come on top of a
+/// pool's workers.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Helpers {
-    /// Bytes of address space that must stay free after a helper has started.
-    keep: u64,
+    /// The run's memory budget in bytes: the work beyond [`WORK_RESERVE`](crate::WORK_RESERVE).
+    work: u64,
 }
 
 impl Helpers {
     /// Helpers for a run within `budget`.
     pub(crate) const fn for_budget(budget: MemoryBudget) -> Self {
         Self {
-            keep: WORK_RESERVE.saturating_add(budget.bytes()),
+            work: budget.bytes(),
         }
     }
 
@@ -59,15 +60,13 @@ impl Helpers {
     /// `Ok` when one more thread fits `left` bytes of address space (`None`: no limit).
     fn room(self, left: Option<u64>) -> io::Result<()> {
         refusal::check()?;
-        match left {
-            Some(left) if left < PER_WORKER.saturating_add(self.keep) => Err(io::Error::new(
+        // The calling thread and one more.
+        match fitting_threads(2, left, self.work) {
+            Ok(2) => Ok(()),
+            _ => Err(io::Error::new(
                 io::ErrorKind::OutOfMemory,
-                format!(
-                    "{} MiB of address space left, less than a helper thread and the work keep",
-                    left >> 20
-                ),
+                "the address space left (ulimit -v) holds no helper thread beside the work",
             )),
-            _ => Ok(()),
         }
     }
 }
@@ -115,6 +114,7 @@ pub(crate) mod refusal {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::budget::{PER_WORKER, WORK_RESERVE};
 
     #[test]
     fn a_helper_starts_only_beside_the_work_and_the_budget() {
