@@ -11,14 +11,15 @@ use std::thread::{Builder, JoinHandle, Scope, ScopedJoinHandle};
 use crate::budget::{MemoryBudget, address_space_left, fitting_threads};
 
 /// Starts a run's helper threads, each only if the address space left under `ulimit -v` holds
-/// the thread ([`PER_WORKER`](crate::PER_WORKER): its stack and the arena glibc's malloc
-/// reserves for it) beside what the run keeps for its work:
-/// [`WORK_RESERVE`](crate::WORK_RESERVE) and the memory budget. That is the rule the thread
-/// pools are sized by ([`fitting_threads`]), for one thread more: helpers come on top of a
-/// pool's workers.
+/// the thread ([`PER_WORKER`](crate::budget::PER_WORKER): its stack and the arena glibc's
+/// malloc reserves for it) beside what the run keeps for its work:
+/// [`WORK_RESERVE`](crate::budget::WORK_RESERVE) and the memory budget. That is the rule the
+/// thread pools are sized by ([`fitting_threads`]), for one thread more: helpers come on top
+/// of a pool's workers.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Helpers {
-    /// The run's memory budget in bytes: the work beyond [`WORK_RESERVE`](crate::WORK_RESERVE).
+    /// The run's memory budget in bytes: the work beyond
+    /// [`WORK_RESERVE`](crate::budget::WORK_RESERVE).
     work: u64,
 }
 
