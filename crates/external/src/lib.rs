@@ -983,12 +983,15 @@ type Batch = Vec<(usize, Vec<u8>)>;
 type Written = Result<(SpillFile, Vec<Segment>), ExternalError>;
 
 impl Behind {
-    /// Starts the writer thread with `file`; `None` when no thread can be had (a process or
-    /// memory limit), and then the file is closed.
-    fn start(mut file: SpillFile, helpers: Helpers) -> Option<Self> {
+    /// Starts the writer thread with `file`; when no thread can be had (a process or memory
+    /// limit) the file comes back, for this thread to write to.
+    fn start(file: SpillFile, helpers: Helpers) -> Result<Self, SpillFile> {
         let (jobs, queue) = std::sync::mpsc::sync_channel::<Batch>(1);
         let (spare, spares) = std::sync::mpsc::channel();
+        // The file goes to the thread once it runs, so a refused thread cannot take it along.
+        let (hand_over, handed) = std::sync::mpsc::sync_channel::<SpillFile>(1);
         let spawned = helpers.spawn("spill writer", move || {
+            let mut file = handed.recv().expect("the file is handed over first");
             let mut segments: Vec<Segment> = (0..FAN_OUT).map(|_| Segment::new()).collect();
             for batch in queue {
                 for (b, mut buffer) in batch {
@@ -1002,11 +1005,16 @@ impl Behind {
             }
             Ok((file, segments))
         });
-        Some(Self {
+        let Ok(thread) = spawned else {
+            return Err(file);
+        };
+        // The thread waits on this channel before anything else, so it holds the file.
+        hand_over.send(file).expect("the writer waits for its file");
+        Ok(Self {
             batch: Vec::with_capacity(WRITE_BATCH),
             jobs: Some(jobs),
             spares,
-            thread: Some(spawned.ok()?),
+            thread: Some(thread),
         })
     }
 
@@ -1088,15 +1096,20 @@ impl BucketWriter {
     }
 
     /// The writer thread, started with the level's file at the first flush; `None` when the
-    /// writes happen on this thread (one thread, or no second thread to be had: then on this
-    /// one, to a new file).
+    /// writes happen on this thread (one thread, or no second thread to be had: then this one
+    /// writes to the same file).
     fn behind(
         &mut self,
         run: &mut Run<'_, impl Write>,
     ) -> Result<Option<&mut Behind>, ExternalError> {
         if self.write_behind && self.behind.is_none() {
-            self.behind = Behind::start(run.spill_file()?, run.helpers);
-            self.write_behind = self.behind.is_some();
+            match Behind::start(run.spill_file()?, run.helpers) {
+                Ok(behind) => self.behind = Some(behind),
+                Err(file) => {
+                    self.file = Some(file);
+                    self.write_behind = false;
+                }
+            }
         }
         Ok(self.behind.as_mut())
     }
@@ -1261,6 +1274,23 @@ mod tests {
         assert!(threaded != input && sorted(&threaded) == sorted(&input));
     }
 
+    /// A writer thread that cannot be had hands its file back, with what was written to it,
+    /// so the level goes on in the same file on this thread.
+    #[test]
+    fn a_refused_writer_hands_its_file_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut file = SpillFile::anonymous_in(dir.path()).unwrap();
+        let mut segment = Segment::new();
+        file.append(&mut segment, b"written before\n").unwrap();
+        let (started, asked) = threads::refusal::during(|| Behind::start(file, test_helpers()));
+        assert_eq!(asked, 1);
+        let file = started.err().expect("no thread to be had");
+        assert_eq!(
+            *file.read_segment(&segment.seal()).unwrap(),
+            b"written before\n"[..]
+        );
+    }
+
     /// The writer thread appends in the order it was handed buffers (the segments read back
     /// whole), and a write that fails there comes back as the shuffle's error, at the next
     /// hand-over or at the end.
@@ -1268,7 +1298,9 @@ mod tests {
     fn the_writer_thread_keeps_the_order_and_hands_back_its_error() {
         let dir = tempfile::tempdir().unwrap();
         let mut behind =
-            Behind::start(SpillFile::anonymous_in(dir.path()).unwrap(), test_helpers()).unwrap();
+            Behind::start(SpillFile::anonymous_in(dir.path()).unwrap(), test_helpers())
+                .ok()
+                .unwrap();
         let mut expected: Vec<Vec<u8>> = vec![Vec::new(); FAN_OUT];
         for i in 0..100u32 {
             let b = (i as usize * 7) % 3;
@@ -1288,8 +1320,9 @@ mod tests {
         let path = dir.path().join("read-only");
         std::fs::write(&path, b"").unwrap();
         let read_only = std::fs::File::open(&path).unwrap();
-        let mut behind =
-            Behind::start(SpillFile::over(read_only, dir.path()), test_helpers()).unwrap();
+        let mut behind = Behind::start(SpillFile::over(read_only, dir.path()), test_helpers())
+            .ok()
+            .unwrap();
         let mut failed = None;
         for i in 0..10 * WRITE_BATCH {
             if let Err(e) = behind.push(i % FAN_OUT, vec![b'x'; 10]) {
