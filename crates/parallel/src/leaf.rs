@@ -1,7 +1,9 @@
 //! The leaves of the recursion: Fisher-Yates, after a large leaf is streamed into the cache.
 
-use fairdeal_core::{IndexSampler, Rng, Shuffler};
+use fairdeal_core::{IndexSampler, Order, Rng, Shuffler};
 use fairdeal_inplace::Inplace;
+
+use crate::prefetch::prefetch;
 
 /// From this many bytes on, a leaf is first streamed into the cache ([`warm`]). A bucket that
 /// the top level's exchange left in memory is otherwise fetched one random line at a time by
@@ -17,15 +19,54 @@ const WARM_FROM_BYTES: usize = 64 << 10;
 /// Exactly [`Inplace`]'s shuffle with the same sampler: the same `(bound, index)` draws, the
 /// same swaps in the same order, hence the same result; a leaf of at least
 /// [`WARM_FROM_BYTES`] is [`warm`]ed first, which changes no element.
-pub(crate) fn leaf_shuffle<T, R, S>(data: &mut [T], rng: &mut R, sampler: S)
+///
+/// `next` is the slice this thread shuffles after this one (empty when there is none or it is
+/// not known). When both are large leaves and the loop runs back to front, the swaps hint
+/// `next` into the cache as they go ([`shuffle_warming`]), so its sweep finds it there.
+pub(crate) fn leaf_shuffle<T, R, S>(data: &mut [T], rng: &mut R, sampler: S, next: &[T])
 where
     R: Rng + ?Sized,
     S: IndexSampler + Copy,
 {
-    if core::mem::size_of_val(data) >= WARM_FROM_BYTES {
-        warm(data);
+    if core::mem::size_of_val(data) < WARM_FROM_BYTES {
+        Inplace::with_sampler(sampler).shuffle(data, rng);
+        return;
     }
-    Inplace::with_sampler(sampler).shuffle(data, rng);
+    warm(data);
+    if core::mem::size_of_val(next) >= WARM_FROM_BYTES
+        && sampler.shuffle_order(data.len()) == Order::Backward
+    {
+        shuffle_warming(data, rng, sampler, next);
+    } else {
+        Inplace::with_sampler(sampler).shuffle(data, rng);
+    }
+}
+
+/// [`Inplace`]'s back-to-front loop (the same draws through
+/// [`IndexSampler::for_each_index_descending`], the same swaps) that also hints `next` into the
+/// cache, one line per line of `data` the loop is done with, from `next`'s front.
+///
+/// Back to front, the swaps of bound `b` touch only `data[..b]`: each 64-byte line of elements
+/// the bound passes is a line of `data` the loop will not touch again, and a line of `next`
+/// takes its place, so the two together stay about one leaf in the cache. The next
+/// leaf's sweep then reads lines already there instead of streaming them from memory while
+/// nothing else runs. Measured at 10^8 `u32` on one thread (Intel, `examples/scaling`): the
+/// leaves' phase 14 % shorter, the whole shuffle about 3 % faster (`docs/algorithms.md`,
+/// "Huge N").
+fn shuffle_warming<T, R, S>(data: &mut [T], rng: &mut R, sampler: S, next: &[T])
+where
+    R: Rng + ?Sized,
+    S: IndexSampler + Copy,
+{
+    let per_line = (64 / core::mem::size_of::<T>().max(1)).max(1);
+    let mut ahead = 0usize;
+    sampler.for_each_index_descending(rng, data.len(), 2, |bound, j| {
+        data.swap(bound - 1, j);
+        if bound % per_line == 0 {
+            prefetch(next, ahead);
+            ahead += per_line;
+        }
+    });
 }
 
 /// Touches every 64-byte line of `data`, front to back, without changing it: each touch swaps
@@ -52,10 +93,48 @@ mod tests {
             for seed in 0..3 {
                 let mut ours: Vec<u32> = (0..n).collect();
                 let mut plain = ours.clone();
-                leaf_shuffle(&mut ours, &mut Pcg64::seed_from_u64(seed), Lemire);
+                leaf_shuffle(&mut ours, &mut Pcg64::seed_from_u64(seed), Lemire, &[]);
                 Inplace::with_sampler(Lemire).shuffle(&mut plain, &mut Pcg64::seed_from_u64(seed));
                 assert_eq!(ours, plain, "n = {n}, seed {seed}");
             }
+        }
+    }
+
+    /// A large back-to-front leaf with a large `next` makes the same swaps, and hints `next`
+    /// front to back, one line for each line of the leaf the loop is done with (bounds 16, 32,
+    /// … of `u32`), in bounds of `next` or not.
+    #[test]
+    fn a_leaf_warms_the_next_one_line_per_line_it_is_done_with() {
+        let next: Vec<u32> = (0..70_000).collect();
+        let line = |k: usize| next.as_ptr() as usize + 64 * k;
+        for n in [20_000u32, 70_000, 100_003] {
+            let seed = u64::from(n);
+            let mut ours: Vec<u32> = (0..n).collect();
+            let mut plain = ours.clone();
+            let hints = crate::prefetch::hints::during(|| {
+                leaf_shuffle(&mut ours, &mut Pcg64::seed_from_u64(seed), Lemire, &next);
+            });
+            Inplace::with_sampler(Lemire).shuffle(&mut plain, &mut Pcg64::seed_from_u64(seed));
+            assert_eq!(ours, plain, "n = {n}");
+            let expected: Vec<usize> = (0..n as usize / 16).map(line).collect();
+            assert_eq!(hints, expected, "n = {n}");
+        }
+        // No hints for a small leaf (front to back, unwarmed) or a small next.
+        for (n, next_len) in [(10_000u32, 70_000usize), (70_000, 10_000), (70_000, 0)] {
+            let mut data: Vec<u32> = (0..n).collect();
+            let hints = crate::prefetch::hints::during(|| {
+                leaf_shuffle(
+                    &mut data,
+                    &mut Pcg64::seed_from_u64(1),
+                    Lemire,
+                    &next[..next_len],
+                );
+            });
+            assert!(
+                hints.is_empty(),
+                "n = {n}, next {next_len}: {} hints",
+                hints.len()
+            );
         }
     }
 

@@ -229,46 +229,78 @@ pub(crate) fn waves<'a, T, R: SeedableRng + Rng>(
 }
 
 /// One node of the recursion, run on the current thread: a leaf is Fisher-Yates with `rng`
-/// itself; an inner node draws its label seed, scatters, then draws one child generator per
-/// bucket in bucket order (in [`waves`]) and recurses.
-pub(crate) fn shuffle_seq<T, R, S>(data: &mut [T], rng: &mut R, shape: Shape, sampler: S)
-where
+/// itself (warming `next`, the slice this thread shuffles after it); an inner node draws its
+/// label seed, scatters, then draws one child generator per bucket in bucket order (in
+/// [`waves`]) and recurses ([`in_order`]).
+pub(crate) fn shuffle_seq<T, R, S>(
+    data: &mut [T],
+    rng: &mut R,
+    shape: Shape,
+    sampler: S,
+    next: &[T],
+) where
     R: Rng + SeedableRng,
     S: IndexSampler + Copy,
 {
     if data.len() <= shape.leaf_len {
-        leaf_shuffle(data, rng, sampler);
+        leaf_shuffle(data, rng, sampler, next);
         return;
     }
     let bits = shape.bits_for(data.len());
     let seed = draw_seed(rng);
     let bounds = scatter::<T, R>(data, bits, &seed);
     for wave in waves(split_buckets(data, &bounds), rng) {
-        for (bucket, mut child) in wave {
-            shuffle_seq(bucket, &mut child, shape, sampler);
-        }
+        in_order(wave, |bucket, child, after| {
+            shuffle_seq(bucket, child, shape, sampler, after);
+        });
     }
 }
 
-/// [`shuffle_seq`] with the buckets of every inner node shuffled as parallel rayon tasks.
-/// Same draws, same generators, same result.
-pub(crate) fn shuffle_par<T, R, S>(data: &mut [T], rng: &mut R, shape: Shape, sampler: S)
-where
+/// [`shuffle_seq`] with the buckets of every inner node shuffled as parallel rayon tasks, a
+/// [`STRIP`] of buckets each. Same draws, same generators, same result.
+pub(crate) fn shuffle_par<T, R, S>(
+    data: &mut [T],
+    rng: &mut R,
+    shape: Shape,
+    sampler: S,
+    next: &[T],
+) where
     T: Send,
     R: Rng + SeedableRng + Send,
     S: IndexSampler + Copy + Send + Sync,
 {
     use rayon::prelude::*;
     if data.len() <= shape.leaf_len {
-        leaf_shuffle(data, rng, sampler);
+        leaf_shuffle(data, rng, sampler, next);
         return;
     }
     let bits = shape.bits_for(data.len());
     let seed = draw_seed(rng);
     let bounds = scatter::<T, R>(data, bits, &seed);
     for wave in waves(split_buckets(data, &bounds), rng) {
-        wave.into_par_iter()
-            .for_each(|(bucket, mut child)| shuffle_par(bucket, &mut child, shape, sampler));
+        wave.into_par_iter().chunks(STRIP).for_each(|strip| {
+            in_order(strip, |bucket, child, after| {
+                shuffle_par(bucket, child, shape, sampler, after);
+            });
+        });
+    }
+}
+
+/// Buckets per rayon task on a pool: a task shuffles its strip of buckets [`in_order`], so a
+/// leaf can warm the next one. 512 buckets (10^8 `u32`) make 64 tasks.
+pub(crate) const STRIP: usize = 8;
+
+/// Calls `shuffle(bucket, child, after)` for each bucket, in order, `after` being the bucket
+/// shuffled next (empty for the last): what a leaf warms while it runs
+/// ([`leaf_shuffle`]'s `next`).
+pub(crate) fn in_order<T, R>(
+    buckets: Vec<(&mut [T], R)>,
+    mut shuffle: impl FnMut(&mut [T], &mut R, &[T]),
+) {
+    let mut buckets = buckets.into_iter().peekable();
+    while let Some((bucket, mut child)) = buckets.next() {
+        let after: &[T] = buckets.peek().map_or(&[], |(next, _)| &**next);
+        shuffle(bucket, &mut child, after);
     }
 }
 

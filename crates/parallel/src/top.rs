@@ -980,7 +980,7 @@ pub(crate) fn shuffle_par<T, R, S>(
 {
     use rayon::prelude::*;
     if data.len() <= shape.leaf_len {
-        leaf_shuffle(data, rng, sampler);
+        leaf_shuffle(data, rng, sampler, &[]);
         return;
     }
     let layout = Layout::new(data.len(), shape);
@@ -1012,14 +1012,18 @@ pub(crate) fn shuffle_par<T, R, S>(
     let mut waves = scatter::waves(split_buckets(data, &bounds), rng);
     while let Some(wave) = recorder.phase(Phase::Draw, || waves.next()) {
         recorder.phase(Phase::Buckets, || {
-            wave.into_par_iter().for_each(|(bucket, mut child)| {
-                if recorder.cancelled() {
-                    return;
-                }
-                recorder.task(Phase::Buckets, || {
-                    scatter::shuffle_par(bucket, &mut child, shape, sampler);
+            wave.into_par_iter()
+                .chunks(scatter::STRIP)
+                .for_each(|strip| {
+                    scatter::in_order(strip, |bucket, child, after| {
+                        if recorder.cancelled() {
+                            return;
+                        }
+                        recorder.task(Phase::Buckets, || {
+                            scatter::shuffle_par(bucket, child, shape, sampler, after);
+                        });
+                    });
                 });
-            });
         });
         if recorder.cancelled() {
             return;
@@ -1039,7 +1043,7 @@ pub(crate) fn shuffle_seq<T, R, S>(
     S: IndexSampler + Copy,
 {
     if data.len() <= shape.leaf_len {
-        leaf_shuffle(data, rng, sampler);
+        leaf_shuffle(data, rng, sampler, &[]);
         return;
     }
     let layout = Layout::new(data.len(), shape);
@@ -1071,14 +1075,14 @@ pub(crate) fn shuffle_seq<T, R, S>(
     let mut waves = scatter::waves(split_buckets(data, &bounds), rng);
     while let Some(wave) = recorder.phase(Phase::Draw, || waves.next()) {
         recorder.phase(Phase::Buckets, || {
-            for (bucket, mut child) in wave {
+            scatter::in_order(wave, |bucket, child, after| {
                 if recorder.cancelled() {
                     return;
                 }
                 recorder.task(Phase::Buckets, || {
-                    scatter::shuffle_seq(bucket, &mut child, shape, sampler);
+                    scatter::shuffle_seq(bucket, child, shape, sampler, after);
                 });
-            }
+            });
         });
         if recorder.cancelled() {
             return;
