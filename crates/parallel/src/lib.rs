@@ -86,7 +86,7 @@ shuffle by induction) or, at a leaf, Fisher-Yates.
   against the previous leaf, which delayed each swap 64 draws behind a prefetch of its target
   (`docs/benchmarks.md`, "Parallel scaling"). While a leaf runs back to front it also hints the
   bucket its thread shuffles next into the cache, a line for each line of its own it is done
-  with (on a pool a task takes a strip of 8 buckets), so that sweep finds the lines there:
+  with (on a pool a task takes a strip of up to 8 buckets), so that sweep finds the lines there:
   12 % off the leaves at 10^8 on the Intel.
 * **Tunable shape.** [`Parallel::with_shape`] sets the leaf size in bytes and the maximum fan-out
   (the tests use tiny leaves so the recursion runs at `n = 4`); the defaults were measured

@@ -257,7 +257,7 @@ pub(crate) fn shuffle_seq<T, R, S>(
 }
 
 /// [`shuffle_seq`] with the buckets of every inner node shuffled as parallel rayon tasks, a
-/// [`STRIP`] of buckets each. Same draws, same generators, same result.
+/// strip of buckets each ([`strip_len`]). Same draws, same generators, same result.
 pub(crate) fn shuffle_par<T, R, S>(
     data: &mut [T],
     rng: &mut R,
@@ -278,7 +278,8 @@ pub(crate) fn shuffle_par<T, R, S>(
     let seed = draw_seed(rng);
     let bounds = scatter::<T, R>(data, bits, &seed);
     for wave in waves(split_buckets(data, &bounds), rng) {
-        wave.into_par_iter().chunks(STRIP).for_each(|strip| {
+        let strip = strip_len(wave.len());
+        wave.into_par_iter().chunks(strip).for_each(|strip| {
             in_order(strip, |bucket, child, after| {
                 shuffle_par(bucket, child, shape, sampler, after);
             });
@@ -286,9 +287,17 @@ pub(crate) fn shuffle_par<T, R, S>(
     }
 }
 
-/// Buckets per rayon task on a pool: a task shuffles its strip of buckets [`in_order`], so a
-/// leaf can warm the next one. 512 buckets (10^8 `u32`) make 64 tasks.
-pub(crate) const STRIP: usize = 8;
+/// At most this many buckets per rayon task on a pool: a task shuffles its strip of buckets
+/// [`in_order`], so a leaf can warm the next one.
+const STRIP: usize = 8;
+
+/// The strip for `buckets` buckets on the current pool: [`STRIP`], or fewer so that every
+/// thread has at least four tasks to balance (512 buckets, the top level at 10^8 `u32`: strips
+/// of 8 on up to 16 threads, of 1 from 128). Which thread shuffles which bucket changes no
+/// result, so neither does the strip.
+pub(crate) fn strip_len(buckets: usize) -> usize {
+    (buckets / (4 * rayon::current_num_threads())).clamp(1, STRIP)
+}
 
 /// Calls `shuffle(bucket, child, after)` for each bucket, in order, `after` being the bucket
 /// shuffled next (empty for the last): what a leaf warms while it runs
@@ -307,6 +316,31 @@ pub(crate) fn in_order<T, R>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Strips of 8 buckets while every thread still gets four tasks, shorter beyond.
+    #[test]
+    fn strips_shrink_so_that_every_thread_has_four_tasks() {
+        for (threads, buckets, strip) in [
+            (1, 512, 8),
+            (2, 512, 8),
+            (16, 512, 8),
+            (64, 512, 2),
+            (130, 512, 1),
+            (2, 20, 2),
+            (2, 3, 1),
+            (2, 0, 1),
+        ] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            assert_eq!(
+                pool.install(|| strip_len(buckets)),
+                strip,
+                "{threads} threads, {buckets} buckets"
+            );
+        }
+    }
 
     #[test]
     fn bits_for_picks_the_fewest_buckets_of_at_most_seven_eighths_of_a_leaf() {

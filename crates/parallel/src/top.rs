@@ -1012,18 +1012,17 @@ pub(crate) fn shuffle_par<T, R, S>(
     let mut waves = scatter::waves(split_buckets(data, &bounds), rng);
     while let Some(wave) = recorder.phase(Phase::Draw, || waves.next()) {
         recorder.phase(Phase::Buckets, || {
-            wave.into_par_iter()
-                .chunks(scatter::STRIP)
-                .for_each(|strip| {
-                    scatter::in_order(strip, |bucket, child, after| {
-                        if recorder.cancelled() {
-                            return;
-                        }
-                        recorder.task(Phase::Buckets, || {
-                            scatter::shuffle_par(bucket, child, shape, sampler, after);
-                        });
+            let strip = scatter::strip_len(wave.len());
+            wave.into_par_iter().chunks(strip).for_each(|strip| {
+                scatter::in_order(strip, |bucket, child, after| {
+                    if recorder.cancelled() {
+                        return;
+                    }
+                    recorder.task(Phase::Buckets, || {
+                        scatter::shuffle_par(bucket, child, shape, sampler, after);
                     });
                 });
+            });
         });
         if recorder.cancelled() {
             return;
