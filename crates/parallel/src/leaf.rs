@@ -51,7 +51,7 @@ where
 /// takes its place, so the two together stay about one leaf in the cache. The next
 /// leaf's sweep then reads lines already there instead of streaming them from memory while
 /// nothing else runs. Measured at 10^8 `u32` on one thread (Intel, `examples/scaling`): the
-/// leaves' phase 14 % shorter, the whole shuffle about 3 % faster (`docs/algorithms.md`,
+/// leaves' phase 12 % shorter, the whole shuffle about 3 % faster (`docs/algorithms.md`,
 /// "Huge N").
 fn shuffle_warming<T, R, S>(data: &mut [T], rng: &mut R, sampler: S, next: &[T])
 where
