@@ -58,7 +58,7 @@ where
     R: Rng + ?Sized,
     S: IndexSampler + Copy,
 {
-    let per_line = (64 / core::mem::size_of::<T>().max(1)).max(1);
+    let per_line = per_line::<T>();
     let mut ahead = 0usize;
     sampler.for_each_index_descending(rng, data.len(), 2, |bound, j| {
         data.swap(bound - 1, j);
@@ -69,12 +69,20 @@ where
     });
 }
 
+/// The elements a 64-byte cache line holds, at least one (elements of a line or wider; a
+/// zero-sized element counts as one byte).
+const fn per_line<T>() -> usize {
+    let size = core::mem::size_of::<T>();
+    let per = 64 / if size == 0 { 1 } else { size };
+    if per == 0 { 1 } else { per }
+}
+
 /// Touches every 64-byte line of `data`, front to back, without changing it: each touch swaps
 /// an element with itself through [`black_box`](core::hint::black_box), which the compiler
 /// cannot see through, so the line is really loaded (and the hardware's stream prefetcher runs
 /// ahead of the sweep). A safe, generic stand-in for a read: `T` need not be `Copy`.
 fn warm<T>(data: &mut [T]) {
-    let step = (64 / core::mem::size_of::<T>().max(1)).max(1);
+    let step = per_line::<T>();
     for index in (0..data.len()).step_by(step) {
         data.swap(index, core::hint::black_box(index));
     }
