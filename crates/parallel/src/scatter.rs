@@ -23,6 +23,13 @@ const MIN_FANOUT_BITS: u32 = 3;
 /// fastest, 128 a little slower, 256 (the distance before) 8–9 % slower, 1,024 about 35 %.
 const PREFETCH_AHEAD_BYTES: usize = 64;
 
+/// The fewest bucket bits for which the scatter hints its heads at all. The hardware's stream
+/// prefetcher follows a few dozen heads by itself, and then each hint is only extra work: at
+/// 2^20–2^22 `u32` on one thread (8–32 buckets) the whole shuffle ran 6–16 % faster without
+/// them, at 2^23–2^25 (64–256 buckets) 26–51 % slower, at 10^8 (512) 47–48 % slower (Intel,
+/// `examples/scaling`, `docs/notes/2026-12-07-memory.md`).
+const PREFETCH_FROM_BITS: u32 = 6;
+
 /// A stream of iid uniform labels in `[0, 2^bits)`, cut from 64-bit words: `64 / bits` labels
 /// per word, the leftover high bits discarded. Every label is exactly uniform because the
 /// bucket count is a power of two (no rejection needed).
@@ -88,9 +95,18 @@ pub(crate) struct Shape {
     pub(crate) chunk_len: usize,
     /// … but into at most this many chunks.
     pub(crate) max_chunks: usize,
+    /// The top level shuffles a slice of at most this many elements (or of one leaf, if that
+    /// is more) whole, with Fisher-Yates.
+    pub(crate) whole_len: usize,
 }
 
 impl Shape {
+    /// Whether the top level shuffles a slice of `len` elements whole: at most
+    /// [`whole_len`](Self::whole_len) elements, or one leaf.
+    pub(crate) fn whole(self, len: usize) -> bool {
+        len <= self.leaf_len.max(self.whole_len)
+    }
+
     /// Bucket bits for a sub-array of `len > leaf_len` elements: the fewest buckets whose
     /// expected size is at most 7/8 of a leaf, but at least [`MIN_FANOUT_BITS`] (when
     /// `max_bits` allows) and at most `max_bits`. Depends on `len` only.
@@ -151,11 +167,14 @@ pub(crate) fn scatter_with<T, R: Rng>(
     }
     let mut head: Vec<usize> = bounds[..k].to_vec();
 
-    // Every head advances sequentially, but there are too many of them for the hardware
-    // prefetchers: hint the line a little ahead of the head that just moved.
+    // Every head advances sequentially, but from `PREFETCH_FROM_BITS` on there are too many of
+    // them for the hardware prefetchers: hint the line a little ahead of the head that just moved.
+    let hint = bits >= PREFETCH_FROM_BITS;
     let ahead = (PREFETCH_AHEAD_BYTES / core::mem::size_of::<T>().max(1)).max(1);
-    for &h in &head {
-        prefetch(data, h);
+    if hint {
+        for &h in &head {
+            prefetch(data, h);
+        }
     }
     let mut labels = Labels::new(replay, bits);
     for b in 0..k {
@@ -176,10 +195,14 @@ pub(crate) fn scatter_with<T, R: Rng>(
                 let there = head[label];
                 core::mem::swap(hand, &mut back[there - offset]);
                 head[label] = there + 1;
-                prefetch(back, there - offset + ahead);
+                if hint {
+                    prefetch(back, there - offset + ahead);
+                }
             }
             here += 1;
-            prefetch(data, here + ahead);
+            if hint {
+                prefetch(data, here + ahead);
+            }
         }
         head[b] = here;
     }
@@ -349,6 +372,7 @@ mod tests {
             max_bits: 6,
             chunk_len: 1,
             max_chunks: 1,
+            whole_len: 0,
         };
         // 7 elements per bucket at most: 112 = 16 × 7 needs exactly 16 buckets, one more
         // element needs 32; below 8 buckets the fan-out stays at 8, above 64 at 64.
@@ -362,7 +386,8 @@ mod tests {
     /// once, either by a swap (position `p` just written: hint at `p + ahead`) or by the head
     /// of the bucket being filled stepping over it (hint at `p + 1 + ahead`), after one hint
     /// per initial bucket head. So beyond those, the `n` hints minus `ahead` lie in `0..=n`
-    /// and sum to `0 + 1 + … + (n − 1)` plus the number of steps, at most `n`.
+    /// and sum to `0 + 1 + … + (n − 1)` plus the number of steps, at most `n`. Below
+    /// [`PREFETCH_FROM_BITS`] (fewer than 64 buckets) there are none.
     #[test]
     fn the_scatter_hints_each_line_64_bytes_ahead_of_the_position_just_filled() {
         use rand_pcg::Pcg64;
@@ -370,7 +395,8 @@ mod tests {
         let n = 20_000usize;
         let ahead = (PREFETCH_AHEAD_BYTES / size_of::<u32>()) as i128;
         assert_eq!(ahead, 16);
-        for bits in [3, 6] {
+        assert_eq!(PREFETCH_FROM_BITS, 6);
+        for bits in [5, 6, 8] {
             let mut data: Vec<u32> = (0..n as u32).collect();
             let mut bounds = Vec::new();
             let hints = crate::prefetch::hints::during(|| {
@@ -384,6 +410,10 @@ mod tests {
                 })
                 .collect();
             let k = 1usize << bits;
+            if bits < PREFETCH_FROM_BITS {
+                assert!(at.is_empty(), "{} hints for {k} buckets", at.len());
+                continue;
+            }
             assert_eq!(at.len(), k + n, "one hint per head, then one per position");
             let heads: Vec<i128> = bounds[..k].iter().map(|&h| h as i128).collect();
             assert_eq!(at[..k], heads[..]);
