@@ -29,6 +29,7 @@ use std::time::Duration;
 
 use fairdeal::parallel::{
     DEFAULT_CHUNK_BYTES, DEFAULT_LEAF_BYTES, DEFAULT_MAX_BUCKET_BITS, DEFAULT_MAX_CHUNKS,
+    DEFAULT_WHOLE_BYTES,
 };
 use fairdeal::rng::{Backend, BackendVisitor, with_backend};
 use fairdeal::{IndexSampler, Inplace, Parallel, Partial, Rng, Shuffler};
@@ -59,13 +60,14 @@ fn os_seed() -> PyResult<u64> {
     Ok(rng.next_u64())
 }
 
-/// The `Parallel` whose element counts (leaf, chunk) for `itemsize`-byte items are those of
-/// 8-byte items by default.
+/// The `Parallel` whose element counts (leaf, chunk, whole size) for `itemsize`-byte items are
+/// those of 8-byte items by default.
 fn scaled<S: IndexSampler + Copy>(sampler: S, itemsize: usize) -> Parallel<S> {
     let scale = |bytes: usize| (bytes / 8).saturating_mul(itemsize).max(1);
     Parallel::with_sampler(sampler)
         .with_shape(scale(DEFAULT_LEAF_BYTES), DEFAULT_MAX_BUCKET_BITS)
         .and_then(|p| p.with_chunks(scale(DEFAULT_CHUNK_BYTES), DEFAULT_MAX_CHUNKS))
+        .map(|p| p.with_whole(scale(DEFAULT_WHOLE_BYTES)))
         .unwrap_or_else(|_| Parallel::with_sampler(sampler))
 }
 
@@ -147,8 +149,8 @@ fn shuffle_slice<B: Backend, T: Send>(
         return Ok(());
     }
     let parallel = scaled(sampler, itemsize);
-    // One leaf is one Fisher-Yates on this thread either way: no pool for it.
-    if data.len() <= DEFAULT_LEAF_BYTES / 8 {
+    // A slice shuffled whole is one Fisher-Yates on this thread either way: no pool for it.
+    if data.len() <= DEFAULT_WHOLE_BYTES / 8 {
         parallel.shuffle_sequential(data, &mut rng);
         return Ok(());
     }

@@ -82,7 +82,7 @@ def test_threads_are_checked():
 
 
 def test_every_dtype_takes_the_int64_order():
-    n = 300_000  # beyond one leaf: the scatter runs
+    n = 1_100_000  # beyond the whole size (2**20 items): the scatter runs
     order = fairdeal.permutation(n, seed=9)
     base = numpy.arange(n)
     for dtype in (numpy.uint8, numpy.int16, numpy.uint32, numpy.float32, numpy.float64, numpy.complex128):
@@ -131,7 +131,7 @@ def test_buffers_and_lists():
 
 def test_matches_the_cli_on_ranges():
     binary = fairdeal_binary()
-    for n, seed in ((10, 1), (1000, 7), (300_000, 11)):
+    for n, seed in ((10, 1), (1000, 7), (300_000, 11), (1_100_000, 11)):
         out = subprocess.run(
             [binary, "shuffle", "-i", f"0-{n - 1}", "--seed", str(seed)],
             capture_output=True, timeout=120, check=True,
@@ -192,7 +192,7 @@ def test_the_native_half_reads_views_in_place_and_refuses_what_is_not_an_array()
 
     # The fast entry (ndarray, int seed, defaults) and the general one agree, every item size.
     for dtype in (numpy.uint8, numpy.int64, numpy.complex128, "V3", "V24"):
-        for n in (2, 1000, 300_000):
+        for n in (2, 1000, 300_000, 1_100_000):
             x = numpy.zeros(n, dtype=dtype)
             x.view(numpy.uint8)[:] = numpy.arange(x.nbytes) % 251
             y, before = x.copy(), x.copy()
@@ -202,7 +202,7 @@ def test_the_native_half_reads_views_in_place_and_refuses_what_is_not_an_array()
             assert n == 2 or x.tobytes() != before.tobytes(), (dtype, n)  # it did shuffle
     # Items at an odd address (numpy.frombuffer at offset 1): the same order as aligned ones.
     for dtype in (numpy.int16, numpy.int32, numpy.int64):
-        n = 300_000
+        n = 1_100_000
         size = numpy.dtype(dtype).itemsize
         raw = bytearray(n * size + 1)
         odd = numpy.frombuffer(raw, dtype=dtype, count=n, offset=1)

@@ -6,8 +6,8 @@ mod common;
 
 use common::fairdeal;
 
-/// 300,000 `u64` is past one default leaf (1 MiB), so the top-level scatter runs.
-const BIG: &str = "0-299999";
+/// 1,100,000 `u64` is past the default whole size (8 MiB), so the top-level scatter runs.
+const BIG: &str = "0-1099999";
 
 #[test]
 fn algorithms_lists_parallel_with_its_self_description() {
@@ -28,7 +28,7 @@ fn algo_parallel_is_the_default_whole_shuffle_on_any_thread_count() {
     let default = fairdeal(&["shuffle", "--seed", "9", "-i", BIG]).ok();
     let mut numbers = default.numbers();
     numbers.sort_unstable();
-    assert_eq!(numbers, (0..300_000).collect::<Vec<u64>>());
+    assert_eq!(numbers, (0..1_100_000).collect::<Vec<u64>>());
     let named = fairdeal(&["shuffle", "--seed", "9", "-i", BIG, "--algo", "parallel"]).ok();
     assert_eq!(default.stdout, named.stdout);
     for threads in ["1", "2", "3", "7"] {
@@ -51,7 +51,7 @@ fn algo_parallel_is_the_default_whole_shuffle_on_any_thread_count() {
 #[test]
 fn algo_parallel_runs_the_scatter_even_with_a_language_exact_sampler() {
     // Without --algo, Java's own sampler keeps inplace's exact output; naming the algorithm
-    // asks for the scatter, which differs from it above one leaf.
+    // asks for the scatter, which differs from it above the whole size.
     let args = |algo: &'static str| {
         vec![
             "shuffle",
@@ -70,7 +70,7 @@ fn algo_parallel_runs_the_scatter_even_with_a_language_exact_sampler() {
     assert_ne!(parallel.stdout, inplace.stdout);
     let mut numbers = parallel.numbers();
     numbers.sort_unstable();
-    assert_eq!(numbers, (0..300_000).collect::<Vec<u64>>());
+    assert_eq!(numbers, (0..1_100_000).collect::<Vec<u64>>());
 }
 
 #[test]

@@ -608,14 +608,14 @@ fn help_and_version_succeed() {
 
 #[test]
 fn threads_use_the_parallel_shuffle_and_do_not_change_its_output() {
-    // 300,000 u64 is past one default leaf (1 MiB), so the scatter runs.
+    // 1,100,000 u64 is past the default whole size (8 MiB), so the scatter runs.
     let run = |threads: &str| {
         fairdeal(&[
             "shuffle",
             "--seed",
             "9",
             "-i",
-            "0-299999",
+            "0-1099999",
             "--threads",
             threads,
         ])
@@ -624,12 +624,18 @@ fn threads_use_the_parallel_shuffle_and_do_not_change_its_output() {
     let one = run("1");
     assert_eq!(one.stdout, run("2").stdout);
     assert_eq!(one.stdout, run("3").stdout);
-    assert_eq!(sorted(&one.numbers()), (0..300_000).collect::<Vec<u64>>());
+    assert_eq!(sorted(&one.numbers()), (0..1_100_000).collect::<Vec<u64>>());
     // Without --algo, a whole shuffle is the scatter on all cores: the same output.
-    let default = fairdeal(&["shuffle", "--seed", "9", "-i", "0-299999"]).ok();
+    let default = fairdeal(&["shuffle", "--seed", "9", "-i", "0-1099999"]).ok();
     assert_eq!(one.stdout, default.stdout);
     let inplace = fairdeal(&[
-        "shuffle", "--seed", "9", "-i", "0-299999", "--algo", "inplace",
+        "shuffle",
+        "--seed",
+        "9",
+        "-i",
+        "0-1099999",
+        "--algo",
+        "inplace",
     ]);
     assert_ne!(one.stdout, inplace.ok().stdout, "a different algorithm");
 
@@ -718,13 +724,14 @@ fn unknown_sampler_lists_the_valid_names() {
 }
 
 #[test]
-fn the_default_is_inplace_below_one_leaf_and_for_language_exact_samplers() {
+fn the_default_is_inplace_up_to_the_whole_size_and_for_language_exact_samplers() {
     let run = |args: &[&str]| fairdeal(args).ok().stdout;
-    // Below one leaf (1 MiB) the scatter is the inplace loop, draw for draw.
+    // Up to the whole size (8 MiB: 1,048,576 u64, past one leaf) the parallel shuffle is the
+    // inplace loop, draw for draw.
     assert_eq!(
-        run(&["shuffle", "--seed", "5", "-i", "0-99999"]),
+        run(&["shuffle", "--seed", "5", "-i", "0-999999"]),
         run(&[
-            "shuffle", "--seed", "5", "-i", "0-99999", "--algo", "inplace"
+            "shuffle", "--seed", "5", "-i", "0-999999", "--algo", "inplace"
         ])
     );
     // Java's and Python's own samplers keep Collections.shuffle's / random.shuffle's order at
@@ -735,7 +742,7 @@ fn the_default_is_inplace_below_one_leaf_and_for_language_exact_samplers() {
             "--seed",
             "5",
             "-i",
-            "0-299999",
+            "0-1099999",
             "--backend",
             backend,
         ];

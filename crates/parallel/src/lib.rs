@@ -65,9 +65,10 @@ shuffle by induction) or, at a leaf, Fisher-Yates.
 * **One prefetch hint** (`fairdeal-inplace`'s `prefetch_read`, whose one `unsafe` call is
   there; this crate has none). Each bucket head advances sequentially, but a
   thousand heads are far more streams than the hardware prefetchers follow, so without help every
-  new cache line a head reaches is a stalling miss. The scatter issues `_mm_prefetch` a few lines
+  new cache line a head reaches is a stalling miss. The scatter issues `_mm_prefetch` a line
   ahead of the head it just advanced (x86-64 only; elsewhere the hint compiles to nothing). It
-  cannot change results, and it halved the scatter's time.
+  cannot change results, and it halved the scatter's time. Below 64 buckets the hardware
+  follows the heads by itself and the scatter gives no hints (8–15 % faster at 2^22 `u32`).
 * **A decomposition that depends only on the length.** Each scatter draws, in a fixed order,
   its label seed and one child generator per bucket (`R::from_rng`, hence `R: SeedableRng`);
   the number of buckets depends only on the sub-array's length. The children are drawn 1,024
@@ -75,8 +76,11 @@ shuffle by induction) or, at a leaf, Fisher-Yates.
   the node's generator after its seed), so even 2^16 buckets hold about 1,024 generators.
   Which thread shuffles which bucket therefore cannot change anything: [`Parallel::shuffle`]
   gives the same result on a pool of 1, 2 or 64 threads, and
-  [`Parallel::shuffle_sequential`] (no rayon at all) gives it too. A slice of at most one leaf is plain [`Inplace`](fairdeal_inplace::Inplace) with the
-  caller's generator, draw for draw.
+  [`Parallel::shuffle_sequential`] (no rayon at all) gives it too.
+* **Small slices whole.** A slice of at most 8 MiB ([`DEFAULT_WHOLE_BYTES`], or one leaf if
+  that is more) is plain [`Inplace`](fairdeal_inplace::Inplace) with the caller's generator,
+  draw for draw, on any pool: one thread's Fisher-Yates there beats the scatter's extra
+  passes, however many threads would share them.
 * **Warm leaves.** A leaf is [`Inplace`](fairdeal_inplace::Inplace)'s loop (same draws
   through [`IndexSampler::for_each_index_descending`], same swaps, same result). A leaf of
   64 KiB or more is first read front to back, one touch per cache line (a safe swap of an
@@ -168,6 +172,14 @@ pub fn prefetch_read<T>(data: &[T], index: usize) {
 /// `docs/algorithms.md`, "Huge N", and `docs/benchmarks.md` for larger leaves).
 pub const DEFAULT_LEAF_BYTES: usize = 1 << 20;
 
+/// The default whole-slice size: a slice of at most this many bytes (8 MiB) is shuffled whole,
+/// by Fisher-Yates with the caller's generator ([`Inplace`](fairdeal_inplace::Inplace), draw
+/// for draw), on any pool. Below it one thread's Fisher-Yates, its slice in the caches, beats
+/// the scatter's extra passes: at 2^21 `u32` (8 MiB) on one thread of the Intel, 1.90–1.94
+/// against 3.90–3.92 ns per element (medians; `docs/benchmarks.md`, "Parallel scaling").
+/// rip_shuffle's `par_shuffle` cuts at the same size.
+pub const DEFAULT_WHOLE_BYTES: usize = 8 << 20;
+
 /// The default maximum fan-out of one scatter: `2^DEFAULT_MAX_BUCKET_BITS` buckets.
 pub const DEFAULT_MAX_BUCKET_BITS: u32 = 10;
 
@@ -239,6 +251,7 @@ pub struct Parallel<S = Batched> {
     max_bucket_bits: u32,
     chunk_bytes: usize,
     max_chunks: usize,
+    whole_bytes: usize,
 }
 
 impl Parallel {
@@ -263,6 +276,7 @@ impl<S> Parallel<S> {
             max_bucket_bits: DEFAULT_MAX_BUCKET_BITS,
             chunk_bytes: DEFAULT_CHUNK_BYTES,
             max_chunks: DEFAULT_MAX_CHUNKS,
+            whole_bytes: DEFAULT_WHOLE_BYTES,
         }
     }
 
@@ -335,6 +349,37 @@ impl<S> Parallel<S> {
         })
     }
 
+    /// The same shuffle with another whole-slice size: a slice of at most `whole_bytes` bytes,
+    /// or of at most one leaf, is shuffled whole by Fisher-Yates ([`DEFAULT_WHOLE_BYTES`] by
+    /// default; 0 leaves only the leaf). Changing it changes which permutation a seed gives for
+    /// the lengths in between, never the fairness.
+    ///
+    /// ```
+    /// use fairdeal_parallel::Parallel;
+    /// use rand::SeedableRng;
+    ///
+    /// // 4 MiB of `u32`: whole by default, scattered into buckets without the whole size.
+    /// let mut whole: Vec<u32> = (0..1 << 20).collect();
+    /// let mut scattered = whole.clone();
+    /// Parallel::new().shuffle(&mut whole, &mut rand_pcg::Pcg64::seed_from_u64(3));
+    /// let top = Parallel::new().with_whole(0);
+    /// top.shuffle(&mut scattered, &mut rand_pcg::Pcg64::seed_from_u64(3));
+    /// assert_ne!(whole, scattered);
+    /// assert_eq!(top.whole_bytes(), 0);
+    /// ```
+    #[must_use]
+    pub fn with_whole(self, whole_bytes: usize) -> Self {
+        Self {
+            whole_bytes,
+            ..self
+        }
+    }
+
+    /// The whole-slice size in bytes.
+    pub const fn whole_bytes(&self) -> usize {
+        self.whole_bytes
+    }
+
     /// The top level's chunk size in bytes.
     pub const fn chunk_bytes(&self) -> usize {
         self.chunk_bytes
@@ -372,6 +417,7 @@ impl<S> Parallel<S> {
             max_bits: self.max_bucket_bits,
             chunk_len: (self.chunk_bytes / size).max(1),
             max_chunks: self.max_chunks,
+            whole_len: self.whole_bytes / size,
         }
     }
 }
@@ -392,8 +438,9 @@ impl<S: IndexSampler + Copy + Send + Sync> Parallel<S> {
 
     /// [`shuffle`](Self::shuffle), stopping early once `cancel` is set (by another thread, or a
     /// signal handler): the flag is read between the top level's phases and before each of its
-    /// buckets, so a huge shuffle stops within about one phase. A slice of at most one leaf is
-    /// shuffled whole. With `cancel` never set, the same result as `shuffle`.
+    /// buckets, so a huge shuffle stops within about one phase. A slice the top level shuffles
+    /// whole ([`with_whole`](Self::with_whole)) is shuffled uninterrupted. With `cancel` never
+    /// set, the same result as `shuffle`.
     ///
     /// # Errors
     ///
@@ -405,11 +452,11 @@ impl<S: IndexSampler + Copy + Send + Sync> Parallel<S> {
     /// use fairdeal_parallel::{Cancelled, Parallel};
     /// use rand::SeedableRng;
     ///
-    /// let mut v: Vec<u64> = (0..1_000_000).collect();
+    /// let mut v: Vec<u64> = (0..2_000_000).collect(); // 16 MB: more than shuffled whole
     /// let stop = AtomicBool::new(true);
     /// let rng = &mut rand_pcg::Pcg64::seed_from_u64(1);
     /// assert_eq!(Parallel::new().shuffle_cancellable(&mut v, rng, &stop), Err(Cancelled));
-    /// assert!(v.iter().copied().eq(0..1_000_000)); // set before the call: untouched
+    /// assert!(v.iter().copied().eq(0..2_000_000)); // set before the call: untouched
     /// # Ok::<(), Cancelled>(())
     /// ```
     pub fn shuffle_cancellable<T, R>(
@@ -424,7 +471,7 @@ impl<S: IndexSampler + Copy + Send + Sync> Parallel<S> {
     {
         let recorder = Recorder::cancellable(cancel);
         top::shuffle_par(data, rng, self.shape::<T>(), self.sampler, &recorder);
-        if data.len() > self.shape::<T>().leaf_len && recorder.cancelled() {
+        if !self.shape::<T>().whole(data.len()) && recorder.cancelled() {
             return Err(Cancelled);
         }
         Ok(())
@@ -434,14 +481,17 @@ impl<S: IndexSampler + Copy + Send + Sync> Parallel<S> {
     /// busy time per phase per thread, and what each step of the exchange left out of place):
     /// the data behind the phase profile of
     /// `cargo run --release -p fairdeal-benches --example scaling`. The same result as
-    /// `shuffle`; a slice of at most one leaf has no phases and gives an empty profile.
+    /// `shuffle`; a slice shuffled whole has no phases and gives an empty profile.
     ///
     /// ```
     /// use fairdeal_parallel::{Parallel, Phase, Step};
     /// use rand::SeedableRng;
     ///
     /// let mut v: Vec<u32> = (0..1_000_000).collect();
-    /// let profile = Parallel::new().shuffle_profiled(&mut v, &mut rand_pcg::Pcg64::seed_from_u64(1));
+    /// let rng = &mut rand_pcg::Pcg64::seed_from_u64(1);
+    /// // 4 MB is shuffled whole by default: no phases.
+    /// assert!(Parallel::new().shuffle_profiled(&mut v, rng).busy(Phase::Partition).is_empty());
+    /// let profile = Parallel::new().with_whole(0).shuffle_profiled(&mut v, rng);
     /// assert!(profile.serial() <= profile.total());
     /// assert!(!profile.busy(Phase::Partition).is_empty());
     /// // The swaps between buckets move most of what the partition left out of place.

@@ -59,7 +59,7 @@ use std::time::{Duration, Instant};
 
 use fairdeal_core::{IndexSampler, Rng, SeedableRng};
 
-use crate::leaf::leaf_shuffle;
+use crate::leaf::whole_shuffle;
 use crate::scatter::{self, Shape, draw_seed, split_buckets};
 
 /// At most this many chunk × bucket pieces: the number of chunks is lowered (for the length and
@@ -979,8 +979,8 @@ pub(crate) fn shuffle_par<T, R, S>(
     S: IndexSampler + Copy + Send + Sync,
 {
     use rayon::prelude::*;
-    if data.len() <= shape.leaf_len {
-        leaf_shuffle(data, rng, sampler, &[]);
+    if shape.whole(data.len()) {
+        whole_shuffle(data, rng, sampler, shape.leaf_len);
         return;
     }
     let layout = Layout::new(data.len(), shape);
@@ -1041,8 +1041,8 @@ pub(crate) fn shuffle_seq<T, R, S>(
     R: Rng + SeedableRng,
     S: IndexSampler + Copy,
 {
-    if data.len() <= shape.leaf_len {
-        leaf_shuffle(data, rng, sampler, &[]);
+    if shape.whole(data.len()) {
+        whole_shuffle(data, rng, sampler, shape.leaf_len);
         return;
     }
     let layout = Layout::new(data.len(), shape);
@@ -1099,6 +1099,7 @@ mod tests {
             max_bits,
             chunk_len,
             max_chunks,
+            whole_len: 0,
         }
     }
 

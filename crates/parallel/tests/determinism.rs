@@ -1,6 +1,6 @@
 //! The result depends on the data, the seed and the shape only: never on the thread count,
 //! and `shuffle` equals `shuffle_sequential`. Plus: always a permutation, and plain Fisher-Yates
-//! (draw for draw) up to one leaf.
+//! (draw for draw) up to the whole size.
 
 use fairdeal_core::{SeedableRng, Shuffler};
 use fairdeal_inplace::Inplace;
@@ -43,16 +43,19 @@ fn same_result_on_1_2_3_5_7_and_8_threads_and_sequentially() {
         Parallel::new()
             .with_shape(32, 3)
             .unwrap()
+            .with_whole(0)
             .with_chunks(4, 1000)
             .unwrap(),
         Parallel::new()
             .with_shape(32, 3)
             .unwrap()
+            .with_whole(0)
             .with_chunks(12, 1000)
             .unwrap(),
         Parallel::new()
             .with_shape(4, 1)
             .unwrap()
+            .with_whole(0)
             .with_chunks(64, 7)
             .unwrap(),
         // Up to 64 buckets in 8 groups of 8, so that the swaps between groups and the settling
@@ -60,6 +63,7 @@ fn same_result_on_1_2_3_5_7_and_8_threads_and_sequentially() {
         Parallel::new()
             .with_shape(32, 6)
             .unwrap()
+            .with_whole(0)
             .with_chunks(16, 1000)
             .unwrap(),
     ];
@@ -81,18 +85,22 @@ fn same_result_on_1_2_3_5_7_and_8_threads_and_sequentially() {
             }
         }
     }
-    // The default shape, across the first scatter (one leaf = 2^18 u32), with 16 chunks at
-    // 3·10^6 and buckets scattered again; and a shape with two huge chunks and two buckets, so
+    // The default leaf across the first scatter (one leaf = 2^18 u32, nothing shuffled whole
+    // beyond it), the default shape across its whole size (2^21 u32), with 16 chunks at 3·10^6;
+    // and a shape with two huge chunks and two buckets, so
     // that the exchange's cycles are wide enough to be rotated in parallel halves.
     let wide = Parallel::new()
         .with_shape(1 << 20, 1)
         .unwrap()
+        .with_whole(0)
         .with_chunks(2 << 20, 2)
         .unwrap();
+    let top = Parallel::new().with_whole(0);
     for (shape, n) in [
-        (Parallel::new(), (1 << 18) - 1),
-        (Parallel::new(), 1 << 18),
-        (Parallel::new(), (1 << 18) + 1),
+        (top, (1 << 18) - 1),
+        (top, 1 << 18),
+        (top, (1 << 18) + 1),
+        (Parallel::new(), (1 << 21) + 1),
         (Parallel::new(), 3_000_000),
         (wide, 1_000_003),
     ] {
@@ -117,6 +125,7 @@ fn any_generator_through_the_derived_chacha12() {
     let shape = Parallel::new()
         .with_shape(32, 3)
         .unwrap()
+        .with_whole(0)
         .with_chunks(12, 1000)
         .unwrap();
     for n in [0u32, 5, 8, 9, 1000] {
@@ -153,6 +162,7 @@ fn golden_outputs() {
     let tiny = Parallel::new()
         .with_shape(8, 2)
         .unwrap()
+        .with_whole(0)
         .with_chunks(12, 1000)
         .unwrap();
     let mut v: Vec<u32> = (0..20).collect();
@@ -161,11 +171,13 @@ fn golden_outputs() {
     let mut v: Vec<u32> = (0..20).collect();
     tiny.shuffle(&mut v, &mut Pcg64::seed_from_u64(2));
     assert_eq!(v, GOLDEN_TINY_SEED_2);
-    // The default shape just past one leaf (5 chunks, 8 buckets), at 3·10^6 (16 chunks,
-    // 16 buckets) and at 2^21 (16 chunks, 16 buckets of 7/8 of a leaf, none scattered again):
-    // the first elements and a fingerprint of all of them.
-    for (n, seed, head, print) in GOLDEN_DEFAULT {
-        let v = shuffled_on(&pool(2), Parallel::new(), n, seed);
+    // The default shape at 3·10^6 (16 chunks, 16 buckets); with nothing shuffled whole beyond
+    // one leaf, just past it (5 chunks, 8 buckets) and at 2^21 (16 chunks, 16 buckets of 7/8 of
+    // a leaf, none scattered again): the first elements and a fingerprint of all of them. (Up
+    // to 2^21 the default shape is plain Fisher-Yates: the test below.)
+    for (whole, n, seed, head, print) in GOLDEN_DEFAULT {
+        let shape = Parallel::new().with_whole(whole);
+        let v = shuffled_on(&pool(2), shape, n, seed);
         assert_eq!(
             (&v[..8], fingerprint(&v)),
             (&head[..], print),
@@ -180,14 +192,16 @@ const GOLDEN_TINY_SEED_1: [u32; 20] = [
 const GOLDEN_TINY_SEED_2: [u32; 20] = [
     19, 10, 12, 11, 1, 2, 14, 3, 6, 9, 16, 8, 0, 15, 17, 4, 7, 18, 5, 13,
 ];
-const GOLDEN_DEFAULT: [(u32, u64, [u32; 8], u64); 3] = [
+const GOLDEN_DEFAULT: [(usize, u32, u64, [u32; 8], u64); 3] = [
     (
+        0,
         (1 << 18) + 1,
         7,
         [6873, 34406, 110768, 176058, 67365, 144867, 108234, 132054],
         0x0d30_c2c9_be10_72ed,
     ),
     (
+        fairdeal_parallel::DEFAULT_WHOLE_BYTES,
         3_000_000,
         7,
         [
@@ -196,6 +210,7 @@ const GOLDEN_DEFAULT: [(u32, u64, [u32; 8], u64); 3] = [
         0xaaa3_ba31_3946_8429,
     ),
     (
+        0,
         1 << 21,
         7,
         [
@@ -205,22 +220,34 @@ const GOLDEN_DEFAULT: [(u32, u64, [u32; 8], u64); 3] = [
     ),
 ];
 
+/// Up to the whole size (8 MiB: 2^21 `u32`), or one leaf when nothing else is shuffled whole,
+/// the top level is plain Fisher-Yates with the caller's generator; one element more and the
+/// scatter runs.
 #[test]
-fn up_to_one_leaf_it_is_plain_fisher_yates() {
-    for n in [0, 1, 2, 52, 1000, 1 << 18] {
+fn up_to_the_whole_size_it_is_plain_fisher_yates() {
+    let top = Parallel::new().with_whole(0);
+    for (shape, n, whole) in [
+        (Parallel::new(), 0, true),
+        (Parallel::new(), 1, true),
+        (Parallel::new(), 52, true),
+        (Parallel::new(), 1000, true),
+        (Parallel::new(), (1 << 18) + 1, true),
+        (Parallel::new(), 1 << 21, true),
+        (Parallel::new(), (1 << 21) + 1, false),
+        (top, 1 << 18, true),
+        (top, (1 << 18) + 1, false),
+    ] {
         let mut ours: Vec<u32> = (0..n).collect();
         let mut plain = ours.clone();
-        Parallel::new().shuffle(&mut ours, &mut Pcg64::seed_from_u64(3));
-        Inplace::with_sampler(*Parallel::new().sampler())
-            .shuffle(&mut plain, &mut Pcg64::seed_from_u64(3));
-        assert_eq!(ours, plain, "n = {n}");
+        pool(2).install(|| shape.shuffle(&mut ours, &mut Pcg64::seed_from_u64(3)));
+        Inplace::with_sampler(*shape.sampler()).shuffle(&mut plain, &mut Pcg64::seed_from_u64(3));
+        assert_eq!(
+            ours == plain,
+            whole,
+            "n = {n}, whole size {}",
+            shape.whole_bytes()
+        );
     }
-    let mut ours: Vec<u32> = (0..(1 << 18) + 1).collect();
-    let mut plain = ours.clone();
-    Parallel::new().shuffle(&mut ours, &mut Pcg64::seed_from_u64(3));
-    Inplace::with_sampler(*Parallel::new().sampler())
-        .shuffle(&mut plain, &mut Pcg64::seed_from_u64(3));
-    assert_ne!(ours, plain, "one element past a leaf the scatter runs");
 }
 
 #[test]
@@ -232,6 +259,7 @@ fn elements_need_not_be_clone_or_send_sequentially() {
     Parallel::new()
         .with_shape(16, 2)
         .unwrap()
+        .with_whole(0)
         .shuffle_sequential(&mut cards, &mut Pcg64::seed_from_u64(5));
     cards.sort();
     assert!(cards.iter().map(|c| c.0).eq(0..200));
@@ -246,6 +274,7 @@ fn odd_element_sizes_are_permuted() {
     Parallel::new()
         .with_shape(64, 2)
         .unwrap()
+        .with_whole(0)
         .shuffle(&mut big, &mut Pcg64::seed_from_u64(1));
     big.sort_unstable();
     assert!(big.iter().map(|b| b[0]).eq(0..300));
@@ -286,14 +315,16 @@ fn bad_shapes_are_errors() {
 }
 
 /// The decomposition is cut in bytes, so the same byte sizes give each item size its own
-/// permutation; byte sizes scaled by the item size (what the Python module does) give every
-/// item size the one permutation of the length, the one the values `0..n` take.
+/// permutation; byte sizes scaled by the item size (what the Python module does, the whole
+/// size too) give every item size the one permutation of the length, the one the values `0..n`
+/// take.
 #[test]
 fn byte_sizes_scaled_by_the_item_size_give_every_item_size_one_permutation() {
     fn scaled(size: usize) -> Parallel {
         Parallel::new()
             .with_shape(64 * size, 3)
             .unwrap()
+            .with_whole(256 * size)
             .with_chunks(16 * size, 100)
             .unwrap()
     }
@@ -321,8 +352,9 @@ fn byte_sizes_scaled_by_the_item_size_give_every_item_size_one_permutation() {
             order_of(n, |i| [i as u64, 0, 7], |x| x[0] as usize, scaled(24)),
             reference
         );
-        if n > 64 {
-            // Negative control: unscaled, 2-byte items get 4 times the elements per leaf.
+        if n > 256 {
+            // Negative control: unscaled, 2-byte items get 4 times the elements per leaf (and
+            // are shuffled whole up to 1,024 elements).
             assert_ne!(
                 order_of(n, |i| i as u16, |&x| usize::from(x), scaled(8)),
                 reference
@@ -337,6 +369,7 @@ fn cancellable_equals_shuffle_until_cancelled_and_then_leaves_a_permutation() {
     let shape = Parallel::new()
         .with_shape(32, 3)
         .unwrap()
+        .with_whole(0)
         .with_chunks(16, 100)
         .unwrap();
     let never = AtomicBool::new(false);
@@ -356,7 +389,7 @@ fn cancellable_equals_shuffle_until_cancelled_and_then_leaves_a_permutation() {
     // Set from another thread while it runs: whenever it lands, a permutation is left.
     for delay_us in [0, 50, 500, 5000] {
         let flag = AtomicBool::new(false);
-        let mut v: Vec<u32> = (0..2_000_000).collect();
+        let mut v: Vec<u32> = (0..3_000_000).collect();
         std::thread::scope(|s| {
             s.spawn(|| {
                 std::thread::sleep(std::time::Duration::from_micros(delay_us));
@@ -366,7 +399,7 @@ fn cancellable_equals_shuffle_until_cancelled_and_then_leaves_a_permutation() {
                 Parallel::new().shuffle_cancellable(&mut v, &mut Pcg64::seed_from_u64(4), &flag)
             });
         });
-        assert_permutation(&v, 2_000_000);
+        assert_permutation(&v, 3_000_000);
     }
 }
 
@@ -430,7 +463,7 @@ mod counted {
 fn the_widest_fan_out_keeps_few_generators_alive() {
     use counted::{Counted, LIVE, PEAK};
     use std::sync::atomic::Ordering;
-    let shape = Parallel::new().with_shape(32, 16).unwrap();
+    let shape = Parallel::new().with_shape(32, 16).unwrap().with_whole(0);
     let n = 1u32 << 20;
     let mut seq: Vec<u32> = (0..n).collect();
     PEAK.store(0, Ordering::SeqCst);

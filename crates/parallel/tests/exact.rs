@@ -22,7 +22,8 @@ fn tiny_leaves_give_every_order_the_same_number_of_paths() {
     for (n, leaf_len, max_draws) in [(2, 1, 4), (3, 1, 4), (3, 2, 4), (4, 1, 4), (4, 2, 4)] {
         let shuffle = Parallel::with_sampler(Scripted)
             .with_shape(leaf_len * elem, 1)
-            .unwrap();
+            .unwrap()
+            .with_whole(0);
         let proof =
             Enumerator::words(Words::Low(n as u32), max_draws, SPLITTING_WORD).enumerate(|rng| {
                 let mut v: Vec<usize> = (0..n).collect();
@@ -48,7 +49,8 @@ impl IndexSampler for Clamped {
 fn the_same_proof_rejects_leaves_with_a_biased_sampler() {
     let shuffle = Parallel::with_sampler(Clamped)
         .with_shape(2 * core::mem::size_of::<usize>(), 1)
-        .unwrap();
+        .unwrap()
+        .with_whole(0);
     let proof = Enumerator::words(Words::Low(3), 4, SPLITTING_WORD).enumerate(|rng| {
         let mut v: Vec<usize> = (0..3).collect();
         shuffle.shuffle_sequential(&mut v, rng);

@@ -156,6 +156,7 @@ fn tiny_chunks(leaf: usize, bits: u32, chunk: usize) -> Parallel {
     Parallel::new()
         .with_shape(leaf * size_of::<usize>(), bits)
         .unwrap()
+        .with_whole(0)
         .with_chunks(chunk * size_of::<usize>(), 1 << 16)
         .unwrap()
 }
@@ -254,7 +255,8 @@ impl IndexSampler for NeverLast {
 fn the_permutation_test_rejects_a_broken_leaf() {
     let broken = Parallel::with_sampler(NeverLast)
         .with_shape(2 * size_of::<usize>(), 1)
-        .unwrap();
+        .unwrap()
+        .with_whole(0);
     let report = permutation_test(
         &Seeded::<Pcg64, NeverLast>::new(broken),
         4,
