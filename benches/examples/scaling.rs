@@ -28,7 +28,9 @@
 //! fraction is the one-thread time of the phases that run on one thread whatever the pool
 //! (`draw`, `plan`) over the one-thread total; the projection for p threads is Amdahl's,
 //! `T1 / (serial + (T1 − serial) / p)`. It assumes the parallel phases scale perfectly, which
-//! memory bandwidth will not allow on most machines: an upper bound, not a prediction.
+//! memory bandwidth will not allow on most machines: an upper bound, not a prediction. An N of
+//! at most `DEFAULT_WHOLE_BYTES` (2^21 `u32`) is shuffled whole, by Fisher-Yates: no phases,
+//! and the tables stop after the streams (`"shuffled_whole": true` in the JSON).
 //!
 //! Defaults: N = 10^8, threads 1, 2, 4, … up to the core count, 5 rounds, generator `pcg64`
 //! (rand_pcg on our side, the same generator through `Compat06` on rip_shuffle's).
@@ -37,7 +39,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use fairdeal_benches::{Compat06, SEED, rounds};
-use fairdeal_parallel::{Parallel, Phase, Profile, Step};
+use fairdeal_parallel::{DEFAULT_WHOLE_BYTES, Parallel, Phase, Profile, Step};
 use fairdeal_rng::{Backend, BackendVisitor};
 use rayon::prelude::*;
 use rip_shuffle::{RipShuffleParallel, RipShuffleSequential};
@@ -444,16 +446,22 @@ fn main() {
     // The serial fraction from the one-thread profile (the first thread count if 1 is absent).
     let base = o.threads.iter().position(|&t| t == 1).unwrap_or(0);
     let one = &m.profiles[base];
+    // A slice of at most the whole size (`DEFAULT_WHOLE_BYTES`) is one Fisher-Yates: no phases.
+    let whole = one.total().is_zero();
     let serial_fraction = one.serial().as_secs_f64() / one.total().as_secs_f64();
-    let projection: Vec<(usize, f64)> = PROJECTED
-        .iter()
-        .map(|&p| {
-            (
-                p,
-                1.0 / (serial_fraction + (1.0 - serial_fraction) / p as f64),
-            )
-        })
-        .collect();
+    let projection: Vec<(usize, f64)> = if whole {
+        Vec::new()
+    } else {
+        PROJECTED
+            .iter()
+            .map(|&p| {
+                (
+                    p,
+                    1.0 / (serial_fraction + (1.0 - serial_fraction) / p as f64),
+                )
+            })
+            .collect()
+    };
 
     if o.json {
         let rows: Vec<serde_json::Value> = o
@@ -491,7 +499,8 @@ fn main() {
                 "rip_over_ours_per_round": round_ratios(&m.seq.0, &m.seq.1),
                 "fastest_state": fastest(&m.seq.0, &m.seq.1).json(),
             },
-            "serial_fraction": serial_fraction,
+            "shuffled_whole": whole,
+            "serial_fraction": (!whole).then_some(serial_fraction),
             "out_of_place": Step::ALL.iter().map(|&step| {
                 let left = one.remaining(step);
                 serde_json::json!({"after": step_name(step), "elements": left.elements, "runs": left.runs})
@@ -562,6 +571,15 @@ fn main() {
             copy1 / m.copies[i].median(),
             ours1 / m.ours[i].median(),
         );
+    }
+    if whole {
+        println!(
+            "\nNo phase profile: {} u32 are at most the whole size ({} MiB), shuffled whole by \
+             Fisher-Yates.",
+            o.n,
+            DEFAULT_WHOLE_BYTES >> 20
+        );
+        return;
     }
     println!(
         "\nPhase profile (one profiled call per thread count; ms wall, and busy ms summed over threads):\n"

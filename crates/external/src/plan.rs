@@ -60,7 +60,7 @@ pub const SCATTER_ABOVE: u64 = 16 << 20;
 pub const PREFIX_ALGORITHM: &str = "partial";
 
 /// The algorithm of a whole shuffle when none is named (run as the parallel scatter, which is
-/// its loop draw for draw up to one leaf).
+/// its loop draw for draw up to its whole size, 8 MiB).
 pub const WHOLE_ALGORITHM: &str = fairdeal_inplace::INFO.name;
 
 /// The name of the parallel scatter shuffle (`--algo parallel`).
