@@ -68,7 +68,8 @@ shuffle by induction) or, at a leaf, Fisher-Yates.
   new cache line a head reaches is a stalling miss. The scatter issues `_mm_prefetch` a line
   ahead of the head it just advanced (x86-64 only; elsewhere the hint compiles to nothing). It
   cannot change results, and it halved the scatter's time. Below 64 buckets the hardware
-  follows the heads by itself and the scatter gives no hints (8–15 % faster at 2^22 `u32`).
+  follows the heads by itself and the scatter gives no hints (6–9 % faster at 2^22 `u32` on one
+  thread of the Intel).
 * **A decomposition that depends only on the length.** Each scatter draws, in a fixed order,
   its label seed and one child generator per bucket (`R::from_rng`, hence `R: SeedableRng`);
   the number of buckets depends only on the sub-array's length. The children are drawn 1,024
