@@ -150,7 +150,7 @@ fn shuffle_slice<B: Backend, T: Send>(
     }
     let parallel = scaled(sampler, itemsize);
     // A slice shuffled whole is one Fisher-Yates on this thread either way: no pool for it.
-    if data.len() <= DEFAULT_WHOLE_BYTES / 8 {
+    if parallel.shuffles_whole::<T>(data.len()) {
         parallel.shuffle_sequential(data, &mut rng);
         return Ok(());
     }

@@ -381,6 +381,22 @@ impl<S> Parallel<S> {
         self.whole_bytes
     }
 
+    /// Whether a slice of `len` elements of `T` is shuffled whole, by Fisher-Yates on the
+    /// calling thread (at most [`whole_bytes`](Self::whole_bytes), or one leaf): no phases, no
+    /// work for a pool, and no point at which a cancel flag is read.
+    ///
+    /// ```
+    /// use fairdeal_parallel::Parallel;
+    /// let p = Parallel::new();
+    /// assert!(p.shuffles_whole::<u32>(1 << 21)); // 8 MiB
+    /// assert!(!p.shuffles_whole::<u32>((1 << 21) + 1));
+    /// assert!(!p.shuffles_whole::<u64>(1 << 21));
+    /// assert!(!p.with_whole(0).shuffles_whole::<u32>((1 << 18) + 1)); // past one leaf
+    /// ```
+    pub fn shuffles_whole<T>(&self, len: usize) -> bool {
+        self.shape::<T>().whole(len)
+    }
+
     /// The top level's chunk size in bytes.
     pub const fn chunk_bytes(&self) -> usize {
         self.chunk_bytes
@@ -472,7 +488,7 @@ impl<S: IndexSampler + Copy + Send + Sync> Parallel<S> {
     {
         let recorder = Recorder::cancellable(cancel);
         top::shuffle_par(data, rng, self.shape::<T>(), self.sampler, &recorder);
-        if !self.shape::<T>().whole(data.len()) && recorder.cancelled() {
+        if !self.shuffles_whole::<T>(data.len()) && recorder.cancelled() {
             return Err(Cancelled);
         }
         Ok(())
