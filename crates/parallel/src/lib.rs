@@ -508,7 +508,9 @@ impl<S: IndexSampler + Copy + Send + Sync> Parallel<S> {
     /// let rng = &mut rand_pcg::Pcg64::seed_from_u64(1);
     /// // 4 MB is shuffled whole by default: no phases.
     /// assert!(Parallel::new().shuffle_profiled(&mut v, rng).busy(Phase::Partition).is_empty());
-    /// let profile = Parallel::new().with_whole(0).shuffle_profiled(&mut v, rng);
+    /// // 12 MB is scattered: 32 chunks into 32 buckets.
+    /// let mut v: Vec<u32> = (0..3_000_000).collect();
+    /// let profile = Parallel::new().shuffle_profiled(&mut v, rng);
     /// assert!(profile.serial() <= profile.total());
     /// assert!(!profile.busy(Phase::Partition).is_empty());
     /// // The swaps between buckets move most of what the partition left out of place.

@@ -9,10 +9,14 @@ use fairdeal_core::{IndexSampler, Rng, SeedableRng};
 use crate::leaf::leaf_shuffle;
 use crate::prefetch::prefetch;
 
-/// The smallest fan-out worth a scatter: with 2 buckets the "label is the current bucket"
-/// branch is a coin flip and mispredicts half the time; with 8 it is rarely taken. A bucket
-/// that would need only 2 or 4 sub-buckets gets 8 smaller ones instead.
-const MIN_FANOUT_BITS: u32 = 3;
+/// The smallest fan-out of a scatter: a slice that would need fewer than 32 buckets gets 32
+/// smaller ones. The cycle leaves its inner loop when the label drawn is the current bucket's,
+/// a branch the CPU cannot predict, taken for `1/K` of the labels with `K` buckets (each label
+/// is independent of the draws that chose the current bucket); and smaller buckets and chunks
+/// sit better in the caches. Just above the whole-slice size, at 2^21 + 1 and 3 · 2^20 `u32` on
+/// one thread, 16 buckets took 3.82–3.99 ns per element, 32 took 3.38–3.40 and 64 (with the
+/// head hints) 3.53–3.71 (Intel, `examples/scaling`, `docs/notes/2026-12-07-memory.md`).
+const MIN_FANOUT_BITS: u32 = 5;
 
 /// How far ahead of a bucket head the scatter prefetches, in bytes: one 64-byte line, so each
 /// head holds its current line and the next in the cache. A head advances once per about
@@ -374,12 +378,20 @@ mod tests {
             max_chunks: 1,
             whole_len: 0,
         };
-        // 7 elements per bucket at most: 112 = 16 × 7 needs exactly 16 buckets, one more
-        // element needs 32; below 8 buckets the fan-out stays at 8, above 64 at 64.
-        assert_eq!(shape.bits_for(112), 4);
-        assert_eq!(shape.bits_for(113), 5);
+        // 7 elements per bucket at most: 224 = 32 × 7 needs exactly 32 buckets, one more
+        // element needs 64; below 32 buckets the fan-out stays at 32, above 64 at 64.
+        assert_eq!(shape.bits_for(224), 5);
+        assert_eq!(shape.bits_for(225), 6);
         assert_eq!(shape.bits_for(9), MIN_FANOUT_BITS);
+        assert_eq!(shape.bits_for(112), MIN_FANOUT_BITS);
         assert_eq!(shape.bits_for(7 * 64 + 1), 6);
+        // A shape allowing fewer buckets than the minimum fans out as wide as it allows.
+        let narrow = Shape {
+            max_bits: 3,
+            ..shape
+        };
+        assert_eq!(narrow.bits_for(9), 3);
+        assert_eq!(narrow.bits_for(10_000), 3);
     }
 
     /// Where the hints go, which only the time would show otherwise. Every position is filled

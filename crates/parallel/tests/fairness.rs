@@ -315,9 +315,10 @@ fn block_table_p_value<G: Rng + SeedableRng + Send>(
 }
 
 #[test]
-fn coarse_blocks_are_uniform_at_a_size_that_recurses_with_the_default_shape() {
-    // 2^22 u32 = 16 MiB: 16 buckets of about one default leaf (1 MiB) each, and the buckets
-    // that come out larger than a leaf are scattered again.
+fn coarse_blocks_are_uniform_through_the_default_top_level() {
+    // 2^22 u32 = 16 MiB, past the whole-slice size: 32 chunks scattered into 32 buckets of half
+    // a default leaf (1 MiB) each, the swaps and cycles between them, then the leaves. (The
+    // recursion below the top level runs in the tiny shapes above.)
     let n = 1 << 22;
     let p = block_table_p_value::<Pcg64>(n, 16, 4, 0xC1);
     assert!(p > PASS_THRESHOLD, "p = {p}");
