@@ -457,9 +457,10 @@ mod counted {
 }
 
 /// The widest fan-out (2^16 buckets at the top, each scattered again) on one thread and on
-/// two: the same permutation, pinned by a golden fingerprint (taken before the children were
-/// drawn in waves, so the waves changed no draw), with about one wave of child generators
-/// alive at once instead of one per bucket.
+/// two: the same permutation, pinned by a golden fingerprint, with about one wave of child
+/// generators alive at once instead of one per bucket. (The fingerprint taken before the
+/// children were drawn in waves held after them: the waves changed no draw. It changed when a
+/// scatter's fewest buckets went from 8 to 32, for the buckets scattered again.)
 #[test]
 fn the_widest_fan_out_keeps_few_generators_alive() {
     use counted::{Counted, LIVE, PEAK};
