@@ -446,22 +446,16 @@ fn main() {
     // The serial fraction from the one-thread profile (the first thread count if 1 is absent).
     let base = o.threads.iter().position(|&t| t == 1).unwrap_or(0);
     let one = &m.profiles[base];
-    // A slice of at most the whole size (`DEFAULT_WHOLE_BYTES`) is one Fisher-Yates: no phases.
-    let whole = one.total().is_zero();
-    let serial_fraction = one.serial().as_secs_f64() / one.total().as_secs_f64();
-    let projection: Vec<(usize, f64)> = if whole {
-        Vec::new()
-    } else {
+    // A slice of at most the whole size (`DEFAULT_WHOLE_BYTES`) is one Fisher-Yates: no phases,
+    // so no serial fraction. The measured shuffle has the default shape, as `Parallel::new()`.
+    let whole = Parallel::new().shuffles_whole::<u32>(o.n);
+    let serial_fraction = (!whole).then(|| one.serial().as_secs_f64() / one.total().as_secs_f64());
+    let projection: Vec<(usize, f64)> = serial_fraction.map_or_else(Vec::new, |serial| {
         PROJECTED
             .iter()
-            .map(|&p| {
-                (
-                    p,
-                    1.0 / (serial_fraction + (1.0 - serial_fraction) / p as f64),
-                )
-            })
+            .map(|&p| (p, 1.0 / (serial + (1.0 - serial) / p as f64)))
             .collect()
-    };
+    });
 
     if o.json {
         let rows: Vec<serde_json::Value> = o
@@ -500,7 +494,7 @@ fn main() {
                 "fastest_state": fastest(&m.seq.0, &m.seq.1).json(),
             },
             "shuffled_whole": whole,
-            "serial_fraction": (!whole).then_some(serial_fraction),
+            "serial_fraction": serial_fraction,
             "out_of_place": Step::ALL.iter().map(|&step| {
                 let left = one.remaining(step);
                 serde_json::json!({"after": step_name(step), "elements": left.elements, "runs": left.runs})
@@ -572,7 +566,7 @@ fn main() {
             ours1 / m.ours[i].median(),
         );
     }
-    if whole {
+    let Some(serial_fraction) = serial_fraction else {
         println!(
             "\nNo phase profile: {} u32 are at most the whole size ({} MiB), shuffled whole by \
              Fisher-Yates.",
@@ -580,7 +574,7 @@ fn main() {
             DEFAULT_WHOLE_BYTES >> 20
         );
         return;
-    }
+    };
     println!(
         "\nPhase profile (one profiled call per thread count; ms wall, and busy ms summed over threads):\n"
     );
