@@ -42,7 +42,7 @@ const BACKENDS: [&str; 3] = ["wyrand", "pcg64", "chacha12"];
 const SIZES: [usize; 3] = [1_000, 10_000, 1 << 20];
 const DECK: usize = 52;
 const HAND: usize = 7;
-/// The bytes of the generator-only duel (`words_4k`): four of the wide engine's buffers.
+/// The bytes of the generator-only duel (`words_4k`): two of the wide engine's buffers.
 const WORDS: usize = 4096;
 
 /// How long the duels run.
@@ -290,7 +290,7 @@ impl BackendVisitor for Duels<'_> {
         }
 
         // The generator alone: 4 KiB of ChaCha12 words from the backend's generator
-        // (fairdeal-chacha: 16 blocks at a time where the CPU has AVX-512) against rand's
+        // (fairdeal-chacha: 32 blocks at a time where the CPU has AVX-512) against rand's
         // `ChaCha12Rng`, the same stream.
         if backend == "chacha12" && wanted("words_4k", "fairdeal-chacha", "rand-chacha", WORDS) {
             let mut ours_rng = B::seeded(SEED);

@@ -3,8 +3,8 @@
 
 /// Words in a ChaCha state and in a block.
 pub(crate) const STATE_WORDS: usize = 16;
-/// Words per refill: the buffer, 16 blocks.
-pub(crate) const WORDS: usize = 256;
+/// Words per refill: the buffer, 32 blocks (what one call of the AVX-512 block function makes).
+pub(crate) const WORDS: usize = 512;
 
 /// The block counter of a state (words 12 and 13).
 pub(crate) fn counter(state: &[u32; STATE_WORDS]) -> u64 {

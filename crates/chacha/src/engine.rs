@@ -1,4 +1,4 @@
-//! One generator for every path: `rand_core`'s `BlockRng` over a 16-block buffer (so every
+//! One generator for every path: `rand_core`'s `BlockRng` over a 32-block buffer (so every
 //! read is the same code as in `rand`'s generators), refilled by the AVX-512 or AVX2 block
 //! function of `wide.rs` or by the `chacha20` crate's block function (its AVX2, SSE2, NEON or
 //! plain code), each writing straight into the buffer. The choice is made once, when the generator is made; only a
@@ -52,14 +52,14 @@ portable!(
 
 /// What computes the blocks.
 enum Blocks<P: Portable> {
-    /// The AVX-512 block function, 16 blocks per call.
+    /// The AVX-512 block function, 32 blocks per call (two sets of 16).
     #[cfg(target_arch = "x86_64")]
     Avx512(Avx512),
-    /// The AVX2 block function, 8 blocks per call.
+    /// The AVX2 block function, 8 blocks per call (four calls per refill).
     #[cfg(target_arch = "x86_64")]
     Avx2(Avx2),
     /// The `chacha20` crate's block function on stream 0 (every generator until
-    /// `set_stream`), four calls per refill, its counter set from ours before each refill.
+    /// `set_stream`), eight calls per refill, its counter set from ours before each refill.
     Portable(P::Blocks),
     /// Another stream: the `chacha20` crate's generator for it (its block function has no
     /// public way to take a stream), kept at the first word of the next refill and read a
