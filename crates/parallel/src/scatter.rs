@@ -27,12 +27,56 @@ const MIN_FANOUT_BITS: u32 = 5;
 /// fastest, 128 a little slower, 256 (the distance before) 8–9 % slower, 1,024 about 35 %.
 const PREFETCH_AHEAD_BYTES: usize = 64;
 
-/// The fewest bucket bits for which the scatter hints its heads at all. The hardware's stream
-/// prefetcher follows a few dozen heads by itself, and then each hint is only extra work: at
-/// 2^20–2^22 `u32` on one thread (8–32 buckets) the whole shuffle ran 6–16 % faster without
-/// them, at 2^23–2^25 (64–256 buckets) 26–51 % slower, at 10^8 (512) 47–48 % slower (Intel,
-/// `examples/scaling`, `docs/notes/2026-12-07-memory.md`).
+/// The fewest bucket bits for which the scatter hints its heads at all, where the CPU is not
+/// AMD's. The hardware's stream prefetcher follows a few dozen heads by itself, and then each
+/// hint is only extra work: at 2^20–2^22 `u32` on one thread (8–32 buckets) the whole shuffle
+/// ran 6–16 % faster without them, at 2^23–2^25 (64–256 buckets) 26–51 % slower, at 10^8 (512)
+/// 47–48 % slower (Intel, `examples/scaling`, `docs/notes/2026-12-07-memory.md`).
 const PREFETCH_FROM_BITS: u32 = 6;
+
+/// [`PREFETCH_FROM_BITS`] on AMD's CPUs: 32 buckets are already too many heads for the Zen 5's
+/// prefetchers. Hinted from 32 buckets, one thread at 2^21 + 1 to 6 · 2^20 `u32` ran 1.05–1.29×
+/// as fast as rip_shuffle's `seq_shuffle` (medians of 9 rounds, 7 runs per size), from 64 buckets
+/// 0.81–1.17× (Zen 5, `examples/scaling`, `docs/notes/2026-12-08-zen5.md`). Zen 3 and Zen 4 are
+/// taken to be like the Zen 5, unmeasured.
+const PREFETCH_FROM_BITS_AMD: u32 = 5;
+
+/// The fewest bucket bits for which the scatter hints its heads on this CPU, decided once per
+/// process. Which lines are hinted changes no result, only the time.
+fn prefetch_from_bits() -> u32 {
+    static BITS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *BITS.get_or_init(|| prefetch_from_bits_for(&cpu_vendor()))
+}
+
+/// [`prefetch_from_bits`] for the CPU whose CPUID vendor string is `vendor`.
+fn prefetch_from_bits_for(vendor: &[u8; 12]) -> u32 {
+    if vendor == b"AuthenticAMD" {
+        PREFETCH_FROM_BITS_AMD
+    } else {
+        PREFETCH_FROM_BITS
+    }
+}
+
+/// The CPUID vendor string ("GenuineIntel", "AuthenticAMD", …); zeros off x86-64, where the
+/// hints are no-ops anyway.
+fn cpu_vendor() -> [u8; 12] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let leaf = core::arch::x86_64::__cpuid(0);
+        let mut vendor = [0; 12];
+        for (bytes, register) in vendor
+            .chunks_exact_mut(4)
+            .zip([leaf.ebx, leaf.edx, leaf.ecx])
+        {
+            bytes.copy_from_slice(&register.to_le_bytes());
+        }
+        vendor
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        [0; 12]
+    }
+}
 
 /// A stream of iid uniform labels in `[0, 2^bits)`, cut from 64-bit words: `64 / bits` labels
 /// per word, the leftover high bits discarded. Every label is exactly uniform because the
@@ -171,9 +215,9 @@ pub(crate) fn scatter_with<T, R: Rng>(
     }
     let mut head: Vec<usize> = bounds[..k].to_vec();
 
-    // Every head advances sequentially, but from `PREFETCH_FROM_BITS` on there are too many of
+    // Every head advances sequentially, but from `prefetch_from_bits()` on there are too many of
     // them for the hardware prefetchers: hint the line a little ahead of the head that just moved.
-    let hint = bits >= PREFETCH_FROM_BITS;
+    let hint = bits >= prefetch_from_bits();
     let ahead = (PREFETCH_AHEAD_BYTES / core::mem::size_of::<T>().max(1)).max(1);
     if hint {
         for &h in &head {
@@ -394,12 +438,33 @@ mod tests {
         assert_eq!(narrow.bits_for(10_000), 3);
     }
 
+    /// Hints from 64 buckets, or from 32 on AMD's CPUs, whatever the host.
+    #[test]
+    fn amd_cpus_hint_from_32_buckets_others_from_64() {
+        assert_eq!(prefetch_from_bits_for(b"AuthenticAMD"), 5);
+        assert_eq!(prefetch_from_bits_for(b"GenuineIntel"), 6);
+        assert_eq!(prefetch_from_bits_for(&[0; 12]), 6);
+        assert_eq!(prefetch_from_bits(), prefetch_from_bits_for(&cpu_vendor()));
+        // The vendor string is read as the kernel reads it.
+        #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+        {
+            let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").expect("/proc/cpuinfo");
+            let vendor = cpuinfo
+                .lines()
+                .find_map(|line| line.strip_prefix("vendor_id"))
+                .and_then(|rest| rest.split(':').nth(1))
+                .expect("a vendor_id line")
+                .trim();
+            assert_eq!(String::from_utf8_lossy(&cpu_vendor()), vendor);
+        }
+    }
+
     /// Where the hints go, which only the time would show otherwise. Every position is filled
     /// once, either by a swap (position `p` just written: hint at `p + ahead`) or by the head
     /// of the bucket being filled stepping over it (hint at `p + 1 + ahead`), after one hint
     /// per initial bucket head. So beyond those, the `n` hints minus `ahead` lie in `0..=n`
     /// and sum to `0 + 1 + … + (n − 1)` plus the number of steps, at most `n`. Below
-    /// [`PREFETCH_FROM_BITS`] (fewer than 64 buckets) there are none.
+    /// [`prefetch_from_bits`] (fewer than 64 buckets, 32 on AMD's CPUs) there are none.
     #[test]
     fn the_scatter_hints_each_line_64_bytes_ahead_of_the_position_just_filled() {
         use rand_pcg::Pcg64;
@@ -407,8 +472,9 @@ mod tests {
         let n = 20_000usize;
         let ahead = (PREFETCH_AHEAD_BYTES / size_of::<u32>()) as i128;
         assert_eq!(ahead, 16);
-        assert_eq!(PREFETCH_FROM_BITS, 6);
-        for bits in [5, 6, 8] {
+        let from = prefetch_from_bits();
+        assert!([PREFETCH_FROM_BITS, PREFETCH_FROM_BITS_AMD].contains(&from));
+        for bits in [4, 5, 6, 8] {
             let mut data: Vec<u32> = (0..n as u32).collect();
             let mut bounds = Vec::new();
             let hints = crate::prefetch::hints::during(|| {
@@ -422,7 +488,7 @@ mod tests {
                 })
                 .collect();
             let k = 1usize << bits;
-            if bits < PREFETCH_FROM_BITS {
+            if bits < from {
                 assert!(at.is_empty(), "{} hints for {k} buckets", at.len());
                 continue;
             }
