@@ -36,7 +36,7 @@ const PREFETCH_FROM_BITS: u32 = 6;
 
 /// [`PREFETCH_FROM_BITS`] on AMD's CPUs: 32 buckets are already too many heads for the Zen 5's
 /// prefetchers. Hinted from 32 buckets, one thread at 2^21 + 1 to 6 · 2^20 `u32` ran 1.05–1.29×
-/// as fast as rip_shuffle's `seq_shuffle` (medians of 9 rounds, 7 runs per size), from 64 buckets
+/// as fast as rip_shuffle's `seq_shuffle` (medians of 9 rounds, 4–7 runs per size), from 64 buckets
 /// 0.81–1.17× (Zen 5, `examples/scaling`, `docs/notes/2026-12-08-zen5.md`). Zen 3 and Zen 4 are
 /// taken to be like the Zen 5, unmeasured.
 const PREFETCH_FROM_BITS_AMD: u32 = 5;
