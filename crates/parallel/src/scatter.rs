@@ -299,19 +299,22 @@ pub(crate) fn waves<'a, T, R: SeedableRng + Rng>(
     })
 }
 
-/// One node of the recursion, run on the current thread: a leaf is Fisher-Yates with `rng`
-/// itself (warming `next`, the slice this thread shuffles after it); an inner node draws its
-/// label seed, scatters, then draws one child generator per bucket in bucket order (in
-/// [`waves`]) and recurses ([`in_order`]).
-pub(crate) fn shuffle_seq<T, R, S>(
+/// One node of the recursion: a leaf is Fisher-Yates with `rng` itself (warming `next`, the
+/// slice shuffled after it on this thread); an inner node draws its label seed, scatters, then
+/// draws one child generator per bucket in bucket order (in [`waves`]) and has `runner` shuffle
+/// each wave's buckets, each with its child, by this function. Same draws, same generators,
+/// same result whichever the runner.
+pub(crate) fn shuffle_node<T, R, S, W>(
     data: &mut [T],
     rng: &mut R,
     shape: Shape,
     sampler: S,
     next: &[T],
+    runner: W,
 ) where
     R: Rng + SeedableRng,
     S: IndexSampler + Copy,
+    W: Runner<T, R, S>,
 {
     if data.len() <= shape.leaf_len {
         leaf_shuffle(data, rng, sampler, next);
@@ -321,38 +324,50 @@ pub(crate) fn shuffle_seq<T, R, S>(
     let seed = draw_seed(rng);
     let bounds = scatter::<T, R>(data, bits, &seed);
     for wave in waves(split_buckets(data, &bounds), rng) {
+        runner.wave(wave, shape, sampler);
+    }
+}
+
+/// How a node's buckets are shuffled: [`Serial`] on the calling thread, [`Rayon`] as tasks on
+/// the current rayon pool. Which thread shuffles which bucket changes no result.
+pub(crate) trait Runner<T, R, S>: Copy {
+    /// Shuffles every bucket of `wave` with its child generator ([`shuffle_node`]).
+    fn wave(self, wave: Vec<(&mut [T], R)>, shape: Shape, sampler: S);
+}
+
+/// The buckets one after another on the calling thread ([`in_order`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Serial;
+
+impl<T, R, S> Runner<T, R, S> for Serial
+where
+    R: Rng + SeedableRng,
+    S: IndexSampler + Copy,
+{
+    fn wave(self, wave: Vec<(&mut [T], R)>, shape: Shape, sampler: S) {
         in_order(wave, |bucket, child, after| {
-            shuffle_seq(bucket, child, shape, sampler, after);
+            shuffle_node(bucket, child, shape, sampler, after, self);
         });
     }
 }
 
-/// [`shuffle_seq`] with the buckets of every inner node shuffled as parallel rayon tasks, a
-/// strip of buckets each ([`strip_len`]). Same draws, same generators, same result.
-pub(crate) fn shuffle_par<T, R, S>(
-    data: &mut [T],
-    rng: &mut R,
-    shape: Shape,
-    sampler: S,
-    next: &[T],
-) where
+/// The buckets as parallel rayon tasks, a strip of buckets each ([`strip_len`]), each strip
+/// [`in_order`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Rayon;
+
+impl<T, R, S> Runner<T, R, S> for Rayon
+where
     T: Send,
     R: Rng + SeedableRng + Send,
     S: IndexSampler + Copy + Send + Sync,
 {
-    use rayon::prelude::*;
-    if data.len() <= shape.leaf_len {
-        leaf_shuffle(data, rng, sampler, next);
-        return;
-    }
-    let bits = shape.bits_for(data.len());
-    let seed = draw_seed(rng);
-    let bounds = scatter::<T, R>(data, bits, &seed);
-    for wave in waves(split_buckets(data, &bounds), rng) {
+    fn wave(self, wave: Vec<(&mut [T], R)>, shape: Shape, sampler: S) {
+        use rayon::prelude::*;
         let strip = strip_len(wave.len());
         wave.into_par_iter().chunks(strip).for_each(|strip| {
             in_order(strip, |bucket, child, after| {
-                shuffle_par(bucket, child, shape, sampler, after);
+                shuffle_node(bucket, child, shape, sampler, after, self);
             });
         });
     }

@@ -1019,7 +1019,7 @@ pub(crate) fn shuffle_par<T, R, S>(
                         return;
                     }
                     recorder.task(Phase::Buckets, || {
-                        scatter::shuffle_par(bucket, child, shape, sampler, after);
+                        scatter::shuffle_node(bucket, child, shape, sampler, after, scatter::Rayon);
                     });
                 });
             });
@@ -1079,7 +1079,7 @@ pub(crate) fn shuffle_seq<T, R, S>(
                     return;
                 }
                 recorder.task(Phase::Buckets, || {
-                    scatter::shuffle_seq(bucket, child, shape, sampler, after);
+                    scatter::shuffle_node(bucket, child, shape, sampler, after, scatter::Serial);
                 });
             });
         });
