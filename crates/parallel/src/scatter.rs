@@ -279,7 +279,8 @@ pub(crate) fn split_buckets<'a, T>(mut data: &'a mut [T], bounds: &[usize]) -> V
 /// many, each wave's children drawn from the node's generator, in bucket order, just before the
 /// wave runs: the draws are those of drawing every child first, since nothing else draws from
 /// the node's generator after its label seed. The default fan-out is one wave; the widest (2^16
-/// buckets) holds 2.5 MB of ChaCha12 children (2,436 bytes each) instead of 160 MB.
+/// buckets) holds at most 2.5 MB of ChaCha12 children (about 2.4 KB each, most of it the
+/// generator's 2 KiB buffer) instead of 160 MB (`a_wave_of_chacha12_children_is_at_most_2_5_mb`).
 pub(crate) const WAVE: usize = 1 << crate::DEFAULT_MAX_BUCKET_BITS;
 
 /// `buckets` in waves of at most [`WAVE`], each bucket beside its child generator, drawn from
@@ -451,6 +452,26 @@ mod tests {
         };
         assert_eq!(narrow.bits_for(9), 3);
         assert_eq!(narrow.bits_for(10_000), 3);
+    }
+
+    /// The figures of [`WAVE`]'s doc, from the generator's size rather than copied.
+    #[test]
+    fn a_wave_of_chacha12_children_is_at_most_2_5_mb() {
+        let child = size_of::<fairdeal_chacha::ChaCha12Rng>();
+        assert!(
+            (2_300..=2_500).contains(&child),
+            "a ChaCha12 child is {child} bytes"
+        );
+        assert!(
+            WAVE * child <= 2_500_000,
+            "a wave of children is {} bytes",
+            WAVE * child
+        );
+        let widest = (1usize << 16) * child;
+        assert!(
+            (150_000_000..=164_000_000).contains(&widest),
+            "all at once: {widest} bytes"
+        );
     }
 
     /// Hints from 64 buckets, or from 32 on AMD's CPUs, whatever the host.
